@@ -1,0 +1,9 @@
+// Subcommands of the `cosmic` binary. Each takes the arguments after its name and returns the
+// process exit status (0 ok, 1 error in the input, 2 usage error).
+#pragma once
+
+namespace cosmic {
+
+int cmd_eval(int argc, const char* const* argv);
+
+}  // namespace cosmic

@@ -1,0 +1,52 @@
+// The `cosmic` command line: one binary, one subcommand per job.
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "host/commands.hpp"
+
+#ifndef COSMIC_VERSION
+#define COSMIC_VERSION "0.0.0"
+#endif
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, const char* const*);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"eval", cosmic::cmd_eval, "evaluate one configuration (time, memory, cost breakdowns)"},
+};
+
+void usage(std::ostream& os) {
+  os << "cosmic " << COSMIC_VERSION << ": full-stack design-space exploration of distributed ML systems\n\n"
+     << "usage: cosmic COMMAND [ARGS...]   (cosmic COMMAND --help for each command's options)\n\ncommands:\n";
+  for (const auto& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  os << "  version     print the version\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  if (cmd == "version" || cmd == "--version") {
+    std::cout << "cosmic " << COSMIC_VERSION << "\n";
+    return 0;
+  }
+  for (const auto& c : kCommands)
+    if (cmd == c.name) return c.run(argc - 1, argv + 1);
+  std::cerr << "cosmic: unknown command '" << cmd << "'\n";
+  usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,134 @@
+#include "host/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "psa/names.hpp"
+
+namespace cosmic {
+
+namespace {
+
+int64_t total_npus(const Network& n) {
+  int64_t t = 1;
+  for (int i = 0; i < n.ndims; ++i) t *= n.dim[i].npus;
+  return t;
+}
+
+struct Term {
+  const char* name;
+  double value;
+};
+
+// The time and memory breakdowns, in the order they are printed.
+void time_terms(const Result& r, Term out[9]) {
+  const Term t[9] = {{"forward", r.forward_s},     {"backward", r.backward_s},   {"recompute", r.recompute_s},
+                     {"optimizer", r.optimizer_s}, {"tp_comm", r.tp_comm_s},     {"cp_comm", r.cp_comm_s},
+                     {"dp_comm", r.dp_comm_s},     {"pp_comm", r.pp_comm_s},     {"bubble", r.bubble_s}};
+  for (int i = 0; i < 9; ++i) out[i] = t[i];
+}
+void memory_terms(const Result& r, Term out[5]) {
+  const Term t[5] = {{"weights", r.weights_bytes},
+                     {"gradients", r.grads_bytes},
+                     {"optimizer", r.optimizer_bytes},
+                     {"activations", r.activation_bytes},
+                     {"kv_cache", r.kv_cache_bytes}};
+  for (int i = 0; i < 5; ++i) out[i] = t[i];
+}
+
+std::string dollars(double usd) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", usd);
+  std::string digits = buf, out;
+  int n = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (n && n % 3 == 0 && *it != '-') out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++n;
+  }
+  return "$" + out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const EvalReport& rep) {
+  const Result& r = rep.result;
+  const Workload& w = rep.config.work;
+  nlohmann::json j;
+  j["model"] = rep.model_name;
+  j["system"] = rep.system_name;
+  j["npus"] = total_npus(rep.config.net);
+  j["mode"] = names::name(names::kMode, w.mode);
+  j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp},
+                   {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
+                   {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
+                   {"vpp", w.vpp}, {"sharding", names::name(names::kSharding, w.sharding)},
+                   {"recompute", names::name(names::kRecompute, w.recompute)}};
+  j["feasible"] = r.reason == Reason::Ok;
+  j["reason"] = names::name(names::kReason, r.reason);
+  j["reason_message"] = names::reason_message(r.reason);
+  j["time_s"] = r.time_s;
+  Term t[9];
+  time_terms(r, t);
+  for (const auto& x : t) j["time_breakdown_s"][x.name] = x.value;
+  j["memory_bytes"] = r.memory_bytes;
+  j["memory_capacity_bytes"] = rep.config.compute.mem_capacity_bytes;
+  Term m[5];
+  memory_terms(r, m);
+  for (const auto& x : m) j["memory_breakdown_bytes"][x.name] = x.value;
+  j["network_cost_usd"] = r.network_cost_usd;
+  j["model_flops"] = r.model_flops;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["mfu"] = r.mfu;
+  return j;
+}
+
+std::string to_text(const EvalReport& rep) {
+  const Result& r = rep.result;
+  const Workload& w = rep.config.work;
+  std::ostringstream os;
+  char buf[256];
+  os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net) << " NPUs), "
+     << names::name(names::kMode, w.mode) << "\n";
+  std::snprintf(buf, sizeof buf,
+                "workload: dp %d tp %d pp %d cp %d%s, micro-batch %d, global batch %lld, %s%s, sharding %s, recompute %s\n",
+                w.dp, w.tp, w.pp, w.cp, w.seq_parallel ? " +seq-parallel" : "", w.micro_batch,
+                (long long)w.global_batch, names::name(names::kSchedule, w.schedule),
+                w.schedule == Schedule::Interleaved ? (" x" + std::to_string(w.vpp)).c_str() : "",
+                names::name(names::kSharding, w.sharding), names::name(names::kRecompute, w.recompute));
+  os << buf;
+  if (r.reason == Reason::Ok)
+    os << "status: feasible\n";
+  else
+    os << "status: INFEASIBLE " << names::name(names::kReason, r.reason) << ": " << names::reason_message(r.reason) << "\n";
+  if (r.time_s <= 0) return os.str();
+
+  const char* unit = w.mode == Mode::Training ? "iteration" : "request";
+  std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
+  os << buf;
+  Term t[9];
+  time_terms(r, t);
+  for (const auto& x : t) {
+    if (x.value == 0) continue;
+    std::snprintf(buf, sizeof buf, "  %-22s %14.6f s  %5.1f%%\n", x.name, x.value, 100 * x.value / r.time_s);
+    os << buf;
+  }
+  const double GiB = 1073741824.0;
+  std::snprintf(buf, sizeof buf, "memory per NPU %13.2f GiB of %.2f GiB\n", r.memory_bytes / GiB,
+                rep.config.compute.mem_capacity_bytes / GiB);
+  os << buf;
+  Term m[5];
+  memory_terms(r, m);
+  for (const auto& x : m) {
+    if (x.value == 0) continue;
+    std::snprintf(buf, sizeof buf, "  %-22s %14.2f GiB\n", x.name, x.value / GiB);
+    os << buf;
+  }
+  os << "network cost           " << dollars(r.network_cost_usd) << "\n";
+  std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s\nMFU               %16.1f %%\n", r.tokens_per_s,
+                100 * r.mfu);
+  os << buf;
+  return os.str();
+}
+
+}  // namespace cosmic

@@ -1,0 +1,77 @@
+// CUDA backend: one thread scores one configuration with the same model code as the CPU.
+//
+// Layering as in CUB: CudaEvaluator (host, owns device buffers) -> launch -> kernel ->
+// per-thread evaluate(). The kernel receives a small trivially-copyable view by value.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "host/backend.hpp"
+#include "kernels/model.hpp"
+
+namespace cosmic {
+
+namespace {
+
+struct BatchView {
+  const Config* in;
+  Result* out;
+  size_t n;
+};
+
+__global__ void evaluate_kernel(BatchView v) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < v.n) v.out[i] = evaluate(v.in[i]);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+CudaDevice cuda_device() {
+  CudaDevice d;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    d.why = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky error
+    return d;
+  }
+  if (count == 0) {
+    d.why = "no CUDA device present";
+    return d;
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) d.name = prop.name;
+  d.available = true;
+  return d;
+}
+
+CudaEvaluator::CudaEvaluator(size_t capacity) : capacity_(capacity) {
+  const CudaDevice dev = cuda_device();
+  if (!dev.available) throw std::runtime_error(dev.why);
+  check(cudaMalloc(&d_in_, capacity * sizeof(Config)), "cudaMalloc(configs)");
+  check(cudaMalloc(&d_out_, capacity * sizeof(Result)), "cudaMalloc(results)");
+}
+
+CudaEvaluator::~CudaEvaluator() {
+  cudaFree(d_in_);
+  cudaFree(d_out_);
+}
+
+void CudaEvaluator::evaluate(const Config* in, Result* out, size_t n) {
+  for (size_t done = 0; done < n; done += capacity_) {
+    const size_t m = n - done < capacity_ ? n - done : capacity_;
+    check(cudaMemcpy(d_in_, in + done, m * sizeof(Config), cudaMemcpyHostToDevice), "copy configs");
+    const int block = 128;
+    const unsigned grid = unsigned((m + block - 1) / block);
+    evaluate_kernel<<<grid, block>>>(BatchView{d_in_, d_out_, m});
+    check(cudaGetLastError(), "evaluate_kernel launch");
+    check(cudaMemcpy(out + done, d_out_, m * sizeof(Result), cudaMemcpyDeviceToHost), "copy results");
+  }
+}
+
+}  // namespace cosmic

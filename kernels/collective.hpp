@@ -1,0 +1,193 @@
+// Collective communication time: the Physical convention (cosmic's own model of real
+// collectives) and a dispatch to the ASTRA-sim-compatible convention (kernels/astra.hpp).
+//
+// Physical convention, one dimension (alpha-beta model; analytical-models.md §4, with the
+// topology-specific link usage spelled out below). A collective over a group with k ranks in a
+// dimension, `stride` NPUs apart, link bandwidth B (bytes/s, per direction, times net_eff),
+// per-hop latency a and endpoint delay d per message:
+//   Ring topology:  a logical hop spans `stride` physical hops; the ring algorithm sends both
+//                   ways round, and `stride` interleaved groups share each link: R = 2B/stride.
+//   Switch:         one full-duplex port per NPU, two hops (NPU-switch-NPU) per message: R = B.
+//   FullyConnected: a dedicated link to each peer; the ring algorithm uses two of them: R = 2B.
+// Semantics of `bytes`: the buffer each NPU holds for all-reduce, reduce-scatter, all-to-all
+// (input) and the assembled output of all-gather, so that reduce-scatter + all-gather of the
+// same `bytes` equals one all-reduce.
+// Multi-dimensional groups: chunks of bytes/chunks flow through a list of per-dimension phases
+// (baseline: a full all-reduce in each dimension; bandwidth-aware (Themis, ASTRA-sim
+// localBWAware): reduce-scatter inward-out on shrinking shards, all-reduce in the last, then
+// all-gathers back). With one chunk in flight per dimension this is a flow shop; we use its
+// standard closed form: T = (sum of one chunk's phase times) + (chunks - 1) x (largest
+// per-dimension load of one chunk). It equals ASTRA-sim's measured "t0 + S t1" pattern.
+// Scheduling policy (LIFO/FIFO) does not enter: ASTRA-sim measured no difference on
+// transformer traces (astrasim-semantics.md), and our model issues one collective at a time.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/astra.hpp"
+#include "kernels/hd.hpp"
+#include "kernels/types.hpp"
+
+namespace cosmic {
+
+// Sum over peers j = 1..k-1 of the ring distance min(j, k - j): floor(k^2 / 4).
+COSMIC_HD inline double ring_distance_sum(int32_t k) { return std::floor(double(k) * k / 4.0); }
+
+COSMIC_HD inline int32_t ceil_log2(int32_t k) {
+  int32_t steps = 0;
+  while ((int32_t(1) << steps) < k) ++steps;
+  return steps;
+}
+
+// One phase of a collective inside one dimension, Physical convention. Seconds.
+COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t stride, Algo algo, Coll c,
+                                     double bytes, double net_eff, double endpoint_delay_ns) {
+  if (k <= 1 || bytes <= 0) return 0.0;
+  const double B = dim.link_bw_GBps * 1e9 * net_eff;  // bytes/s per link direction
+  const double a = dim.latency_ns * 1e-9;
+  const double d = endpoint_delay_ns * 1e-9;
+  const double kd = double(k);
+  const double st = double(stride);
+  const Topology topo = dim.topology;
+
+  // Latency of one logical neighbour step, bandwidth of the logical (bidirectional) ring.
+  const double step_lat = topo == Topology::Ring ? st * a : (topo == Topology::Switch ? 2 * a : a);
+  const double ring_bw = topo == Topology::Ring ? 2 * B / st : (topo == Topology::Switch ? B : 2 * B);
+
+  // Direct exchange with every peer at once: each NPU sends bytes/k to each of k-1 peers.
+  // Ring topology: pieces travel the shorter way, so links carry (bytes/k) * sum of distances
+  // over 2 outgoing directions; Switch: all pieces leave through one port; FullyConnected: one
+  // piece per dedicated link.
+  auto direct_once = [&]() -> double {
+    if (topo == Topology::Ring)
+      return std::floor(kd / 2) * step_lat + d + bytes / kd * ring_distance_sum(k) * st / (2 * B);
+    if (topo == Topology::Switch) return 2 * a + d + (kd - 1) / kd * bytes / B;
+    return a + d + bytes / kd / B;
+  };
+  // Ring algorithm: k-1 neighbour steps of bytes/k each (reduce-scatter or all-gather).
+  auto ring_once = [&]() -> double { return (kd - 1) * (step_lat + d) + (kd - 1) / kd * bytes / ring_bw; };
+  // Recursive halving (or doubling): log2 k steps; step j moves bytes/2^(j+1) to the partner
+  // 2^j ranks away. On a Ring topology that partner is min(2^j, k-2^j) logical hops away and
+  // up to that many flows share a link direction.
+  auto halving_once = [&]() -> double {
+    const int32_t steps = ceil_log2(k);
+    double t = 0;
+    for (int32_t j = 0; j < steps; ++j) {
+      const double m = bytes / double(int64_t(1) << (j + 1));
+      const double dist = double(int64_t(1) << j);
+      if (topo == Topology::Ring) {
+        const double hops = std::fmax(1.0, std::fmin(dist, kd - dist)) * st;
+        t += hops * a + d + m * hops / B;
+      } else if (topo == Topology::Switch) {
+        t += 2 * a + d + m / B;
+      } else {
+        t += a + d + m / B;
+      }
+    }
+    return t;
+  };
+
+  switch (algo) {
+    case Algo::Ring:
+      if (c == Coll::AllReduce) return 2 * ring_once();
+      if (c == Coll::AllToAll)
+        return std::floor(kd / 2) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
+      return ring_once();
+    case Algo::Direct:
+      return c == Coll::AllReduce ? 2 * direct_once() : direct_once();
+    case Algo::HalvingDoubling:
+      if (c == Coll::AllToAll) return direct_once();  // no halving form of all-to-all: sent directly
+      return c == Coll::AllReduce ? 2 * halving_once() : halving_once();
+    case Algo::DoubleBinaryTree: {
+      // NCCL-style double binary tree, all-reduce only (other collectives use the ring, as NCCL
+      // does): reduce up and broadcast down two trees that each carry half the data, pipelined.
+      // Latency 2 ceil(log2 k) steps; each NPU injects about 2 x bytes over its port(s)
+      // (analytical-models.md §4: "bandwidth term about 2 S / BW").
+      if (c != Coll::AllReduce) return c == Coll::AllToAll
+          ? std::floor(kd / 2) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw
+          : ring_once();
+      const double depth = double(ceil_log2(k));
+      const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;
+      const double inject = topo == Topology::Ring ? 2 * B / (st * ring_distance_sum(k) / (kd - 1))
+                                                   : (topo == Topology::Switch ? B : 2 * B);
+      return 2 * depth * (hop_lat + d) + 2 * bytes / inject;
+    }
+  }
+  return 0.0;
+}
+
+// Number of NPUs in a group's span.
+COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < ndims; ++i) n *= span.k[i];
+  return n;
+}
+
+// Time of collective c over `span`, Physical convention (see the header comment). Seconds.
+COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
+                                              double bytes) {
+  int32_t dims[kMaxDims];
+  int32_t nd = 0;
+  for (int32_t i = 0; i < net.ndims; ++i)
+    if (span.k[i] > 1) dims[nd++] = i;
+  if (nd == 0 || bytes <= 0) return 0.0;
+  const int32_t chunks = net.chunks > 0 ? net.chunks : 1;
+  const double chunk = bytes / chunks;
+
+  double sum = 0, load[kMaxDims] = {0, 0, 0, 0, 0, 0, 0, 0};
+  auto phase = [&](int32_t j, Coll pc, double b) {
+    const int32_t i = dims[j];
+    const double t = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(pc)], pc, b,
+                                  net_eff, net.endpoint_delay_ns);
+    sum += t;
+    load[j] += t;
+  };
+
+  if (c == Coll::AllToAll || (c == Coll::AllReduce && net.multidim == MultiDim::Baseline)) {
+    for (int32_t j = 0; j < nd; ++j) phase(j, c, chunk);  // full chunk in every dimension
+  } else if (c == Coll::AllReduce) {
+    double b = chunk;
+    for (int32_t j = 0; j + 1 < nd; ++j) { phase(j, Coll::ReduceScatter, b); b /= span.k[dims[j]]; }
+    phase(nd - 1, Coll::AllReduce, b);
+    for (int32_t j = nd - 2; j >= 0; --j) { b *= span.k[dims[j]]; phase(j, Coll::AllGather, b); }
+  } else if (c == Coll::ReduceScatter) {
+    double b = chunk;
+    for (int32_t j = 0; j < nd; ++j) { phase(j, c, b); b /= span.k[dims[j]]; }
+  } else {  // AllGather: outermost first, growing back to the full output
+    double b = chunk;
+    for (int32_t j = 0; j + 1 < nd; ++j) b /= span.k[dims[j]];
+    for (int32_t j = nd - 1; j >= 0; --j) { phase(j, c, b); if (j > 0) b *= span.k[dims[j - 1]]; }
+  }
+  double worst = 0;
+  for (int32_t j = 0; j < nd; ++j) worst = std::fmax(worst, load[j]);
+  return sum + (chunks - 1) * worst;
+}
+
+// Time of collective c of `bytes` over `span` under the network's convention. Seconds.
+COSMIC_HD inline double collective_time_s(const Network& net, const Compute& compute, const Calibration& cal,
+                                          const Span& span, Coll c, double bytes, int64_t system_npus) {
+  if (net.convention == Convention::AstraSim) {
+    // ASTRA-sim's all-gather size is the per-rank input; ours is the assembled output.
+    const double d = c == Coll::AllGather ? bytes / double(span_size(span, net.ndims)) : bytes;
+    return astra::collective_ns(net, compute.mem_bw_GBps, span, c, d, system_npus) * 1e-9;
+  }
+  return physical_collective_s(net, cal.net_eff, span, c, bytes);
+}
+
+// One point-to-point message between neighbouring members of a group (pipeline stages): it
+// crosses the innermost dimension the group spans. All stage pairs send at once, so on a Ring
+// `stride` flows share each link. Seconds.
+COSMIC_HD inline double p2p_time_s(const Network& net, double net_eff, const Span& span, double bytes) {
+  for (int32_t i = 0; i < net.ndims; ++i) {
+    if (span.k[i] <= 1) continue;
+    const NetDim& dim = net.dim[i];
+    const double B = dim.link_bw_GBps * 1e9 * net_eff;
+    const double st = double(span.stride[i]);
+    const double lat = dim.latency_ns * 1e-9 * (dim.topology == Topology::Ring ? st : (dim.topology == Topology::Switch ? 2 : 1));
+    const double bw = dim.topology == Topology::Ring ? B / st : B;
+    return lat + 2 * net.endpoint_delay_ns * 1e-9 + bytes / bw;
+  }
+  return 0.0;
+}
+
+}  // namespace cosmic

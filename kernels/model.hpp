@@ -1,0 +1,504 @@
+// The cosmic analytical model: one configuration in, time / memory / cost out.
+//
+// Header-only, host and device (COSMIC_HD), no allocation, no exceptions: the same function
+// scores one configuration for `cosmic eval` and billions in the batch evaluators.
+//
+// Structure (per NPU, worst pipeline stage; sources in each function's comment):
+//   iteration = m x t_mb + bubble + exposed DP sync + optimizer step          (training)
+//   t_mb      = stage layers x (forward + backward + recompute + exposed TP and CP communication)
+//               + logits (last stage) + pipeline p2p + exposed ZeRO-3 gathers
+//   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks)
+// Each GEMM and the attention core are timed with a roofline: max(FLOPs / (peak x eff),
+// bytes / (memory bandwidth x mem_eff)); eff grows with GEMM size, eff = max x f / (f + half).
+// The whole depth of the model is modelled (every layer of every stage), not a slice.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/collective.hpp"
+#include "kernels/cost.hpp"
+#include "kernels/hd.hpp"
+#include "kernels/types.hpp"
+
+namespace cosmic {
+
+// ---------------------------------------------------------------------------------------------
+// Placement of parallel groups on network dimensions.
+// Groups are laid out in net.order, innermost first (default TP, CP, DP, PP). Each group takes
+// NPUs from the innermost dimensions that still have room; a group may take part of a dimension
+// (k < npus) or span several. A share must divide evenly, otherwise PlacementMismatch.
+COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span out[kNumGroups]) {
+  const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};
+  int32_t remaining[kMaxDims];
+  for (int32_t i = 0; i < net.ndims; ++i) remaining[i] = net.dim[i].npus;
+  for (int32_t gi = 0; gi < kNumGroups; ++gi) {
+    const int g = int(net.order[gi]);
+    int32_t size = degree[g];
+    out[g] = Span{};
+    for (int32_t i = 0; i < net.ndims && size > 1; ++i) {
+      const int32_t r = remaining[i];
+      if (r <= 1) continue;
+      int32_t take;
+      if (r % size == 0) take = size;
+      else if (size % r == 0) take = r;
+      else return Reason::PlacementMismatch;
+      out[g].k[i] = take;
+      out[g].stride[i] = net.dim[i].npus / r;
+      remaining[i] = r / take;
+      size /= take;
+    }
+    if (size != 1) return Reason::ProductMismatch;
+  }
+  return Reason::Ok;
+}
+
+// The union of two groups' spans (e.g. DP x CP, which hold the same weights and reduce
+// gradients together). Approximation: the merged group in a dimension is as dense as the denser.
+COSMIC_HD inline Span merge_spans(const Span& a, const Span& b) {
+  Span m;
+  for (int32_t i = 0; i < kMaxDims; ++i) {
+    m.k[i] = a.k[i] * b.k[i];
+    m.stride[i] = a.k[i] > 1 && b.k[i] > 1 ? (a.stride[i] < b.stride[i] ? a.stride[i] : b.stride[i])
+                                            : (a.k[i] > 1 ? a.stride[i] : b.stride[i]);
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter and FLOP counts.
+
+// Parameters of one transformer layer (whole layer, before tensor parallelism).
+// Attention: Q and output projections h^2 each, K and V h^2 g/a each (GQA with g KV heads);
+// MLP: 2 (GELU) or 3 (SwiGLU) matrices of h x F; LayerNorm scales 2h. With biases (GPT):
+// QKV h (1 + 2g/a), output h, MLP F + h, LayerNorm shifts 2h. For GPT (g = a, F = 4h) this is
+// 12 h^2 + 13 h, Narayanan et al. 2021's per-layer count.
+COSMIC_HD inline double layer_params(const ModelSpec& m) {
+  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+  double p = h * h * (2 + 2 * kv) + nmat * h * F + 2 * h;
+  if (m.biases) p += h * (1 + 2 * kv) + h + F + h + 2 * h;
+  return p;
+}
+
+// Whole-model parameters: layers, input embedding V h, plus an output projection when untied.
+COSMIC_HD inline double model_params(const ModelSpec& m) {
+  return m.layers * layer_params(m) + double(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
+}
+
+// Forward FLOPs of one sequence of s_q query tokens attending to s_kv keys, whole model
+// (2 FLOPs per multiply-add). Per layer: QKV 2 s h (h + 2 h g/a), output 2 s h^2, MLP
+// 2 nmat s h F, attention scores and values 4 s_q s_kv h; logits 2 s_q h V. For GPT with
+// s_q = s_kv = s this is 24 s h^2 + 4 s^2 h per layer (Narayanan et al. 2021); 3x it gives
+// the model-FLOPs formula 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); for Llama it is the NVIDIA
+// recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3.
+COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
+  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+  const double layer = 2 * s_q * h * h * (1 + 2 * kv) + 2 * s_q * h * h + 2 * nmat * s_q * h * F + 4 * s_q * s_kv * h;
+  return m.layers * layer + 2 * logit_tokens * h * m.vocab;
+}
+
+// Width of K (or V) held per tensor-parallel rank: g/t KV heads, at least one (KV heads are
+// replicated when t > g, as Megatron does).
+COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
+  const double head_dim = double(m.hidden) / m.heads;
+  const double kv_heads = double(m.kv_heads) / tp;
+  return (kv_heads < 1 ? 1 : kv_heads) * head_dim;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activation memory of one transformer layer for one micro-batch, bytes per NPU.
+// Korthikanti et al. 2022 §4, generalised to GQA / SwiGLU and to sharded sequences. With
+// T = b s_q tokens, D bytes per element, 1-byte dropout masks:
+//   kept whole (split by t only with sequence parallelism): two LayerNorm inputs 2DTh, QKV
+//     input DTh, MLP input DTh, two dropout masks 2Th            -> (4D + 2) T h = 10 sbh
+//   split by t: Q D T h, K and V D T h g/a each, output-projection input D T h,
+//     MLP activation inputs D T F (nmat - 1) and output D T F    -> 24 sbh / t for GPT
+//   attention scores (skipped by selective recompute and fused attention):
+//     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
+//   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
+// Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
+// sequence parallelism + selective recompute.
+COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
+  const double h = m.hidden, F = m.ffn, D = m.dtype_bytes, t = w.tp;
+  const double T = b * s_q;
+  const double sp_div = w.seq_parallel ? t : 1.0;
+  if (w.recompute == Recompute::Full) return D * T * h / sp_div;
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+  const double kv_width = kv_width_per_rank(m, w.tp);
+  const double whole = (4 * D + 2) * T * h / sp_div;
+  const double split = D * T * (2 * h / t + 2 * kv_width) + D * T * F * nmat / t;
+  const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
+  const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
+  return whole + split + scores;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compute time of one layer.
+
+struct LayerTime {
+  double fwd_s = 0;       // forward pass of one layer, one micro-batch
+  double bwd_s = 0;       // backward pass (activation and weight gradients)
+  double attn_fwd_s = 0;  // attention core forward (what selective recompute repeats)
+};
+
+COSMIC_HD inline double peak_flops(const Compute& c, int32_t dtype_bytes) {
+  const int idx = dtype_bytes >= 4 ? 0 : (dtype_bytes == 2 ? 1 : 2);
+  return c.peak_tflops[idx] * 1e12;
+}
+
+// GEMM efficiency vs size: eff = max x f / (f + half). A smooth version of Calculon's step table
+// (small GEMMs under-fill the GPU; large ones approach a sustained fraction of peak).
+COSMIC_HD inline double gemm_eff(const Calibration& cal, double flops) {
+  return cal.gemm_eff_max * flops / (flops + cal.gemm_half_flops);
+}
+
+// Roofline time of one kernel: bound by math at eff x peak, or by streaming `bytes` at mem_eff x BW.
+COSMIC_HD inline double roofline_s(double flops, double eff, double peak, double bytes, double mem_Bps) {
+  const double math = flops > 0 ? flops / (peak * eff) : 0.0;
+  const double mem = bytes / mem_Bps;
+  return math > mem ? math : mem;
+}
+
+// One GEMM (M x K) . (K x N): 2 M K N FLOPs; reads both operands, writes the result.
+COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, double peak, double mem_Bps) {
+  const double flops = 2 * M * K * N;
+  const double bytes = c.model.dtype_bytes * (M * K + K * N + M * N);
+  return roofline_s(flops, gemm_eff(c.cal, flops), peak, bytes, mem_Bps);
+}
+
+// Times of one layer for b sequences of s_q query tokens attending to s_kv keys, per NPU.
+// Backward: every GEMM twice (activation and weight gradients) -> 2x forward; the fused
+// attention core 2.5x (FlashAttention recomputes the scores in backward: 5 matmuls vs 2),
+// unfused 2x. Element-wise kernels (LayerNorm, bias, dropout, residual, activation) stream
+// 10 h values (LayerNorms 2+2, two bias-dropout-residuals 3+3; / t with sequence parallelism)
+// and 2F (GELU) or 3F (SwiGLU) values / t per token, forward; twice that backward.
+COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, double s_kv) {
+  const ModelSpec& m = c.model;
+  const double h = m.hidden, F = m.ffn, t = c.work.tp, D = m.dtype_bytes;
+  const double peak = peak_flops(c.compute, m.dtype_bytes);
+  const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
+  const double T = b * s_q;
+  const double kvw = kv_width_per_rank(m, c.work.tp);
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+
+  const double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps)     // QKV projection
+                       + gemm_s(c, T, h / t, h, peak, mem_Bps)             // output projection
+                       + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps)  // MLP up (and gate)
+                       + gemm_s(c, T, F / t, h, peak, mem_Bps);            // MLP down
+
+  // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O; unfused
+  // attention also writes and reads the score and probability tensors.
+  const double attn_flops = 4 * b * s_q * s_kv * h / t;
+  double attn_bytes = D * b * (2 * s_q * h / t + 2 * s_kv * kvw);
+  if (!c.work.flash_attention) attn_bytes += 2 * (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
+  const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak, attn_bytes, mem_Bps);
+
+  const double sp_div = c.work.seq_parallel ? t : 1.0;
+  const double elem_bytes = D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t);
+  const double elem = elem_bytes / mem_Bps;
+
+  LayerTime lt;
+  lt.fwd_s = gemms + attn + elem + c.cal.layer_overhead_s;
+  lt.bwd_s = 2 * gemms + (c.work.flash_attention ? 2.5 : 2.0) * attn + 2 * elem + c.cal.layer_overhead_s;
+  lt.attn_fwd_s = attn;
+  return lt;
+}
+
+// Logits of `tokens` tokens on the last stage: a GEMM to V/t vocabulary columns and, in
+// training, a fused fp32 softmax-cross-entropy that streams the logits 3 times (4 bytes each).
+COSMIC_HD inline LayerTime logits_time(const Config& c, double tokens, bool training) {
+  const double peak = peak_flops(c.compute, c.model.dtype_bytes);
+  const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
+  const double vt = double(c.model.vocab) / c.work.tp;
+  const double g = gemm_s(c, tokens, c.model.hidden, vt, peak, mem_Bps);
+  const double ce = training ? 3 * 4 * tokens * vt / mem_Bps : 0.0;
+  LayerTime lt;
+  lt.fwd_s = g + ce;
+  lt.bwd_s = 2 * g + ce;
+  return lt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks before the model runs: every input positive and finite, degrees consistent.
+COSMIC_HD inline bool positive(double x) { return x > 0 && x < 1e300; }
+
+COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
+  const ModelSpec& m = c.model;
+  const Workload& w = c.work;
+  npus = 1;
+  if (c.net.ndims < 1 || c.net.ndims > kMaxDims) return Reason::InvalidInput;
+  for (int32_t i = 0; i < c.net.ndims; ++i) {
+    const NetDim& d = c.net.dim[i];
+    if (d.npus < 1 || (d.npus > 1 && !positive(d.link_bw_GBps)) || !(d.latency_ns >= 0)) return Reason::InvalidInput;
+    npus *= d.npus;
+  }
+  if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
+      m.kv_heads > m.heads || m.heads % m.kv_heads != 0 ||
+      !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4))
+    return Reason::InvalidInput;
+  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 ||
+      c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
+    return Reason::InvalidInput;
+  if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||
+      !positive(c.compute.mem_capacity_bytes))
+    return Reason::InvalidInput;
+  const Calibration& k = c.cal;
+  if (!positive(k.gemm_eff_max) || k.gemm_eff_max > 1 || !(k.gemm_half_flops >= 0) || !positive(k.attn_eff) ||
+      !positive(k.mem_eff) || !positive(k.net_eff) || !(k.layer_overhead_s >= 0) || !(k.tp_overlap >= 0 && k.tp_overlap <= 1) ||
+      !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.dp_overlap >= 0) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
+      !(k.optimizer_bytes_per_param >= 0))
+    return Reason::InvalidInput;
+  if (w.mode == Mode::Decode && w.kv_len < 1) return Reason::InvalidInput;
+  if (w.mode == Mode::Generate && w.output_tokens < 1) return Reason::InvalidInput;
+
+  if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
+  if (w.tp > m.heads) return Reason::TpExceedsHeads;
+  if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
+  if (w.global_batch % (int64_t(w.dp) * w.micro_batch) != 0) return Reason::BatchNotDivisible;
+  const int32_t vchunks = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  if (m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
+  const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
+  if (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)) return Reason::SeqNotDivisible;
+  return Reason::Ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Communication of one layer, one micro-batch, forward or backward (seconds).
+struct Groups {
+  Span span[kNumGroups];
+  Span dp_cp;  // gradient reduction group: DP x CP replicas of the same weights
+};
+
+// Megatron tensor parallelism: two all-reduces of the layer's activations (D T h bytes) per
+// pass; with sequence parallelism each becomes all-gather + reduce-scatter of the same volume
+// (Korthikanti et al. 2022 §4.2.2). The same holds forward and backward.
+COSMIC_HD inline double tp_comm_s(const Config& c, const Groups& g, double T, int64_t npus) {
+  if (c.work.tp <= 1) return 0.0;
+  const double bytes = double(c.model.dtype_bytes) * T * c.model.hidden;
+  const Span& s = g.span[int(Group::TP)];
+  if (c.work.seq_parallel)
+    return 2 * (collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus) +
+                collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus));
+  return 2 * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
+}
+
+// Context / sequence sharding (the study's SP): each rank holds s/cp of the sequence; keys and
+// values are all-gathered before attention (forward) and their gradients reduce-scattered
+// (backward). Same volume each way: cp x (K and V of the local tokens).
+COSMIC_HD inline double cp_comm_s(const Config& c, const Groups& g, double T, int64_t npus, bool backward) {
+  if (c.work.cp <= 1) return 0.0;
+  const double bytes = double(c.model.dtype_bytes) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
+  return collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)],
+                           backward ? Coll::ReduceScatter : Coll::AllGather, bytes, npus);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory per NPU: weights, gradients, optimizer state (mixed-precision Adam: D bytes of weights,
+// grad_bytes of gradients, master_bytes (fp32 master + 2 moments = 12) per parameter; ZeRO-1
+// shards the optimizer state over the DP x CP replicas, ZeRO-2 also gradients, ZeRO-3 also
+// weights; Rajbhandari et al. 2020). Worst stage: a stage's layers plus the embedding (and the
+// untied output projection when one stage holds the whole model).
+COSMIC_HD inline double stage_params_per_rank(const ModelSpec& m, const Workload& w) {
+  const double layers = double(m.layers) / w.pp;
+  const double emb = double(m.vocab) * m.hidden / w.tp;
+  const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
+  return layers * layer_params(m) / w.tp + n_emb * emb;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluate one configuration.
+COSMIC_HD inline Result evaluate(const Config& c) {
+  Result r;
+  int64_t npus = 1;
+  r.reason = check_config(c, npus);
+  if (r.reason != Reason::Ok) return r;
+
+  bool priced = true;
+  r.network_cost_usd = network_cost_usd(c.net, priced);
+  if (!priced) { r.reason = Reason::SwitchNotPriced; r.network_cost_usd = 0; return r; }
+
+  Groups g;
+  r.reason = place_groups(c.net, c.work, g.span);
+  if (r.reason != Reason::Ok) return r;
+  g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
+
+  const ModelSpec& m = c.model;
+  const Workload& w = c.work;
+  const double D = m.dtype_bytes, h = m.hidden;
+  const double t = w.tp, pp = w.pp;
+  const double b = w.micro_batch;
+  const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
+  const double stage_layers = double(m.layers) / w.pp;
+  const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
+  const bool zero3 = w.sharding == Sharding::Zero3;
+  const double replicas = double(w.dp) * w.cp;  // ranks holding the same weights
+  const Span& pp_span = g.span[int(Group::PP)];
+  const double P_rank = stage_params_per_rank(m, w);
+  const double peak = peak_flops(c.compute, m.dtype_bytes);
+
+  // Pipeline p2p: one activation tensor per micro-batch per stage boundary (D T h, / t with
+  // sequence parallelism), forward and backward, v times with interleaving.
+  auto p2p_s = [&](double T) {
+    return pp > 1 ? p2p_time_s(c.net, c.cal.net_eff, pp_span, D * T * h / (w.seq_parallel ? t : 1.0)) : 0.0;
+  };
+  // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
+  // layer ahead, so only what exceeds the pass's compute is exposed; backward also
+  // reduce-scatters the gradients (Zhao et al. 2023, FSDP).
+  auto zero3_exposed = [&](double compute_s, bool backward) {
+    if (!zero3 || replicas <= 1) return 0.0;
+    double comm = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus);
+    if (backward) comm += collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter, c.cal.grad_bytes * P_rank, npus);
+    return comm > compute_s ? comm - compute_s : 0.0;
+  };
+
+  const double tp_keep = 1 - c.cal.tp_overlap, cp_keep = 1 - c.cal.cp_overlap;
+
+  if (w.mode == Mode::Training) {
+    const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
+    const LayerTime lt = layer_time(c, b, s_q, s_kv);
+    const LayerTime lg = logits_time(c, T, true);
+    const double tp1 = tp_comm_s(c, g, T, npus) * tp_keep;  // one pass
+    const double cpf = cp_comm_s(c, g, T, npus, false) * cp_keep;
+    const double cpb = cp_comm_s(c, g, T, npus, true) * cp_keep;
+
+    // Full recompute repeats each layer's forward (with its TP / CP communication) before its
+    // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
+    double rc = 0;
+    if (w.recompute == Recompute::Full) rc = lt.fwd_s;
+    else if (w.recompute == Recompute::Selective) rc = lt.attn_fwd_s;
+
+    const double fwd = stage_layers * lt.fwd_s + lg.fwd_s;
+    const double bwd = stage_layers * lt.bwd_s + lg.bwd_s;
+    const double rec = stage_layers * rc;
+    const double tpc = stage_layers * (2 * tp1 + (w.recompute == Recompute::Full ? tp1 : 0));
+    const double cpc = stage_layers * (cpf + cpb + (w.recompute == Recompute::Full ? cpf : 0));
+    const double p2p = 2 * v * p2p_s(T);
+    const double z3 = zero3_exposed(fwd, false) + zero3_exposed(bwd + rec, true);
+    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3;
+
+    // Gradient synchronisation over DP x CP at the end of the step, overlapped with the last
+    // micro-batch's backward (bucketed DDP; dp_overlap = fraction of that backward usable).
+    double dp_sync = 0;
+    if (replicas > 1 && !zero3) {
+      if (w.sharding == Sharding::None)
+        dp_sync = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce, c.cal.grad_bytes * P_rank, npus);
+      else  // distributed optimizer: reduce-scatter gradients, all-gather updated weights
+        dp_sync = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter, c.cal.grad_bytes * P_rank, npus) +
+                  collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus);
+    }
+    const double window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
+    const double dp_exposed = dp_sync > window ? dp_sync - window : 0.0;
+
+    // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
+    const double opt_params = w.sharding == Sharding::None ? P_rank : P_rank / replicas;
+    r.optimizer_s = opt_params * c.cal.optimizer_bytes_per_param / mem_Bps;
+
+    r.forward_s = micro * fwd;
+    r.backward_s = micro * bwd;
+    r.recompute_s = micro * rec;
+    r.tp_comm_s = micro * tpc;
+    r.cp_comm_s = micro * cpc;
+    r.pp_comm_s = micro * p2p;
+    r.dp_comm_s = micro * z3 + dp_exposed;
+    r.bubble_s = (pp - 1) / v * t_mb;
+
+    // Memory (worst = first stage): 1F1B keeps min(pp, m) micro-batches in flight
+    // (Narayanan et al. 2021), interleaving adds (1 + (pp-1)/(pp v)) (Korthikanti et al. 2022),
+    // GPipe keeps all m. Full recompute also needs one layer's full activations to rebuild.
+    const double inflight_1f1b = micro < pp ? micro : pp;
+    double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b;
+    if (w.schedule == Schedule::Interleaved) inflight *= 1 + (pp - 1) / (pp * v);
+    r.activation_bytes = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
+    if (w.recompute == Recompute::Full) {
+      Workload none = w;
+      none.recompute = Recompute::None;
+      r.activation_bytes += layer_activation_bytes(m, none, b, s_q, s_kv);
+    }
+    if (w.pp == 1) r.activation_bytes += 4 * T * double(m.vocab) / t;  // fp32 logits
+    r.weights_bytes = D * P_rank / (zero3 ? replicas : 1);
+    r.grads_bytes = c.cal.grad_bytes * P_rank / (w.sharding >= Sharding::Zero2 ? replicas : 1);
+    r.optimizer_bytes = c.cal.master_bytes * P_rank / (w.sharding >= Sharding::Zero1 ? replicas : 1);
+    if (zero3) r.weights_bytes += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
+
+    r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
+    const double tokens = double(w.global_batch) * m.seq;
+    r.time_s = r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
+               r.dp_comm_s + r.pp_comm_s + r.bubble_s;
+    r.tokens_per_s = tokens / r.time_s;
+  } else {
+    // Inference: forward only; the DP replicas serve global_batch / dp sequences each, in
+    // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
+    const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+    struct Pass { double fwd, tp, cp, p2p; };
+    auto pass = [&](double s_q_total, double s_kv) {
+      // s_q_total query tokens per sequence (sharded over cp), s_kv keys per sequence.
+      const double s_q = s_q_total >= w.cp ? s_q_total / w.cp : s_q_total;
+      const double T = b * s_q;
+      const LayerTime lt = layer_time(c, b, s_q, s_kv / (s_q_total >= w.cp ? 1.0 : w.cp));
+      const LayerTime lg = logits_time(c, b, false);  // next-token logits only
+      Pass p;
+      p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
+      p.tp = stage_layers * tp_comm_s(c, g, T, npus) * tp_keep;
+      // Prefill gathers keys/values over cp; decode combines partial attention outputs
+      // (an all-reduce of D b h / t) across the cp ranks that each hold s_kv / cp of the cache.
+      double cpt = 0;
+      if (w.cp > 1)
+        cpt = s_q_total >= w.cp ? cp_comm_s(c, g, T, npus, false)
+                                : collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)], Coll::AllReduce,
+                                                    D * b * h / t, npus);
+      p.cp = stage_layers * cpt * cp_keep;
+      p.p2p = p2p_s(T);
+      return p;
+    };
+    auto add = [&](const Pass& p, double repeat) {
+      const double t_mb = p.fwd + p.tp + p.cp + p.p2p;
+      r.forward_s += repeat * micro * p.fwd;
+      r.tp_comm_s += repeat * micro * p.tp;
+      r.cp_comm_s += repeat * micro * p.cp;
+      r.pp_comm_s += repeat * micro * p.p2p;
+      r.bubble_s += repeat * (pp - 1) * t_mb;
+    };
+    double kv_tokens = 0, tokens = 0;
+    const double B = double(w.global_batch);
+    if (w.mode == Mode::Prefill) {
+      add(pass(prompt, prompt), 1);
+      kv_tokens = prompt;
+      tokens = B * prompt;
+      r.model_flops = B * forward_flops_per_sequence(m, prompt, prompt, 1);
+    } else if (w.mode == Mode::Decode) {
+      add(pass(1, w.kv_len), 1);
+      kv_tokens = w.kv_len + 1.0;
+      tokens = B;
+      r.model_flops = B * forward_flops_per_sequence(m, 1, w.kv_len, 1);
+    } else {  // Generate: the study's latency = prefill + N_out x decode at the mid-point context
+      const double mid = prompt + 0.5 * w.output_tokens;
+      add(pass(prompt, prompt), 1);
+      add(pass(1, mid), w.output_tokens);
+      kv_tokens = prompt + w.output_tokens;
+      tokens = B * w.output_tokens;
+      r.model_flops = B * (forward_flops_per_sequence(m, prompt, prompt, 1) +
+                           w.output_tokens * forward_flops_per_sequence(m, 1, mid, 1));
+    }
+    // Memory: weights, the KV cache of every resident sequence (2 D kv_width per token per
+    // layer, sequence sharded over cp), one layer's working activations.
+    const double resident = B / w.dp;
+    r.weights_bytes = D * P_rank;
+    r.kv_cache_bytes = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
+    Workload none = w;
+    none.recompute = Recompute::None;
+    const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
+    r.activation_bytes = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? w.kv_len : prompt);
+    r.time_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s;
+    r.tokens_per_s = tokens / r.time_s;
+  }
+
+  r.memory_bytes = r.weights_bytes + r.grads_bytes + r.optimizer_bytes + r.activation_bytes + r.kv_cache_bytes;
+  r.mfu = r.model_flops / (r.time_s * double(npus) * peak);
+  if (!(r.time_s > 0) || !(r.time_s < 1e300)) { r = Result{}; r.reason = Reason::InvalidInput; return r; }
+  if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
+  return r;
+}
+
+}  // namespace cosmic

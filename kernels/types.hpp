@@ -1,0 +1,166 @@
+// Plain input and output structs of the cosmic analytical model.
+//
+// Every input the model reads is a field here: no hidden constants. All structs are trivially
+// copyable so that batches of them (or views into value tables) can be copied to a GPU as is.
+// Units are part of the field names: _GBps (1e9 bytes/s unless a convention says otherwise),
+// _ns, _s, _bytes, _tflops (1e12 FLOP/s).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cosmic {
+
+constexpr int kMaxDims = 8;  // network dimensions supported (the study uses 4)
+
+enum class Mlp : int8_t { Gelu = 0, SwiGLU = 1 };  // 2-matrix GELU MLP, 3-matrix gated SwiGLU MLP
+
+struct ModelSpec {
+  int32_t layers = 0;
+  int32_t hidden = 0;
+  int32_t ffn = 0;       // FFN (intermediate) width
+  int32_t heads = 0;
+  int32_t kv_heads = 0;  // = heads for multi-head attention, fewer for GQA
+  int32_t seq = 0;       // training sequence length (tokens)
+  int32_t vocab = 0;
+  Mlp mlp = Mlp::Gelu;
+  int32_t dtype_bytes = 2;       // bytes per weight / activation element (2 = fp16/bf16, 1 = fp8)
+  bool tied_embeddings = true;   // output projection shares the input embedding (GPT) or not (Llama)
+  bool biases = true;            // linear layers and LayerNorms carry biases (GPT) or not (Llama)
+};
+
+enum class Mode : int8_t {
+  Training = 0,  // one optimizer step over the global batch
+  Prefill = 1,   // inference: one forward pass over the prompt, filling the KV cache
+  Decode = 2,    // inference: one new token per sequence with a KV cache of kv_len tokens
+  Generate = 3,  // inference: prefill + output_tokens decode steps (the study's Chat / QA latency)
+};
+enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2 };
+enum class Sharding : int8_t { None = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };  // Zero3 = FSDP = study's weight sharding
+enum class Recompute : int8_t { None = 0, Selective = 1, Full = 2 };
+
+struct Workload {
+  Mode mode = Mode::Training;
+  int64_t global_batch = 1;  // sequences per iteration (or per inference request batch)
+  int32_t micro_batch = 1;   // sequences per micro-batch
+  int32_t dp = 1, tp = 1, pp = 1;
+  int32_t cp = 1;            // context / sequence sharding (the study's "SP"): the sequence is split,
+                             // keys and values are gathered
+  bool seq_parallel = false; // Megatron sequence parallelism inside the TP group
+  Schedule schedule = Schedule::OneF1B;
+  int32_t vpp = 1;           // model chunks per pipeline rank (Interleaved only)
+  Sharding sharding = Sharding::None;
+  Recompute recompute = Recompute::None;
+  bool flash_attention = true;  // fused attention: no s^2 score tensors stored or streamed
+  int32_t prompt_tokens = 0;    // inference prompt length; 0 = the model's seq
+  int32_t kv_len = 0;           // Decode: tokens already in the KV cache
+  int32_t output_tokens = 0;    // Generate: tokens produced after the prompt
+};
+
+enum class Topology : int8_t { Ring = 0, Switch = 1, FullyConnected = 2 };
+enum class Algo : int8_t { Ring = 0, Direct = 1, HalvingDoubling = 2, DoubleBinaryTree = 3 };
+enum class Coll : int8_t { AllReduce = 0, AllGather = 1, ReduceScatter = 2, AllToAll = 3 };
+constexpr int kNumColls = 4;
+enum class Policy : int8_t { LIFO = 0, FIFO = 1 };
+enum class MultiDim : int8_t { Baseline = 0, BWAware = 1 };  // BWAware = Themis / ASTRA-sim localBWAware
+enum class Convention : int8_t { Physical = 0, AstraSim = 1 };
+enum class Group : int8_t { TP = 0, CP = 1, DP = 2, PP = 3 };
+constexpr int kNumGroups = 4;
+
+struct NetDim {
+  Topology topology = Topology::Ring;
+  int32_t npus = 1;
+  double link_bw_GBps = 0;  // per link, per direction
+  double latency_ns = 0;    // per hop
+  Algo algo[kNumColls] = {Algo::Ring, Algo::Ring, Algo::Ring, Algo::Ring};  // indexed by Coll
+};
+
+struct Network {
+  int32_t ndims = 0;
+  NetDim dim[kMaxDims] = {};
+  int32_t chunks = 4;                  // chunks each collective is split into (pipelined across dims)
+  Policy policy = Policy::LIFO;        // accepted for PSA compatibility; see collective.hpp
+  MultiDim multidim = MultiDim::BWAware;
+  Convention convention = Convention::Physical;
+  bool congestion_aware = true;        // AstraSim convention only
+  int32_t active_chunks = 1;           // AstraSim convention: chunks in flight per dimension
+  double endpoint_delay_ns = 10;       // per message, at each end
+  Group order[kNumGroups] = {Group::TP, Group::CP, Group::DP, Group::PP};  // placement, innermost first
+};
+
+// How one parallel group's ranks lie on the network: k[d] ranks of the group along dimension d,
+// `stride[d]` NPUs apart (the product of the inner groups' shares of that dimension).
+// Dimensions with k[d] == 1 are not crossed by the group.
+struct Span {
+  int32_t k[kMaxDims] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int32_t stride[kMaxDims] = {1, 1, 1, 1, 1, 1, 1, 1};
+};
+
+struct Compute {
+  double peak_tflops[3] = {0, 0, 0};  // dense peak by element size: [0] 4-byte, [1] 2-byte, [2] 1-byte
+  double mem_bw_GBps = 0;
+  double mem_capacity_bytes = 0;
+};
+
+// The few efficiency factors that turn peak figures into achieved ones. Each is a physical
+// quantity, shared by every configuration on a system (no per-run fitting). The defaults here are
+// the ideal machine (peak compute, full bandwidth, as ASTRA-sim assumes); GPU system presets in
+// data/systems/ set measured values (docs/model.md).
+struct Calibration {
+  double gemm_eff_max = 1.0;          // fraction of peak reached by large matrix multiplies
+  double gemm_half_flops = 0;         // GEMM size (FLOPs) at which efficiency falls to half of max
+  double attn_eff = 1.0;              // attention kernels' efficiency relative to GEMMs
+  double mem_eff = 1.0;               // fraction of memory bandwidth reached by streaming kernels
+  double net_eff = 1.0;               // fraction of link bandwidth reached by collectives (Physical)
+  double layer_overhead_s = 0;        // fixed cost per layer per pass (kernel launches, syncs)
+  double tp_overlap = 0;              // fraction of TP communication hidden behind compute
+  double cp_overlap = 0;              // fraction of context-parallel K/V exchange hidden
+  double dp_overlap = 1.0;            // fraction of the last micro-batch's backward that hides DP sync
+  double grad_bytes = 2;              // bytes per gradient element (reduced and stored)
+  double master_bytes = 12;           // fp32 master weight + 2 Adam moments per parameter
+  double optimizer_bytes_per_param = 32;  // bytes the optimizer step reads and writes per parameter
+};
+
+struct Config {
+  ModelSpec model;
+  Workload work;
+  Network net;
+  Compute compute;
+  Calibration cal;
+};
+
+// Why a configuration cannot run. Ok = feasible. Codes are stable: they are written to result files.
+enum class Reason : int32_t {
+  Ok = 0,
+  InvalidInput = 1,        // a non-positive size, bandwidth, peak, ...
+  ProductMismatch = 2,     // dp*tp*pp*cp != NPUs of the network
+  TpExceedsHeads = 3,      // more tensor-parallel ranks than attention heads
+  HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp
+  BatchNotDivisible = 5,   // global batch not divisible by dp * micro_batch
+  LayersNotDivisible = 6,  // layers not divisible by pp (* vpp when interleaved)
+  SeqNotDivisible = 7,     // sequence not divisible by cp (or by tp with sequence parallelism)
+  PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions
+  OutOfMemory = 9,         // peak memory per NPU exceeds capacity
+  SwitchNotPriced = 10,    // a Switch on the innermost of 4+ tiers has no LIBRA price
+};
+constexpr int kNumReasons = 11;
+
+struct Result {
+  Reason reason = Reason::Ok;
+  // time, seconds; the breakdown terms add up to time_s
+  double time_s = 0;
+  double forward_s = 0, backward_s = 0, recompute_s = 0, optimizer_s = 0;
+  double tp_comm_s = 0, cp_comm_s = 0, dp_comm_s = 0, pp_comm_s = 0, bubble_s = 0;
+  // memory per NPU, bytes (worst pipeline stage); the parts add up to memory_bytes
+  double weights_bytes = 0, grads_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, kv_cache_bytes = 0;
+  double memory_bytes = 0;
+  double network_cost_usd = 0;
+  double model_flops = 0;      // useful FLOPs per iteration (no recompute), whole model
+  double tokens_per_s = 0;
+  double mfu = 0;              // model_flops / (time * NPUs * peak)
+};
+
+static_assert(std::is_trivially_copyable<Config>::value, "Config must be trivially copyable");
+static_assert(std::is_trivially_copyable<Result>::value, "Result must be trivially copyable");
+
+}  // namespace cosmic

@@ -1,0 +1,496 @@
+#include "psa/config.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "psa/names.hpp"
+
+#ifndef COSMIC_DATA_DIR
+#define COSMIC_DATA_DIR "data"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace cosmic::psa {
+
+std::string Sources::file_of(const std::string& key_path) const {
+  // The longest overridden prefix wins; else the section's preset file; else the config file.
+  std::string p = key_path;
+  while (true) {
+    auto it = override_from.find(p);
+    if (it != override_from.end()) return it->second;
+    auto dot = p.rfind('.');
+    if (dot == std::string::npos) break;
+    p.resize(dot);
+  }
+  auto it = section_file.find(p);
+  return it != section_file.end() ? it->second : config_file;
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("COSMIC_DATA_DIR"); env && *env) return env;
+  return COSMIC_DATA_DIR;
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(path + ": cannot open file");
+  } catch (const YAML::Exception& e) {
+    std::ostringstream os;
+    os << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": YAML syntax error: " << e.msg;
+    throw ConfigError(os.str());
+  }
+}
+
+std::string find_preset(const std::string& kind, const std::string& name, const std::string& relative_to) {
+  std::vector<fs::path> tries;
+  if (!relative_to.empty()) tries.push_back(fs::path(relative_to).parent_path() / name);
+  tries.push_back(fs::path(name));
+  tries.push_back(fs::path(data_dir()) / kind / (name + ".yaml"));
+  for (const auto& p : tries)
+    if (fs::is_regular_file(p)) return p.string();
+  std::string known;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / kind, ec))
+    if (e.path().extension() == ".yaml") known += (known.empty() ? "" : ", ") + e.path().stem().string();
+  throw ConfigError("no " + kind.substr(0, kind.size() - 1) + " preset or file named '" + name + "' (presets in " +
+                    (fs::path(data_dir()) / kind).string() + ": " + known + ")");
+}
+
+namespace {
+
+std::string where(const Sources& src, const std::string& key_path, const YAML::Node& node) {
+  std::string file = src.file_of(key_path);
+  std::ostringstream os;
+  os << file;
+  if (file != "--set" && node.IsDefined() && node.Mark().line >= 0)
+    os << ":" << node.Mark().line + 1 << ":" << node.Mark().column + 1;
+  return os.str();
+}
+
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  return "nothing";
+}
+
+void merge_into(YAML::Node base, const YAML::Node& over, const std::string& path, const std::string& label,
+                Sources& src) {
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    const std::string kp = path + "." + key;
+    if (it->second.IsMap() && base[key].IsMap()) {
+      merge_into(base[key], it->second, kp, label, src);
+    } else {
+      base[key] = it->second;
+      src.override_from[kp] = label;
+    }
+  }
+}
+
+// Typed, strict access to one mapping of the tree.
+class Section {
+ public:
+  // An absent section (undefined or null) reads as an empty mapping.
+  Section(const YAML::Node& node, std::string path, const Sources& src)
+      : node_(node.IsDefined() ? node : YAML::Node()), path_(std::move(path)), src_(src) {
+    if (!node_.IsNull() && !node_.IsMap()) fail_node(node_, path_, "a mapping");
+  }
+
+  bool has(const char* key) const { return !raw(key).IsNull(); }
+  // The value under `key`, or a null node when absent (never an invalid node).
+  YAML::Node raw(const char* key) const {
+    if (!node_.IsMap()) return YAML::Node();
+    const YAML::Node n = static_cast<const YAML::Node&>(node_)[key];
+    return n.IsDefined() ? n : YAML::Node();
+  }
+  std::string key_path(const std::string& key) const { return path_ + "." + key; }
+
+  [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected) const {
+    throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got '" + scalar_text(n) + "'");
+  }
+  [[noreturn]] void fail(const char* key, const std::string& expected) const {
+    fail_node(raw(key), key_path(key), expected);
+  }
+
+  void check_keys(std::initializer_list<const char*> allowed) const {
+    if (!node_.IsMap()) return;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      const std::string k = it->first.as<std::string>();
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || k == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        throw ConfigError(where(src_, key_path(k), it->first) + ": unknown key '" + key_path(k) + "' (expected one of: " +
+                          list + ")");
+      }
+    }
+  }
+
+  std::string text(const char* key, const std::string& def = "") const {
+    if (!has(key)) return def;
+    if (!raw(key).IsScalar()) fail(key, "a string");
+    return raw(key).Scalar();
+  }
+
+  int64_t integer(const char* key, int64_t def, int64_t lo, int64_t hi) const {
+    if (!has(key)) return def;
+    const std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (!raw(key).IsScalar()) fail(key, range);
+    int64_t v;
+    try {
+      size_t used = 0;
+      v = std::stoll(raw(key).Scalar(), &used);
+      if (used != raw(key).Scalar().size()) fail(key, range);
+    } catch (const std::logic_error&) {
+      fail(key, range);
+    }
+    if (v < lo || v > hi) fail(key, range);
+    return v;
+  }
+
+  double number(const char* key, double def, double lo, double hi) const {
+    if (!has(key)) return def;
+    std::ostringstream range;
+    range << "a number in [" << lo << ", " << hi << "]";
+    if (!raw(key).IsScalar()) fail(key, range.str());
+    double v;
+    try {
+      size_t used = 0;
+      v = std::stod(raw(key).Scalar(), &used);
+      if (used != raw(key).Scalar().size()) fail(key, range.str());
+    } catch (const std::logic_error&) {
+      fail(key, range.str());
+    }
+    if (!std::isfinite(v) || v < lo || v > hi) fail(key, range.str());
+    return v;
+  }
+
+  bool boolean(const char* key, bool def) const {
+    if (!has(key)) return def;
+    const std::string s = raw(key).IsScalar() ? raw(key).Scalar() : "";
+    if (names::iequal(s, "true") || names::iequal(s, "yes") || s == "1") return true;
+    if (names::iequal(s, "false") || names::iequal(s, "no") || s == "0") return false;
+    fail(key, "true or false");
+  }
+
+  template <class E, size_t N>
+  E choice(const char* key, E def, const names::Entry<E> (&table)[N]) const {
+    if (!has(key)) return def;
+    return choice_node(raw(key), key_path(key), table);
+  }
+
+  template <class E, size_t N>
+  E choice_node(const YAML::Node& n, const std::string& kp, const names::Entry<E> (&table)[N]) const {
+    if (n.IsScalar())
+      if (auto v = names::parse(table, n.Scalar())) return *v;
+    fail_node(n, kp, "one of " + names::choices(table));
+  }
+
+  Section sub(const char* key) const { return Section(raw(key), key_path(key), src_); }
+  const Sources& sources() const { return src_; }
+
+ private:
+  YAML::Node node_;
+  std::string path_;
+  const Sources& src_;
+};
+
+constexpr int64_t kBig = int64_t(1) << 40;
+
+int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
+  const std::string t = s.text(key, "");
+  if (t.empty()) return def;
+  if (names::iequal(t, "fp32")) return 4;
+  if (names::iequal(t, "fp16") || names::iequal(t, "bf16")) return 2;
+  if (names::iequal(t, "fp8")) return 1;
+  s.fail(key, "one of fp32, fp16, bf16, fp8");
+}
+
+ModelSpec convert_model(const Section& s) {
+  s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases"});
+  for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
+    if (!s.has(k)) s.fail(k, "a positive integer (required)");
+  ModelSpec m;
+  m.layers = int32_t(s.integer("layers", 0, 1, 1 << 20));
+  m.hidden = int32_t(s.integer("hidden", 0, 1, 1 << 24));
+  m.ffn = int32_t(s.integer("ffn", 0, 1, 1 << 26));
+  m.heads = int32_t(s.integer("heads", 0, 1, 1 << 16));
+  m.kv_heads = int32_t(s.integer("kv_heads", m.heads, 1, m.heads));
+  m.seq = int32_t(s.integer("seq", 0, 1, 1 << 26));
+  m.vocab = int32_t(s.integer("vocab", 0, 1, 1 << 26));
+  m.mlp = s.choice("mlp", Mlp::Gelu, names::kMlp);
+  m.dtype_bytes = dtype_bytes_of(s, "dtype", 2);
+  m.tied_embeddings = s.boolean("tied_embeddings", m.mlp == Mlp::Gelu);
+  m.biases = s.boolean("biases", m.mlp == Mlp::Gelu);
+  if (m.heads % m.kv_heads != 0) s.fail("kv_heads", "a divisor of heads (" + std::to_string(m.heads) + ")");
+  return m;
+}
+
+Workload convert_workload(const Section& s, ModelSpec& model) {
+  s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "sequence_parallel", "schedule", "vpp",
+                "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+  Workload w;
+  w.mode = s.choice("mode", Mode::Training, names::kMode);
+  w.global_batch = s.integer("global_batch", 1, 1, kBig);
+  w.micro_batch = int32_t(s.integer("micro_batch", 1, 1, 1 << 24));
+  w.dp = int32_t(s.integer("dp", 1, 1, 1 << 24));
+  w.tp = int32_t(s.integer("tp", 1, 1, 1 << 24));
+  w.pp = int32_t(s.integer("pp", 1, 1, 1 << 24));
+  w.cp = int32_t(s.integer("cp", 1, 1, 1 << 24));
+  w.seq_parallel = s.boolean("sequence_parallel", false);
+  w.schedule = s.choice("schedule", Schedule::OneF1B, names::kSchedule);
+  w.vpp = int32_t(s.integer("vpp", 1, 1, 1 << 16));
+  if (w.vpp > 1 && w.schedule != Schedule::Interleaved) s.fail("vpp", "1 unless schedule is interleaved");
+  w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
+  w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
+  w.flash_attention = s.boolean("flash_attention", true);
+  w.prompt_tokens = int32_t(s.integer("prompt_tokens", 0, 0, 1 << 26));
+  w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));
+  w.output_tokens = int32_t(s.integer("output_tokens", 0, 0, 1 << 26));
+  if (w.mode == Mode::Decode && w.kv_len < 1) s.fail("kv_len", "a positive integer in decode mode");
+  if (w.mode == Mode::Generate && w.output_tokens < 1) s.fail("output_tokens", "a positive integer in generate mode");
+  model.dtype_bytes = dtype_bytes_of(s, "precision", model.dtype_bytes);
+  return w;
+}
+
+void convert_algorithms(const Section& d, NetDim& dim) {
+  if (d.has("algorithm")) {
+    const Algo a = d.choice("algorithm", Algo::Ring, names::kAlgo);
+    for (auto& x : dim.algo) x = a;
+  }
+  if (d.has("algorithms")) {
+    const Section a = d.sub("algorithms");
+    a.check_keys({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
+    for (const auto& c : names::kColl) dim.algo[int(c.value)] = a.choice(c.name, dim.algo[int(c.value)], names::kAlgo);
+  }
+}
+
+void convert_network(const Section& s, Network& net) {
+  s.check_keys({"convention", "congestion_aware", "chunks", "policy", "multidim", "active_chunks", "endpoint_delay_ns",
+                "placement", "dims"});
+  net.convention = s.choice("convention", Convention::Physical, names::kConvention);
+  net.congestion_aware = s.boolean("congestion_aware", true);
+  net.chunks = int32_t(s.integer("chunks", 4, 1, 1 << 20));
+  net.policy = s.choice("policy", Policy::LIFO, names::kPolicy);
+  net.multidim = s.choice("multidim", MultiDim::BWAware, names::kMultiDim);
+  net.active_chunks = int32_t(s.integer("active_chunks", 1, 1, 1 << 20));
+  net.endpoint_delay_ns = s.number("endpoint_delay_ns", 10, 0, 1e12);
+  if (s.has("placement")) {
+    const YAML::Node p = s.raw("placement");
+    const std::string kp = s.key_path("placement");
+    const std::string expected = "a list of tp, cp, dp, pp in some order, innermost first";
+    if (!p.IsSequence() || p.size() != kNumGroups) s.fail_node(p, kp, expected);
+    bool seen[kNumGroups] = {};
+    for (size_t i = 0; i < p.size(); ++i) {
+      const Group g = s.choice_node(p[i], kp + "." + std::to_string(i), names::kGroup);
+      if (seen[int(g)]) s.fail_node(p, kp, expected);
+      seen[int(g)] = true;
+      net.order[i] = g;
+    }
+  }
+  const YAML::Node dims = s.raw("dims");
+  if (!dims.IsSequence() || dims.size() < 1 || dims.size() > size_t(kMaxDims))
+    s.fail_node(dims, s.key_path("dims"), "a list of 1 to " + std::to_string(kMaxDims) + " dimensions");
+  net.ndims = int32_t(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Section d(dims[i], s.key_path("dims") + "." + std::to_string(i), s.sources());
+    d.check_keys({"topology", "npus", "bandwidth_GBps", "latency_ns", "algorithm", "algorithms", "name"});
+    NetDim& dim = net.dim[i];
+    if (!d.has("topology")) d.fail("topology", "one of " + names::choices(names::kTopology) + " (required)");
+    dim.topology = d.choice("topology", Topology::Ring, names::kTopology);
+    if (!d.has("npus")) d.fail("npus", "a positive integer (required)");
+    dim.npus = int32_t(d.integer("npus", 1, 1, 1 << 24));
+    if (!d.has("bandwidth_GBps")) d.fail("bandwidth_GBps", "a positive number: per-link bandwidth, GB/s (required)");
+    dim.link_bw_GBps = d.number("bandwidth_GBps", 0, 1e-9, 1e12);
+    dim.latency_ns = d.number("latency_ns", 0, 0, 1e15);
+    convert_algorithms(d, dim);
+  }
+}
+
+void convert_compute(const Section& s, Compute& c) {
+  s.check_keys({"peak_tflops", "memory_bw_GBps", "memory_GiB", "memory_GB"});
+  if (!s.has("peak_tflops")) s.fail("peak_tflops", "a number or a mapping {fp32, fp16, bf16, fp8} (required)");
+  if (s.raw("peak_tflops").IsScalar()) {
+    c.peak_tflops[1] = s.number("peak_tflops", 0, 1e-12, 1e12);
+  } else {
+    const Section p = s.sub("peak_tflops");
+    p.check_keys({"fp32", "fp16", "bf16", "fp8"});
+    c.peak_tflops[0] = p.number("fp32", 0, 0, 1e12);
+    c.peak_tflops[1] = p.number("bf16", p.number("fp16", 0, 0, 1e12), 0, 1e12);
+    c.peak_tflops[2] = p.number("fp8", 0, 0, 1e12);
+  }
+  if (!s.has("memory_bw_GBps")) s.fail("memory_bw_GBps", "a positive number (required)");
+  c.mem_bw_GBps = s.number("memory_bw_GBps", 0, 1e-9, 1e12);
+  if (s.has("memory_GiB") == s.has("memory_GB")) s.fail("memory_GiB", "exactly one of memory_GiB or memory_GB");
+  c.mem_capacity_bytes = s.has("memory_GiB") ? s.number("memory_GiB", 0, 1e-9, 1e12) * 1073741824.0
+                                             : s.number("memory_GB", 0, 1e-9, 1e12) * 1e9;
+}
+
+void convert_calibration(const Section& s, Calibration& k) {
+  s.check_keys({"gemm_eff_max", "gemm_half_flops", "attn_eff", "mem_eff", "net_eff", "layer_overhead_s", "tp_overlap",
+                "cp_overlap", "dp_overlap", "grad_bytes", "master_bytes", "optimizer_bytes_per_param"});
+  k.gemm_eff_max = s.number("gemm_eff_max", k.gemm_eff_max, 1e-6, 1);
+  k.gemm_half_flops = s.number("gemm_half_flops", k.gemm_half_flops, 0, 1e18);
+  k.attn_eff = s.number("attn_eff", k.attn_eff, 1e-6, 10);
+  k.mem_eff = s.number("mem_eff", k.mem_eff, 1e-6, 1);
+  k.net_eff = s.number("net_eff", k.net_eff, 1e-6, 1);
+  k.layer_overhead_s = s.number("layer_overhead_s", k.layer_overhead_s, 0, 1);
+  k.tp_overlap = s.number("tp_overlap", k.tp_overlap, 0, 1);
+  k.cp_overlap = s.number("cp_overlap", k.cp_overlap, 0, 1);
+  k.dp_overlap = s.number("dp_overlap", k.dp_overlap, 0, 1e6);
+  k.grad_bytes = s.number("grad_bytes", k.grad_bytes, 0, 16);
+  k.master_bytes = s.number("master_bytes", k.master_bytes, 0, 64);
+  k.optimizer_bytes_per_param = s.number("optimizer_bytes_per_param", k.optimizer_bytes_per_param, 0, 1024);
+}
+
+// Expands `model:` / `system:` given as a preset name, a path, or a mapping with `preset:`.
+void resolve_section(YAML::Node root, const char* key, const char* kind, Sources& src) {
+  YAML::Node n = root[key];
+  if (!n.IsDefined() || n.IsNull())
+    throw ConfigError(src.config_file + ": key '" + key + "': expected a preset name, a file or a mapping (required)");
+  std::string preset;
+  YAML::Node overrides;
+  if (n.IsScalar()) {
+    preset = n.Scalar();
+  } else if (n.IsMap() && n["preset"].IsDefined()) {
+    preset = n["preset"].as<std::string>();
+    overrides = YAML::Clone(n);
+    overrides.remove("preset");
+  }
+  if (preset.empty()) {
+    src.section_file[key] = src.file_of(key);
+    return;
+  }
+  const std::string file = find_preset(kind, preset, src.config_file);
+  YAML::Node base = load_yaml_file(file);
+  if (!base.IsMap()) throw ConfigError(file + ": expected a mapping at the top level");
+  src.section_file[key] = file;
+  if (overrides.IsMap()) merge_into(base, overrides, key, src.config_file, src);
+  root[key] = base;
+}
+
+// A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
+void expand_nodes(YAML::Node system, const Sources& src) {
+  if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
+  YAML::Node dims = system["network"]["dims"];
+  for (size_t i = 0; i < dims.size(); ++i) {
+    YAML::Node npus = dims[i]["npus"];
+    if (npus.IsScalar() && npus.Scalar() == "nodes") {
+      const std::string kp = "system.network.dims." + std::to_string(i) + ".npus";
+      if (!system["nodes"].IsDefined())
+        throw ConfigError(where(src, kp, npus) + ": key '" + kp + "' is 'nodes' but the system sets no 'nodes'");
+      dims[i]["npus"] = YAML::Clone(system["nodes"]);
+    }
+  }
+}
+
+}  // namespace
+
+void resolve_presets(YAML::Node root, Sources& sources) {
+  resolve_section(root, "model", "models", sources);
+  resolve_section(root, "system", "systems", sources);
+}
+
+void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
+  const std::string path = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("--set " + assignment + ": value is not valid YAML: " + e.msg);
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  // Walk with explicit node references (yaml-cpp nodes are handles; assignment rebinds).
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node cur = chain.back();
+    const std::string& p = parts[i];
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      size_t idx = 0;
+      try { idx = std::stoul(p); } catch (const std::logic_error&) { idx = cur.size(); }
+      if (idx >= cur.size())
+        throw ConfigError("--set " + assignment + ": '" + p + "' is not an index of the list at that point (size " +
+                          std::to_string(cur.size()) + ")");
+      next = cur[idx];
+    } else {
+      next = cur[p];
+    }
+    if (!next.IsDefined() || next.IsNull()) {
+      cur[p] = YAML::Node(YAML::NodeType::Map);
+      next = cur[p];
+    }
+    chain.push_back(next);
+  }
+  YAML::Node parent = chain.back();
+  const std::string& last = parts.back();
+  if (parent.IsSequence()) {
+    size_t idx = 0;
+    try { idx = std::stoul(last); } catch (const std::logic_error&) { idx = parent.size(); }
+    if (idx >= parent.size()) throw ConfigError("--set " + assignment + ": index '" + last + "' out of range");
+    parent[idx] = value;
+  } else {
+    parent[last] = value;
+  }
+  sources.override_from[path] = "--set";
+}
+
+Config convert_config(const YAML::Node& root, const Sources& sources) {
+  const Section top(root, "", sources);
+  Config c;
+  {
+    // top-level keys carry no prefix
+    if (!root.IsMap()) throw ConfigError(sources.config_file + ": expected a mapping at the top level");
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      const std::string k = it->first.as<std::string>();
+      if (k != "model" && k != "system" && k != "workload" && k != "name" && k != "description")
+        throw ConfigError(where(sources, k, it->first) + ": unknown key '" + k +
+                          "' (expected one of: name, description, model, system, workload)");
+    }
+  }
+  c.model = convert_model(Section(root["model"], "model", sources));
+  const Section sys(root["system"], "system", sources);
+  sys.check_keys({"name", "description", "source", "nodes", "compute", "network", "calibration"});
+  if (sys.has("nodes")) sys.integer("nodes", 1, 1, 1 << 24);
+  if (!sys.has("compute")) sys.fail("compute", "a mapping (required)");
+  if (!sys.has("network")) sys.fail("network", "a mapping (required)");
+  convert_compute(sys.sub("compute"), c.compute);
+  convert_network(sys.sub("network"), c.net);
+  convert_calibration(sys.sub("calibration"), c.cal);
+  c.work = convert_workload(Section(root["workload"], "workload", sources), c.model);
+  if (c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)] <= 0)
+    throw ConfigError(sources.file_of("system.compute") + ": key 'system.compute.peak_tflops': expected a peak for the " +
+                      "precision in use (" + std::to_string(c.model.dtype_bytes) + "-byte elements)");
+  return c;
+}
+
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& sets) {
+  LoadedConfig out;
+  out.sources.config_file = path;
+  YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with model, system and workload");
+  resolve_presets(root, out.sources);
+  for (const auto& s : sets) apply_set(root, s, out.sources);
+  expand_nodes(root["system"], out.sources);
+  out.config = convert_config(root, out.sources);
+  out.model_name = root["model"]["name"] ? root["model"]["name"].as<std::string>() : "inline";
+  out.system_name = root["system"]["name"] ? root["system"]["name"].as<std::string>() : "inline";
+  out.resolved = root;
+  return out;
+}
+
+}  // namespace cosmic::psa

@@ -1,0 +1,65 @@
+// Configuration files: YAML -> cosmic::Config.
+//
+// A configuration names (or inlines) a model and a system and gives the workload:
+//   model: GPT3-175B              # preset data/models/GPT3-175B.yaml, a path, or a mapping
+//   system: cosmic-system1        # preset, path, or a mapping (optionally `preset:` + overrides)
+//   workload: {dp: 8, pp: 4, ...}
+// Unknown keys are errors; every error names the file, line, key and what was expected.
+// The full schema is in docs/config.md.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "kernels/types.hpp"
+
+namespace cosmic::psa {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Where each part of a merged YAML tree came from, for error messages.
+struct Sources {
+  std::string config_file;
+  std::map<std::string, std::string> section_file;   // "model" -> data/models/X.yaml
+  std::map<std::string, std::string> override_from;  // "workload.dp" -> "--set" or a file
+  std::string file_of(const std::string& key_path) const;
+};
+
+// The data directory holding models/, systems/, configs/ (env COSMIC_DATA_DIR, else the
+// source tree's data/ as configured at build time).
+std::string data_dir();
+
+// Reads a YAML file; a syntax error becomes a ConfigError naming file and line.
+YAML::Node load_yaml_file(const std::string& path);
+
+// Finds a preset: an existing path (relative to `relative_to`'s folder or the working
+// directory), else data_dir()/<kind>/<name>.yaml.
+std::string find_preset(const std::string& kind, const std::string& name, const std::string& relative_to);
+
+// Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index.
+void apply_set(YAML::Node root, const std::string& assignment, Sources& sources);
+
+struct LoadedConfig {
+  Config config;
+  std::string model_name;
+  std::string system_name;
+  YAML::Node resolved;  // the merged tree (presets expanded, --set applied)
+  Sources sources;
+};
+
+// Loads a configuration file, expands presets, applies --set assignments, converts strictly.
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& sets = {});
+
+// Converts an already resolved tree (with model, system, workload mappings).
+Config convert_config(const YAML::Node& root, const Sources& sources);
+
+// Resolves the `model` and `system` entries of a configuration tree in place.
+void resolve_presets(YAML::Node root, Sources& sources);
+
+}  // namespace cosmic::psa

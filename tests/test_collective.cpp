@@ -1,0 +1,140 @@
+// Collective times, Physical convention, against values worked out by hand from the formulas
+// in kernels/collective.hpp (alpha-beta model, analytical-models.md §4). Every expected number
+// below is written out from link bandwidth B, hop latency a, endpoint delay d = 10 ns.
+#include <gtest/gtest.h>
+
+#include "kernels/collective.hpp"
+#include "kernels/model.hpp"
+#include "test_util.hpp"
+
+namespace cosmic {
+namespace {
+
+using test::dim;
+using test::full_span;
+using test::one_dim;
+
+constexpr double GiB = 1073741824.0;
+
+double coll(const Network& n, Coll c, double bytes) { return physical_collective_s(n, 1.0, full_span(n), c, bytes); }
+
+TEST(PhysicalCollective, RingAllReduceOnRingLargeAndSmall) {
+  // Ring topology, 50 GB/s links, 500 ns hops: both directions -> R = 100e9 B/s; step = 510 ns.
+  // AR = 2 [(k-1) 510 ns + (k-1)/k S / 100e9].
+  struct Case { int k; double bytes; double expect_s; };
+  const Case cases[] = {
+      {2, GiB, 0.01073843824},   // 2 [0.51 us + 0.5 x 10.73741824 ms]
+      {4, GiB, 0.01610918736},   // 2 [1.53 us + 0.75 x 10.73741824 ms]
+      {8, GiB, 0.01879762192},   // 2 [3.57 us + 0.875 x 10.73741824 ms]
+      {16, GiB, 0.0201479592},   // 2 [7.65 us + 0.9375 x 10.73741824 ms]
+      {2, 1024, 1.03024e-6},     // 2 [510 ns + 5.12 ns]
+      {4, 1024, 3.07536e-6},     // 2 [1530 ns + 7.68 ns]
+      {8, 1024, 7.15792e-6},     // 2 [3570 ns + 8.96 ns]
+      {16, 1024, 15.3192e-6},    // 2 [7650 ns + 9.6 ns]
+  };
+  for (const auto& c : cases) {
+    const Network n = one_dim(Topology::Ring, c.k, 50, 500, Algo::Ring);
+    EXPECT_NEAR(coll(n, Coll::AllReduce, c.bytes), c.expect_s, 1e-12 + 1e-9 * c.expect_s) << "k=" << c.k;
+    // Reduce-scatter and all-gather are half an all-reduce each.
+    EXPECT_NEAR(coll(n, Coll::ReduceScatter, c.bytes) + coll(n, Coll::AllGather, c.bytes), c.expect_s,
+                1e-12 + 1e-9 * c.expect_s);
+  }
+}
+
+TEST(PhysicalCollective, DirectOnSwitchAndFullyConnected) {
+  // Switch, 100 GB/s, 1000 ns: one port, two hops: 2 us + 10 ns + 7/8 x 8 MiB / 100e9 = 75.41032 us.
+  EXPECT_NEAR(coll(one_dim(Topology::Switch, 8, 100, 1000, Algo::Direct), Coll::AllGather, 8388608.0), 75.41032e-6, 1e-12);
+  // FullyConnected, 25 GB/s, 700 ns: a link per peer carries S/8: 710 ns + 134217728 / 25e9.
+  const Network fc = one_dim(Topology::FullyConnected, 8, 25, 700, Algo::Direct);
+  EXPECT_NEAR(coll(fc, Coll::ReduceScatter, GiB), 5.36941912e-3, 1e-12);
+  EXPECT_NEAR(coll(fc, Coll::AllReduce, GiB), 10.73883824e-3, 1e-12);
+}
+
+TEST(PhysicalCollective, HalvingDoubling) {
+  // Switch, 16 NPUs, 100 GB/s, 1700 ns: 4 steps of 2 x 1700 + 10 ns, data S (1/2+1/4+1/8+1/16)
+  // = 1006632960 B -> 10.0663296 ms + 13.64 us per phase, twice for all-reduce.
+  EXPECT_NEAR(coll(one_dim(Topology::Switch, 16, 100, 1700, Algo::HalvingDoubling), Coll::AllReduce, GiB),
+              20.1599392e-3, 1e-11);
+  // Ring, 8 NPUs, 50 GB/s, 500 ns: partners 1, 2, 4 hops away; step j moves S/2^(j+1) over
+  // `hops` links at B/hops: each step 10.73741824 ms + hops x 500 ns + 10 ns.
+  EXPECT_NEAR(coll(one_dim(Topology::Ring, 8, 50, 500, Algo::HalvingDoubling), Coll::ReduceScatter, GiB),
+              32.21578472e-3, 1e-11);
+}
+
+TEST(PhysicalCollective, DoubleBinaryTreeAndAllToAll) {
+  // Switch, 8 NPUs, 100 GB/s, 1000 ns: 2 x 3 levels x (2000 + 10) ns + 2 S / 100e9.
+  EXPECT_NEAR(coll(one_dim(Topology::Switch, 8, 100, 1000, Algo::DoubleBinaryTree), Coll::AllReduce, GiB),
+              21.48689648e-3, 1e-11);
+  // Ring all-to-all, 4 NPUs, 50 GB/s, 500 ns: 2 steps of 510 ns; S/4 x (1 + 2 + 1) / 100e9.
+  EXPECT_NEAR(coll(one_dim(Topology::Ring, 4, 50, 500, Algo::Ring), Coll::AllToAll, 1048576.0), 11.50576e-6, 1e-14);
+}
+
+TEST(PhysicalCollective, MultiDimensionalAllReduce) {
+  Network n;
+  n.ndims = 2;
+  n.dim[0] = dim(Topology::Ring, 4, 100, 20, Algo::Ring);
+  n.dim[1] = dim(Topology::Switch, 8, 50, 1000, Algo::Ring);
+  n.endpoint_delay_ns = 10;
+  n.chunks = 1;
+  n.multidim = MultiDim::BWAware;
+  // RS dim 0 on S: 3 x 30 ns + 3/4 S / 200e9 = 4.02662184 ms; AR dim 1 on S/4:
+  // 2 (7 x 2010 ns + 7/8 x 268435456 / 50e9) = 9.42338096 ms; AG dim 0 as RS.
+  EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 17.47662464e-3, 1e-11);
+  // Four chunks in a flow shop: one chunk's phases 1.00672296 + 2.37695024 + 1.00672296 ms,
+  // plus 3 x the busiest dimension's load per chunk (dim 1: 2.37695024 ms).
+  n.chunks = 4;
+  EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 11.52124688e-3, 1e-11);
+  // Baseline: a full all-reduce in each dimension: 8.05324368 + 37.60910384 ms.
+  n.chunks = 1;
+  n.multidim = MultiDim::Baseline;
+  EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 45.66234752e-3, 1e-11);
+}
+
+TEST(PhysicalCollective, StridedGroupAndPointToPoint) {
+  // Two ranks 4 NPUs apart on a 100 GB/s, 100 ns Ring: a logical hop is 4 links, 4 interleaved
+  // groups share them: (400 + 10) ns + 1/2 x 1e9 / (2 x 100e9 / 4), twice.
+  Network n = one_dim(Topology::Ring, 8, 100, 100, Algo::Ring);
+  Span s;
+  s.k[0] = 2;
+  s.stride[0] = 4;
+  EXPECT_NEAR(physical_collective_s(n, 1.0, s, Coll::AllReduce, 1e9), 0.02000082, 1e-12);
+  // Point-to-point over a 25 GB/s Switch with 2000 ns hops: 2 hops + 2 endpoint delays + 1e8 / 25e9.
+  Network sw = one_dim(Topology::Switch, 8, 25, 2000, Algo::Ring);
+  EXPECT_NEAR(p2p_time_s(sw, 1.0, full_span(sw), 1e8), 4.00402e-3, 1e-12);
+}
+
+TEST(PhysicalCollective, MoreBandwidthNeverSlower) {
+  for (auto topo : {Topology::Ring, Topology::Switch, Topology::FullyConnected})
+    for (auto algo : {Algo::Ring, Algo::Direct, Algo::HalvingDoubling, Algo::DoubleBinaryTree})
+      for (auto c : {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter, Coll::AllToAll}) {
+        const double slow = coll(one_dim(topo, 8, 50, 500, algo), c, 1e8);
+        const double fast = coll(one_dim(topo, 8, 100, 500, algo), c, 1e8);
+        EXPECT_GT(slow, 0);
+        EXPECT_LT(fast, slow) << int(topo) << " " << int(algo) << " " << int(c);
+      }
+}
+
+TEST(Placement, StudySystem1Baseline) {
+  // System 1: dims of 4, 8, 4, 8 NPUs; TP 4, CP 8, DP 8, PP 4 placed TP innermost.
+  Network n;
+  n.ndims = 4;
+  const int npus[4] = {4, 8, 4, 8};
+  for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
+  Workload w;
+  w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  Span s[kNumGroups];
+  ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
+  EXPECT_EQ(s[int(Group::TP)].k[0], 4);
+  EXPECT_EQ(s[int(Group::CP)].k[1], 8);
+  EXPECT_EQ(s[int(Group::DP)].k[2], 4);  // DP spans dim 2 and half of dim 3
+  EXPECT_EQ(s[int(Group::DP)].k[3], 2);
+  EXPECT_EQ(s[int(Group::DP)].stride[3], 1);
+  EXPECT_EQ(s[int(Group::PP)].k[3], 4);  // PP takes the rest of dim 3, 2 NPUs apart
+  EXPECT_EQ(s[int(Group::PP)].stride[3], 2);
+  // 3 does not divide a dimension of 4 evenly.
+  w.tp = 3;
+  EXPECT_EQ(place_groups(n, w, s), Reason::PlacementMismatch);
+}
+
+}  // namespace
+}  // namespace cosmic

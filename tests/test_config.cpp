@@ -1,0 +1,116 @@
+// Configuration files: presets, --set overrides, and errors that name file, line and key.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "psa/config.hpp"
+#include "test_util.hpp"
+
+namespace cosmic {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
+  try {
+    psa::load_config(path, sets);
+  } catch (const psa::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, StudyBaselineLoads) {
+  const auto lc = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"));
+  const Config& c = lc.config;
+  EXPECT_EQ(lc.model_name, "GPT3-175B");
+  EXPECT_EQ(lc.system_name, "cosmic-system1");
+  EXPECT_EQ(c.model.layers, 96);
+  EXPECT_EQ(c.model.hidden, 12288);
+  EXPECT_EQ(c.net.ndims, 4);
+  EXPECT_EQ(c.net.dim[1].topology, Topology::FullyConnected);
+  EXPECT_EQ(c.net.dim[1].algo[int(Coll::AllReduce)], Algo::Direct);
+  EXPECT_DOUBLE_EQ(c.net.dim[0].link_bw_GBps, 187.5);
+  EXPECT_DOUBLE_EQ(c.compute.peak_tflops[1], 10);
+  EXPECT_EQ(c.work.dp * c.work.tp * c.work.pp * c.work.cp, 1024);
+  EXPECT_EQ(c.work.sharding, Sharding::Zero3);
+}
+
+TEST(Config, SetOverridesAnyKey) {
+  const auto lc = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"),
+                                   {"workload.dp=16", "workload.cp=4", "model.layers=48",
+                                    "system.network.dims.3.bandwidth_GBps=200", "system.network.dims.0.algorithm=direct"});
+  EXPECT_EQ(lc.config.work.dp, 16);
+  EXPECT_EQ(lc.config.work.cp, 4);
+  EXPECT_EQ(lc.config.model.layers, 48);
+  EXPECT_DOUBLE_EQ(lc.config.net.dim[3].link_bw_GBps, 200);
+  EXPECT_EQ(lc.config.net.dim[0].algo[int(Coll::AllGather)], Algo::Direct);
+  EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp=lots"}).find("--set"),
+            std::string::npos);
+}
+
+TEST(Config, NodesParameterisesASystem) {
+  const std::string p = write_temp("nodes.yaml",
+                                   "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 16}\n"
+                                   "workload: {tp: 8, dp: 16, global_batch: 64}\n");
+  const auto lc = psa::load_config(p);
+  EXPECT_EQ(lc.config.net.dim[1].npus, 16);
+  const auto lc2 = psa::load_config(p, {"system.nodes=2", "workload.dp=2"});
+  EXPECT_EQ(lc2.config.net.dim[1].npus, 2);
+}
+
+TEST(Config, UnknownKeyNamesFileLineAndKey) {
+  const std::string p = write_temp("unknown.yaml",
+                                   "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  dq: 4\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("workload.dq"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected one of"), std::string::npos) << e;
+}
+
+TEST(Config, BadValueNamesWhatWasExpected) {
+  const std::string p = write_temp("badvalue.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: eight\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":4:"), std::string::npos) << e;
+  EXPECT_NE(e.find("workload.tp"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an integer"), std::string::npos) << e;
+  EXPECT_NE(e.find("eight"), std::string::npos) << e;
+  const std::string q = write_temp("badenum.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {schedule: zigzag}\n");
+  EXPECT_NE(error_of(q).find("one of 1f1b, gpipe, interleaved"), std::string::npos) << error_of(q);
+}
+
+TEST(Config, ErrorsInsidePresetsNameThePresetFile) {
+  const std::string model = write_temp("badmodel.yaml", "name: broken\nlayers: 4\nhidden: 64\nffn: 256\nheads: 4\n"
+                                                        "seq: 128\nvocab: 100\nmlp: relu\n");
+  const std::string p = write_temp("usesbad.yaml", "model: " + model + "\nsystem: dgx-a100\nworkload: {}\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(model + ":8:"), std::string::npos) << e;
+  EXPECT_NE(e.find("model.mlp"), std::string::npos) << e;
+}
+
+TEST(Config, MalformedYamlNamesFileAndLine) {
+  const std::string p = write_temp("malformed.yaml", "model: GPT-22B\nsystem: [dgx-a100\nworkload: {}\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":"), std::string::npos) << e;
+  EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
+}
+
+TEST(Config, UnknownPresetListsTheKnownOnes) {
+  const std::string p = write_temp("nopreset.yaml", "model: GPT-9000\nsystem: dgx-a100\nworkload: {}\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find("GPT-9000"), std::string::npos) << e;
+  EXPECT_NE(e.find("GPT3-175B"), std::string::npos) << e;
+}
+
+TEST(Config, EveryShippedPresetLoads) {
+  for (const char* cfg : {"configs/cosmic-system1-baseline.yaml", "configs/cosmic-system2-baseline.yaml",
+                          "configs/cosmic-system3-baseline.yaml"})
+    EXPECT_NO_THROW(psa::load_config(test::data_path(cfg))) << cfg;
+}
+
+}  // namespace
+}  // namespace cosmic

@@ -1,0 +1,230 @@
+// The analytical model of one configuration: golden values computed by hand from the published
+// formulas (Korthikanti et al. 2022 activations, Narayanan et al. 2021 FLOPs, pipeline bubble,
+// LIBRA network cost), feasibility reason codes, and finiteness over random inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/model.hpp"
+#include "test_util.hpp"
+
+namespace cosmic {
+namespace {
+
+constexpr double GiB = 1073741824.0;
+
+ModelSpec gpt22b() { return ModelSpec{48, 6144, 24576, 64, 64, 2048, 51200, Mlp::Gelu, 2, true, true}; }
+
+TEST(Activations, Korthikanti22B) {
+  // s 2048, b 4, h 6144, a 64, t 8, L 48 (Korthikanti et al. 2022, Table 2 / §4).
+  const ModelSpec m = gpt22b();
+  Workload w;
+  w.tp = 8;
+  w.flash_attention = false;
+  // TP only: s b h (10 + 24/t + 5 a s / (h t)) per layer = 50331648 x 26.333.. = 1325400064 B;
+  // x 48 layers = 63619203072 B = 59.25 GiB.
+  EXPECT_NEAR(48 * layer_activation_bytes(m, w, 4, 2048, 2048) / GiB, 59.25, 1e-9);
+  // TP + sequence parallel + selective recompute: 34 s b h / t = 213909504 B per layer;
+  // x 48 = 10267656192 B = 9.5625 GiB.
+  w.seq_parallel = true;
+  w.recompute = Recompute::Selective;
+  EXPECT_NEAR(48 * layer_activation_bytes(m, w, 4, 2048, 2048) / GiB, 9.5625, 1e-9);
+  // Full recompute keeps the layer input: 2 s b h / t with sequence parallelism.
+  w.recompute = Recompute::Full;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), 2.0 * 2048 * 4 * 6144 / 8);
+}
+
+TEST(Flops, NarayananFormula) {
+  // Model FLOPs of one iteration: 72 B s L h^2 (1 + s/(6h) + V/(12 L h)).
+  Config c = test::gpt175b_cluster();
+  const Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  const double B = 64, s = 2048, L = 96, h = 12288, V = 51200;
+  const double expect = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+  EXPECT_NEAR(r.model_flops / expect, 1.0, 1e-12);
+  // Llama (GQA, SwiGLU), NVIDIA recipe convention per sequence:
+  // s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h], Llama 3.1 8B: L 32, h 4096, F 14336, g/a 1/4.
+  const ModelSpec llama{32, 4096, 14336, 32, 8, 8192, 128256, Mlp::SwiGLU, 2, false, false};
+  const double Ls = 32, hs = 4096, F = 14336, ss = 8192, Vs = 128256;
+  const double recipe = ss * (12 * Ls * hs * hs * (1 + 0.25 + ss / hs) + 18 * Ls * F * hs + 6 * Vs * hs);
+  EXPECT_NEAR(3 * forward_flops_per_sequence(llama, ss, ss, ss) / recipe, 1.0, 1e-12);
+}
+
+TEST(Params, NarayananCount) {
+  // P = 12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h)) counts learned position embeddings (s h),
+  // which cosmic leaves out (rotary or negligible).
+  const ModelSpec m{96, 12288, 49152, 96, 96, 2048, 51200, Mlp::Gelu, 2, true, true};
+  const double L = 96, h = 12288, V = 51200, s = 2048;
+  const double expect = 12 * L * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * L * h));
+  EXPECT_NEAR(model_params(m) + s * h, expect, 1e-6 * expect);
+}
+
+// Sum of the per-micro-batch terms of a training result (everything that repeats m times).
+double per_microbatch_terms(const Result& r) {
+  return r.forward_s + r.backward_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s;
+}
+
+TEST(Pipeline, BubbleFraction) {
+  // 1F1B: bubble = (p - 1) / m of the micro-batch work; interleaved: (p - 1) / (v m).
+  Config c = test::gpt175b_cluster();  // pp 8, m = 64
+  Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.bubble_s, 7.0 / 64 * per_microbatch_terms(r), 1e-9 * r.bubble_s);
+  c.work.schedule = Schedule::Interleaved;
+  c.work.vpp = 3;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.bubble_s, 7.0 / (3 * 64) * per_microbatch_terms(r), 1e-9 * r.bubble_s);
+  // The breakdown adds up to the total.
+  EXPECT_NEAR(r.time_s, per_microbatch_terms(r) + r.bubble_s + r.optimizer_s + r.dp_comm_s, 1e-9 * r.time_s);
+}
+
+TEST(Memory, ShardingAndScheduleOrdering) {
+  Config c = test::gpt175b_cluster();
+  c.work.tp = 8; c.work.pp = 4; c.work.dp = 2; c.work.global_batch = 64;
+  double last = 1e300;
+  for (Sharding s : {Sharding::None, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3}) {
+    c.work.sharding = s;
+    const Result r = evaluate(c);
+    EXPECT_LT(r.weights_bytes + r.grads_bytes + r.optimizer_bytes, last);
+    last = r.weights_bytes + r.grads_bytes + r.optimizer_bytes;
+  }
+  // Mixed-precision Adam without sharding: D = 2 bytes of weights, grad_bytes of gradients and
+  // 12 bytes of fp32 master weights and moments per parameter.
+  c.work.sharding = Sharding::None;
+  const Result r = evaluate(c);
+  const double P = stage_params_per_rank(c.model, c.work);
+  EXPECT_DOUBLE_EQ(r.weights_bytes, 2 * P);
+  EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * P);
+  EXPECT_DOUBLE_EQ(r.optimizer_bytes, 12 * P);
+  // GPipe holds every micro-batch; 1F1B at most pp.
+  c.work.schedule = Schedule::GPipe;
+  const Result g = evaluate(c);
+  EXPECT_NEAR(g.activation_bytes / r.activation_bytes, 32.0 / 4.0, 1e-9);
+}
+
+TEST(Inference, DecodeIsBoundByStreamingWeights) {
+  // One sequence, one GPU, short cache: every GEMM is memory-bound, so a decode step costs
+  // about (weights + KV cache) / memory bandwidth. Llama-2-7B-like, fp16: 2 B/param.
+  Config c;
+  c.model = ModelSpec{32, 4096, 11008, 32, 32, 4096, 32000, Mlp::SwiGLU, 2, false, false};
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 128;
+  c.net.ndims = 1;
+  c.net.dim[0] = test::dim(Topology::Switch, 1, 100, 100);
+  c.compute.peak_tflops[1] = 312;
+  c.compute.mem_bw_GBps = 2000;
+  c.compute.mem_capacity_bytes = 80 * GiB;
+  const Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  const double weights = 2 * (32 * layer_params(c.model) + 32000.0 * 4096);  // only the output head's V h is read
+  const double expect = weights / 2000e9;
+  EXPECT_NEAR(r.time_s / expect, 1.0, 0.02);
+  EXPECT_NEAR(r.tokens_per_s, 1.0 / r.time_s, 1e-9);
+}
+
+TEST(Feasibility, ReasonCodes) {
+  const Config base = test::gpt175b_cluster();
+  ASSERT_EQ(evaluate(base).reason, Reason::Ok);
+  auto reason = [&](auto edit) { Config c = base; edit(c); return evaluate(c).reason; };
+  EXPECT_EQ(reason([](Config& c) { c.work.dp = 2; }), Reason::ProductMismatch);
+  EXPECT_EQ(reason([](Config& c) { c.work.tp = 128; c.work.pp = 1; c.net.dim[1].npus = 16; }), Reason::TpExceedsHeads);
+  EXPECT_EQ(reason([](Config& c) { c.model.heads = 100; c.model.kv_heads = 100; }), Reason::HeadsNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.work.micro_batch = 2; c.work.global_batch = 65; }), Reason::BatchNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.model.layers = 90; }), Reason::LayersNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.model.seq = 2047; }), Reason::SeqNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.compute.mem_capacity_bytes = 1 * GiB; }), Reason::OutOfMemory);
+  EXPECT_EQ(reason([](Config& c) { c.net.dim[0].link_bw_GBps = -1; }), Reason::InvalidInput);
+  EXPECT_EQ(reason([](Config& c) { c.compute.peak_tflops[1] = 0; }), Reason::InvalidInput);
+  EXPECT_EQ(reason([](Config& c) { c.work.tp = 4; c.work.dp = 2; c.net.dim[0].npus = 6; c.net.dim[1].npus = 32; c.work.pp = 24; c.work.global_batch = 72; }),
+            Reason::PlacementMismatch);
+  // A Switch on the chiplet tier of a 4-dim network has no LIBRA price.
+  EXPECT_EQ(reason([](Config& c) {
+              c.net.ndims = 4;
+              c.net.dim[0] = test::dim(Topology::Switch, 2, 100, 100);
+              c.net.dim[1] = test::dim(Topology::Ring, 4, 100, 100);
+              c.net.dim[2] = test::dim(Topology::Ring, 2, 100, 100);
+              c.net.dim[3] = test::dim(Topology::Ring, 4, 100, 100);
+            }),
+            Reason::SwitchNotPriced);
+}
+
+TEST(Feasibility, NeverNanOrInfOverRandomInputs) {
+  std::mt19937_64 rng(12345);
+  auto pick = [&](std::initializer_list<double> v) { return *(v.begin() + rng() % v.size()); };
+  for (int i = 0; i < 20000; ++i) {
+    Config c = test::gpt175b_cluster();
+    c.model.layers = int(pick({0, 1, 2, 24, 96, 97}));
+    c.model.hidden = int(pick({0, 64, 4096, 12288}));
+    c.model.heads = int(pick({1, 8, 32, 96}));
+    c.model.kv_heads = int(pick({1, 8, 32, 96}));
+    c.model.seq = int(pick({1, 128, 2048, 8192}));
+    c.model.dtype_bytes = int(pick({1, 2, 3, 4}));
+    c.work.mode = Mode(rng() % 4);
+    c.work.kv_len = int(pick({0, 1, 4096}));
+    c.work.output_tokens = int(pick({0, 10}));
+    c.work.tp = int(pick({1, 2, 8, 16}));
+    c.work.pp = int(pick({1, 2, 8}));
+    c.work.dp = int(pick({1, 2, 4, 8}));
+    c.work.cp = int(pick({1, 2, 4}));
+    c.work.micro_batch = int(pick({0, 1, 2, 4}));
+    c.work.global_batch = int64_t(pick({1, 64, 128}));
+    c.work.schedule = Schedule(rng() % 3);
+    c.work.vpp = int(pick({1, 2, 3}));
+    c.work.sharding = Sharding(rng() % 4);
+    c.work.recompute = Recompute(rng() % 3);
+    c.work.seq_parallel = rng() % 2;
+    c.work.flash_attention = rng() % 2;
+    c.net.dim[0].link_bw_GBps = pick({0, 1e-3, 300});
+    c.net.dim[1].latency_ns = pick({0, 2000, 1e9});
+    c.net.chunks = int(pick({0, 1, 16}));
+    c.compute.peak_tflops[1] = pick({0, 1e-3, 312});
+    c.compute.peak_tflops[2] = pick({0, 624});
+    c.compute.mem_bw_GBps = pick({0, 2039});
+    c.cal.gemm_half_flops = pick({0, 1e9});
+    const Result r = evaluate(c);
+    const double fields[] = {r.time_s, r.forward_s, r.backward_s, r.recompute_s, r.optimizer_s, r.tp_comm_s,
+                             r.cp_comm_s, r.dp_comm_s, r.pp_comm_s, r.bubble_s, r.memory_bytes, r.network_cost_usd,
+                             r.model_flops, r.tokens_per_s, r.mfu};
+    for (double f : fields) ASSERT_TRUE(std::isfinite(f) && f >= 0) << "config " << i;
+    if (r.reason == Reason::Ok) ASSERT_GT(r.time_s, 0) << "config " << i;
+  }
+}
+
+TEST(Cost, LibraStudySystems) {
+  // cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
+  using test::dim;
+  Network s1;
+  s1.ndims = 4;
+  s1.dim[0] = dim(Topology::Ring, 4, 187.5, 20);
+  s1.dim[1] = dim(Topology::FullyConnected, 8, 25, 700);
+  s1.dim[2] = dim(Topology::Ring, 4, 75, 700);
+  s1.dim[3] = dim(Topology::Switch, 8, 100, 1700);
+  bool ok = false;
+  EXPECT_NEAR(network_cost_usd(s1, ok), 8775680.0, 1e-6);
+  EXPECT_TRUE(ok);
+  // One dimension = node tier: a 16-NPU Switch at 10 GB/s: 2 x 16 x 4.0 x 10 + 16 x 13 x 10 = $3,360.
+  Network one;
+  one.ndims = 1;
+  one.dim[0] = dim(Topology::Switch, 16, 10, 100);
+  EXPECT_NEAR(network_cost_usd(one, ok), 3360.0, 1e-9);
+}
+
+TEST(Model, MoreBandwidthOrComputeNeverSlower) {
+  const Config base = test::gpt175b_cluster();
+  const double t0 = evaluate(base).time_s;
+  Config c = base;
+  c.net.dim[1].link_bw_GBps *= 2;
+  EXPECT_LT(evaluate(c).time_s, t0);
+  c = base;
+  c.compute.peak_tflops[1] *= 2;
+  EXPECT_LT(evaluate(c).time_s, t0);
+  c = base;
+  c.work.recompute = Recompute::Full;
+  EXPECT_GT(evaluate(c).time_s, t0);
+  EXPECT_LT(evaluate(c).activation_bytes, evaluate(base).activation_bytes);
+}
+
+}  // namespace
+}  // namespace cosmic
