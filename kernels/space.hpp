@@ -1,0 +1,286 @@
+// A design space as the kernels see it: value tables, genome codec (mixed radix, 128-bit
+// index), decoding a genome onto a base configuration, constraints and objectives.
+//
+// A genome is one small integer per gene; gene g takes values[offset_g + genome[g]]. The index
+// of a genome is its mixed-radix number, gene 0 least significant:
+//   index = sum_g genome[g] * prod_{j<g} card_j.
+// Full-stack spaces exceed 2^64 points, so indices are unsigned 128-bit integers.
+// SpaceView is trivially copyable: the CUDA backend copies it to constant memory as is.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/hd.hpp"
+#include "kernels/model.hpp"
+#include "kernels/types.hpp"
+
+namespace cosmic {
+
+using u128 = unsigned __int128;
+
+constexpr int kMaxGenes = 48;
+constexpr int kMaxValues = 2048;   // all genes' values together
+constexpr int kMaxProgram = 192;   // constraint program instructions
+constexpr int kMaxConstraints = 16;
+
+// What a gene sets. Per-dimension parameters carry the dimension in Gene::dim
+// (-1 = the same value for every dimension).
+enum class Param : int16_t {
+  // workload
+  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute,
+  // collective
+  Policy = 32, Chunks, MultiDim, Algo, AlgoAllReduce, AlgoAllGather, AlgoReduceScatter, AlgoAllToAll,
+  // network (per dimension)
+  Topology = 64, Npus, LinkBw, NpuBw, Latency,
+  // compute
+  PeakTflops = 96, MemBw, MemCapacityGB,
+};
+
+struct Gene {
+  Param param = Param::DP;
+  int8_t dim = -1;      // network dimension, -1 = all
+  int32_t card = 0;     // number of values
+  int32_t offset = 0;   // first value in SpaceView::values
+};
+
+// Constraint programs: a tiny stack machine over gene values and derived quantities, one
+// program per constraint, evaluated per genome on host or device.
+enum class Op : int8_t {
+  PushConst = 0,   // arg: value
+  PushParam,       // arg: Param code, dim: network dimension or -1 (reads the decoded Config)
+  PushNpusTotal,   // product of npus over dimensions
+  Add, Sub, Mul, Div,
+  Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; record the violation |lhs - rhs| when false
+};
+struct Instr {
+  Op op = Op::PushConst;
+  int8_t dim = -1;
+  double arg = 0;
+};
+
+enum class Objective : int8_t {
+  Latency = 0,      // time_s (iteration or request)
+  Throughput = 1,   // seconds per token (1 / tokens_per_s), so lower is better
+  Memory = 2,       // memory_bytes per NPU
+  Cost = 3,         // network_cost_usd
+  RuntimeXBw = 4,   // the study's "runtime*bw": time_s x (sum over dims of per-NPU bandwidth GB/s) / 2000
+  RuntimeXCost = 5, // the study's "runtime*cost": time_s x network_cost_usd
+};
+constexpr int kNumObjectives = 6;
+
+struct SpaceView {
+  Config base;                      // the configuration genes are applied to
+  int32_t ngenes = 0;
+  Gene gene[kMaxGenes] = {};
+  double values[kMaxValues] = {};   // enum values stored as their integer codes
+  // Derived parameters.
+  bool derive_tp = false;           // TP = NPUs / (DP x CP x PP) when TP is not a gene
+  bool algo_follows_topology = false;  // Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling
+  // Constraints: program k is instrs [prog_start[k], prog_start[k+1]).
+  int32_t nconstraints = 0;
+  int32_t prog_start[kMaxConstraints + 1] = {};
+  Instr prog[kMaxProgram] = {};
+};
+
+// Links per NPU of a topology in the study's convention (per-link bandwidth = per-NPU
+// bandwidth / links): Ring 2, FullyConnected 7 (hard-coded, whatever the dimension size),
+// Switch 1 (cosmic-study.md §1).
+COSMIC_HD inline double links_per_npu(Topology t) {
+  return t == Topology::Ring ? 2.0 : (t == Topology::FullyConnected ? 7.0 : 1.0);
+}
+
+COSMIC_HD inline u128 space_size(const SpaceView& s) {
+  u128 n = 1;
+  for (int32_t g = 0; g < s.ngenes; ++g) n *= u128(s.gene[g].card);
+  return n;
+}
+
+COSMIC_HD inline void unrank(const SpaceView& s, u128 index, int32_t* genome) {
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    const u128 c = u128(s.gene[g].card);
+    genome[g] = int32_t(index % c);
+    index /= c;
+  }
+}
+
+COSMIC_HD inline u128 rank(const SpaceView& s, const int32_t* genome) {
+  u128 index = 0;
+  for (int32_t g = s.ngenes - 1; g >= 0; --g) index = index * u128(s.gene[g].card) + u128(genome[g]);
+  return index;
+}
+
+// Writes one parameter value into a configuration (dim -1: every dimension).
+COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
+  const int32_t iv = int32_t(v);
+  const int32_t d0 = dim < 0 ? 0 : dim, d1 = dim < 0 ? c.net.ndims : dim + 1;
+  switch (p) {
+    case Param::DP: c.work.dp = iv; break;
+    case Param::TP: c.work.tp = iv; break;
+    case Param::PP: c.work.pp = iv; break;
+    case Param::CP: c.work.cp = iv; break;
+    case Param::MicroBatch: c.work.micro_batch = iv; break;
+    case Param::GlobalBatch: c.work.global_batch = int64_t(v); break;
+    case Param::SeqParallel: c.work.seq_parallel = iv != 0; break;
+    case Param::Schedule: c.work.schedule = Schedule(iv); break;
+    case Param::Vpp: c.work.vpp = iv; break;
+    case Param::Sharding: c.work.sharding = Sharding(iv); break;
+    case Param::Recompute: c.work.recompute = Recompute(iv); break;
+    case Param::Policy: c.net.policy = Policy(iv); break;
+    case Param::Chunks: c.net.chunks = iv; break;
+    case Param::MultiDim: c.net.multidim = MultiDim(iv); break;
+    case Param::Algo:
+      for (int32_t d = d0; d < d1; ++d)
+        for (int k = 0; k < kNumColls; ++k) c.net.dim[d].algo[k] = Algo(iv);
+      break;
+    case Param::AlgoAllReduce:
+    case Param::AlgoAllGather:
+    case Param::AlgoReduceScatter:
+    case Param::AlgoAllToAll:
+      for (int32_t d = d0; d < d1; ++d) c.net.dim[d].algo[int(p) - int(Param::AlgoAllReduce)] = Algo(iv);
+      break;
+    case Param::Topology: for (int32_t d = d0; d < d1; ++d) c.net.dim[d].topology = Topology(iv); break;
+    case Param::Npus: for (int32_t d = d0; d < d1; ++d) c.net.dim[d].npus = iv; break;
+    case Param::LinkBw: for (int32_t d = d0; d < d1; ++d) c.net.dim[d].link_bw_GBps = v; break;
+    case Param::NpuBw:  // resolved against the topology after all genes are applied
+      for (int32_t d = d0; d < d1; ++d) c.net.dim[d].link_bw_GBps = v;
+      break;
+    case Param::Latency: for (int32_t d = d0; d < d1; ++d) c.net.dim[d].latency_ns = v; break;
+    case Param::PeakTflops: c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)] = v; break;
+    case Param::MemBw: c.compute.mem_bw_GBps = v; break;
+    case Param::MemCapacityGB: c.compute.mem_capacity_bytes = v * 1e9; break;
+  }
+}
+
+// Reads back a parameter from a decoded configuration (for constraints). Per-dim parameters
+// with dim -1 read dimension 0.
+COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
+  const int32_t d = dim < 0 ? 0 : dim;
+  switch (p) {
+    case Param::DP: return c.work.dp;
+    case Param::TP: return c.work.tp;
+    case Param::PP: return c.work.pp;
+    case Param::CP: return c.work.cp;
+    case Param::MicroBatch: return c.work.micro_batch;
+    case Param::GlobalBatch: return double(c.work.global_batch);
+    case Param::SeqParallel: return c.work.seq_parallel ? 1 : 0;
+    case Param::Schedule: return int(c.work.schedule);
+    case Param::Vpp: return c.work.vpp;
+    case Param::Sharding: return int(c.work.sharding);
+    case Param::Recompute: return int(c.work.recompute);
+    case Param::Policy: return int(c.net.policy);
+    case Param::Chunks: return c.net.chunks;
+    case Param::MultiDim: return int(c.net.multidim);
+    case Param::Algo:
+    case Param::AlgoAllReduce: return int(c.net.dim[d].algo[0]);
+    case Param::AlgoAllGather: return int(c.net.dim[d].algo[1]);
+    case Param::AlgoReduceScatter: return int(c.net.dim[d].algo[2]);
+    case Param::AlgoAllToAll: return int(c.net.dim[d].algo[3]);
+    case Param::Topology: return int(c.net.dim[d].topology);
+    case Param::Npus: return c.net.dim[d].npus;
+    case Param::LinkBw: return c.net.dim[d].link_bw_GBps;
+    case Param::NpuBw: return c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+    case Param::Latency: return c.net.dim[d].latency_ns;
+    case Param::PeakTflops: return c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)];
+    case Param::MemBw: return c.compute.mem_bw_GBps;
+    case Param::MemCapacityGB: return c.compute.mem_capacity_bytes / 1e9;
+  }
+  return 0;
+}
+
+COSMIC_HD inline int64_t total_npus(const Network& n) {
+  int64_t t = 1;
+  for (int32_t i = 0; i < n.ndims; ++i) t *= n.dim[i].npus;
+  return t;
+}
+
+// Applies a genome to the base configuration, then the derived parameters.
+COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
+  Config c = s.base;
+  bool npu_bw[kMaxDims] = {false, false, false, false, false, false, false, false};
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    const Gene& ge = s.gene[g];
+    set_param(c, ge.param, ge.dim, s.values[ge.offset + genome[g]]);
+    if (ge.param == Param::NpuBw)
+      for (int32_t d = (ge.dim < 0 ? 0 : ge.dim); d < (ge.dim < 0 ? c.net.ndims : ge.dim + 1); ++d) npu_bw[d] = true;
+  }
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    if (npu_bw[d]) c.net.dim[d].link_bw_GBps /= links_per_npu(c.net.dim[d].topology);
+    if (s.algo_follows_topology) {
+      const Topology t = c.net.dim[d].topology;
+      const Algo a = t == Topology::Ring ? Algo::Ring : (t == Topology::FullyConnected ? Algo::Direct : Algo::HalvingDoubling);
+      for (int k = 0; k < kNumColls; ++k) c.net.dim[d].algo[k] = a;
+    }
+  }
+  if (s.derive_tp) {
+    const int64_t others = int64_t(c.work.dp) * c.work.cp * c.work.pp;
+    const int64_t n = total_npus(c.net);
+    // A non-integer TP leaves tp = 0, which evaluate() reports as InvalidInput; constraints
+    // written in the PSA normally exclude it first.
+    c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
+  }
+  return c;
+}
+
+// Evaluates every constraint on a decoded configuration. Returns true when all hold;
+// `violation` is the sum over failed comparisons of |lhs - rhs| (feasibility-rule ranking).
+COSMIC_HD inline bool check_constraints(const SpaceView& s, const Config& c, double& violation) {
+  violation = 0;
+  bool ok = true;
+  for (int32_t k = 0; k < s.nconstraints; ++k) {
+    double stack[16];
+    int sp = 0;
+    for (int32_t i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
+      const Instr& in = s.prog[i];
+      switch (in.op) {
+        case Op::PushConst: stack[sp++] = in.arg; break;
+        case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
+        case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
+        default: {
+          const double b = stack[--sp], a = stack[--sp];
+          double r = 0;
+          bool cmp = true, holds = true;
+          switch (in.op) {
+            case Op::Add: r = a + b; cmp = false; break;
+            case Op::Sub: r = a - b; cmp = false; break;
+            case Op::Mul: r = a * b; cmp = false; break;
+            case Op::Div: r = b != 0 ? a / b : 0; cmp = false; break;
+            case Op::Eq: holds = a == b; break;
+            case Op::Ne: holds = a != b; break;
+            case Op::Lt: holds = a < b; break;
+            case Op::Le: holds = a <= b; break;
+            case Op::Gt: holds = a > b; break;
+            case Op::Ge: holds = a >= b; break;
+            default: break;
+          }
+          if (cmp) {
+            if (!holds) violation += (a > b ? a - b : b - a) + (a == b ? 1 : 0);
+            r = holds ? 1 : 0;
+            ok = ok && holds;
+          }
+          stack[sp++] = r;
+        }
+      }
+    }
+  }
+  return ok;
+}
+
+// The objective value of an evaluated configuration; lower is better.
+COSMIC_HD inline double objective_value(Objective o, const Config& c, const Result& r) {
+  switch (o) {
+    case Objective::Latency: return r.time_s;
+    case Objective::Throughput: return r.tokens_per_s > 0 ? 1.0 / r.tokens_per_s : 0.0;
+    case Objective::Memory: return r.memory_bytes;
+    case Objective::Cost: return r.network_cost_usd;
+    case Objective::RuntimeXBw: {
+      double bw = 0;
+      for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+      return r.time_s * bw / 2000.0;
+    }
+    case Objective::RuntimeXCost: return r.time_s * r.network_cost_usd;
+  }
+  return 0;
+}
+
+}  // namespace cosmic

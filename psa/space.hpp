@@ -1,0 +1,44 @@
+// PSA (Parameter Set Architecture) files -> design spaces.
+//
+// A PSA file declares the base configuration, the parameters to search (by stack), derived
+// parameters, constraints and objectives; load_psa() turns it into a DesignSpace whose
+// SpaceView (kernels/space.hpp) the evaluators decode genomes with. Schema: docs/psa.md.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/space.hpp"
+
+namespace cosmic::psa {
+
+struct GeneInfo {
+  std::string name;                 // e.g. "workload.dp", "network.topology.1"
+  std::string stack;                // workload, collective, network, compute
+  std::vector<std::string> labels;  // human-readable value of each index ("Ring", "8", "187.5")
+};
+
+struct DesignSpace {
+  std::string file;                 // the PSA file
+  std::string text;                 // its full text (recorded in result files)
+  std::string name;
+  std::string model_name, system_name;
+  std::unique_ptr<SpaceView> view;  // ~20 KB: kept on the heap
+  std::vector<GeneInfo> genes;      // one per SpaceView gene, same order
+  std::vector<Objective> objectives;  // one or more; several = Pareto front
+  std::vector<std::string> constraint_text;  // as written, for reports
+};
+
+// Loads a PSA file; errors (psa::ConfigError) name file, line and key.
+DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets = {});
+
+// Number of points whose genome satisfies every constraint (not the model's memory check),
+// exact, computed without visiting every raw point where the constraints allow it.
+u128 feasible_count(const DesignSpace& space);
+
+std::string to_string_u128(u128 v);          // decimal
+std::string with_commas(const std::string& decimal);
+bool parse_u128(const std::string& text, u128& out);
+
+}  // namespace cosmic::psa
