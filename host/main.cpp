@@ -19,6 +19,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"eval", cosmic::cmd_eval, "evaluate one configuration (time, memory, cost breakdowns)"},
+    {"validate", cosmic::cmd_validate, "compare predictions with measured runs or ASTRA-sim collective timings"},
 };
 
 void usage(std::ostream& os) {

@@ -98,6 +98,13 @@ COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_
   return m.layers * layer + 2 * logit_tokens * h * m.vocab;
 }
 
+// Bytes per element of what is stored and communicated (activations, gradients exchanged by
+// tensor and pipeline parallelism, KV cache, training weights). FP8 training (Transformer Engine
+// style, as in the NVIDIA recipes) runs only the GEMMs in FP8: activations, attention,
+// communication and the weights' master copy stay 16-bit. So dtype_bytes = 1 means 1-byte GEMM
+// operands at the FP8 peak, 2-byte everything else.
+COSMIC_HD inline double act_bytes(const ModelSpec& m) { return m.dtype_bytes < 2 ? 2.0 : double(m.dtype_bytes); }
+
 // Width of K (or V) held per tensor-parallel rank: g/t KV heads, at least one (KV heads are
 // replicated when t > g, as Megatron does).
 COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
@@ -120,7 +127,7 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
-  const double h = m.hidden, F = m.ffn, D = m.dtype_bytes, t = w.tp;
+  const double h = m.hidden, F = m.ffn, D = act_bytes(m), t = w.tp;
   const double T = b * s_q;
   const double sp_div = w.seq_parallel ? t : 1.0;
   if (w.recompute == Recompute::Full) return D * T * h / sp_div;
@@ -145,6 +152,13 @@ struct LayerTime {
 COSMIC_HD inline double peak_flops(const Compute& c, int32_t dtype_bytes) {
   const int idx = dtype_bytes >= 4 ? 0 : (dtype_bytes == 2 ? 1 : 2);
   return c.peak_tflops[idx] * 1e12;
+}
+
+// Peak of the 16-bit (or wider) kernels: attention and the output layer. With FP8 GEMMs they
+// run at the 16-bit peak; a system that gives only an FP8 peak falls back to it.
+COSMIC_HD inline double act_peak_flops(const Compute& c, const ModelSpec& m) {
+  const double p = peak_flops(c, int32_t(act_bytes(m)));
+  return p > 0 ? p : peak_flops(c, m.dtype_bytes);
 }
 
 // GEMM efficiency vs size: eff = max x f / (f + half). A smooth version of Calculon's step table
@@ -175,8 +189,9 @@ COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, do
 // and 2F (GELU) or 3F (SwiGLU) values / t per token, forward; twice that backward.
 COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, double s_kv) {
   const ModelSpec& m = c.model;
-  const double h = m.hidden, F = m.ffn, t = c.work.tp, D = m.dtype_bytes;
+  const double h = m.hidden, F = m.ffn, t = c.work.tp, D = act_bytes(m);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
+  const double peak16 = act_peak_flops(c.compute, m);
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const double T = b * s_q;
   const double kvw = kv_width_per_rank(m, c.work.tp);
@@ -187,12 +202,14 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
                        + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps)  // MLP up (and gate)
                        + gemm_s(c, T, F / t, h, peak, mem_Bps);            // MLP down
 
-  // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O; unfused
-  // attention also writes and reads the score and probability tensors.
+  // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O. Unfused
+  // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
+  // QK^T writes them (D), the fused scale-mask-softmax reads and writes them (2D), dropout
+  // reads them and writes its output and a 1-byte mask (2D + 1), PV reads them (D): 6D + 1.
   const double attn_flops = 4 * b * s_q * s_kv * h / t;
   double attn_bytes = D * b * (2 * s_q * h / t + 2 * s_kv * kvw);
-  if (!c.work.flash_attention) attn_bytes += 2 * (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
-  const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak, attn_bytes, mem_Bps);
+  if (!c.work.flash_attention) attn_bytes += (6 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
+  const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
   const double sp_div = c.work.seq_parallel ? t : 1.0;
   const double elem_bytes = D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t);
@@ -208,7 +225,7 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
 // Logits of `tokens` tokens on the last stage: a GEMM to V/t vocabulary columns and, in
 // training, a fused fp32 softmax-cross-entropy that streams the logits 3 times (4 bytes each).
 COSMIC_HD inline LayerTime logits_time(const Config& c, double tokens, bool training) {
-  const double peak = peak_flops(c.compute, c.model.dtype_bytes);
+  const double peak = act_peak_flops(c.compute, c.model);
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const double vt = double(c.model.vocab) / c.work.tp;
   const double g = gemm_s(c, tokens, c.model.hidden, vt, peak, mem_Bps);
@@ -272,14 +289,17 @@ struct Groups {
 
 // Megatron tensor parallelism: two all-reduces of the layer's activations (D T h bytes) per
 // pass; with sequence parallelism each becomes all-gather + reduce-scatter of the same volume
-// (Korthikanti et al. 2022 §4.2.2). The same holds forward and backward.
-COSMIC_HD inline double tp_comm_s(const Config& c, const Groups& g, double T, int64_t npus) {
+// (Korthikanti et al. 2022 §4.2.2), and the backward pass all-gathers the two sequence-sharded
+// GEMM inputs once more, since only the shards are kept for the weight gradients (same section).
+COSMIC_HD inline double tp_comm_s(const Config& c, const Groups& g, double T, int64_t npus, bool backward) {
   if (c.work.tp <= 1) return 0.0;
-  const double bytes = double(c.model.dtype_bytes) * T * c.model.hidden;
+  const double bytes = act_bytes(c.model) * T * c.model.hidden;
   const Span& s = g.span[int(Group::TP)];
-  if (c.work.seq_parallel)
-    return 2 * (collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus) +
-                collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus));
+  if (c.work.seq_parallel) {
+    const double ag = collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+    const double rs = collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+    return 2 * (ag + rs) + (backward ? 2 * ag : 0.0);
+  }
   return 2 * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
 }
 
@@ -288,7 +308,7 @@ COSMIC_HD inline double tp_comm_s(const Config& c, const Groups& g, double T, in
 // (backward). Same volume each way: cp x (K and V of the local tokens).
 COSMIC_HD inline double cp_comm_s(const Config& c, const Groups& g, double T, int64_t npus, bool backward) {
   if (c.work.cp <= 1) return 0.0;
-  const double bytes = double(c.model.dtype_bytes) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
+  const double bytes = act_bytes(c.model) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
   return collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)],
                            backward ? Coll::ReduceScatter : Coll::AllGather, bytes, npus);
 }
@@ -325,7 +345,7 @@ COSMIC_HD inline Result evaluate(const Config& c) {
 
   const ModelSpec& m = c.model;
   const Workload& w = c.work;
-  const double D = m.dtype_bytes, h = m.hidden;
+  const double D = act_bytes(m), h = m.hidden;  // stored / communicated element size
   const double t = w.tp, pp = w.pp;
   const double b = w.micro_batch;
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
@@ -359,7 +379,8 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
     const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
-    const double tp1 = tp_comm_s(c, g, T, npus) * tp_keep;  // one pass
+    const double tpf = tp_comm_s(c, g, T, npus, false) * tp_keep;
+    const double tpb = tp_comm_s(c, g, T, npus, true) * tp_keep;
     const double cpf = cp_comm_s(c, g, T, npus, false) * cp_keep;
     const double cpb = cp_comm_s(c, g, T, npus, true) * cp_keep;
 
@@ -372,7 +393,7 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     const double fwd = stage_layers * lt.fwd_s + lg.fwd_s;
     const double bwd = stage_layers * lt.bwd_s + lg.bwd_s;
     const double rec = stage_layers * rc;
-    const double tpc = stage_layers * (2 * tp1 + (w.recompute == Recompute::Full ? tp1 : 0));
+    const double tpc = stage_layers * (tpf + tpb + (w.recompute == Recompute::Full ? tpf : 0));
     const double cpc = stage_layers * (cpf + cpb + (w.recompute == Recompute::Full ? cpf : 0));
     const double p2p = 2 * v * p2p_s(T);
     const double z3 = zero3_exposed(fwd, false) + zero3_exposed(bwd + rec, true);
@@ -440,7 +461,7 @@ COSMIC_HD inline Result evaluate(const Config& c) {
       const LayerTime lg = logits_time(c, b, false);  // next-token logits only
       Pass p;
       p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
-      p.tp = stage_layers * tp_comm_s(c, g, T, npus) * tp_keep;
+      p.tp = stage_layers * tp_comm_s(c, g, T, npus, false) * tp_keep;
       // Prefill gathers keys/values over cp; decode combines partial attention outputs
       // (an all-reduce of D b h / t) across the cp ranks that each hold s_kv / cp of the cache.
       double cpt = 0;
@@ -484,7 +505,7 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     // Memory: weights, the KV cache of every resident sequence (2 D kv_width per token per
     // layer, sequence sharded over cp), one layer's working activations.
     const double resident = B / w.dp;
-    r.weights_bytes = D * P_rank;
+    r.weights_bytes = m.dtype_bytes * P_rank;  // inference serves weights at their own precision
     r.kv_cache_bytes = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
     Workload none = w;
     none.recompute = Recompute::None;
@@ -499,6 +520,31 @@ COSMIC_HD inline Result evaluate(const Config& c) {
   if (!(r.time_s > 0) || !(r.time_s < 1e300)) { r = Result{}; r.reason = Reason::InvalidInput; return r; }
   if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
   return r;
+}
+
+// One transformer layer of one training micro-batch, as Korthikanti et al. 2022 Table 4 times
+// it: forward (compute + exposed TP / CP communication) and backward (with recompute), seconds.
+struct LayerPassTimes {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
+  LayerPassTimes out;
+  int64_t npus = 1;
+  if (check_config(c, npus) != Reason::Ok) return out;
+  Groups g;
+  if (place_groups(c.net, c.work, g.span) != Reason::Ok) return out;
+  const double s_q = double(c.model.seq) / c.work.cp, T = c.work.micro_batch * s_q;
+  const LayerTime lt = layer_time(c, c.work.micro_batch, s_q, c.model.seq);
+  const double tpf = tp_comm_s(c, g, T, npus, false) * (1 - c.cal.tp_overlap);
+  const double tpb = tp_comm_s(c, g, T, npus, true) * (1 - c.cal.tp_overlap);
+  const double cpf = cp_comm_s(c, g, T, npus, false) * (1 - c.cal.cp_overlap);
+  const double cpb = cp_comm_s(c, g, T, npus, true) * (1 - c.cal.cp_overlap);
+  out.forward_s = lt.fwd_s + tpf + cpf;
+  out.backward_s = lt.bwd_s + tpb + cpb;
+  if (c.work.recompute == Recompute::Full) out.backward_s += out.forward_s;
+  else if (c.work.recompute == Recompute::Selective) out.backward_s += lt.attn_fwd_s;
+  return out;
 }
 
 }  // namespace cosmic

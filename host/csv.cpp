@@ -1,0 +1,57 @@
+#include "host/csv.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cosmic {
+
+CsvTable read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+
+  std::vector<std::vector<std::string>> records;
+  std::vector<int> starts;
+  std::vector<std::string> rec;
+  std::string field;
+  bool quoted = false, any = false;
+  int line = 1, rec_line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
+      else if (ch == '"') quoted = false;
+      else { if (ch == '\n') ++line; field += ch; }
+      continue;
+    }
+    if (ch == '"') { quoted = true; any = true; }
+    else if (ch == ',') { rec.push_back(field); field.clear(); any = true; }
+    else if (ch == '\r') {}
+    else if (ch == '\n') {
+      if (any || !field.empty()) { rec.push_back(field); records.push_back(rec); starts.push_back(rec_line); }
+      rec.clear(); field.clear(); any = false;
+      rec_line = ++line;
+    } else { field += ch; any = true; }
+  }
+  if (quoted) throw std::runtime_error(path + ":" + std::to_string(rec_line) + ": unterminated quoted field");
+  if (any || !field.empty()) { rec.push_back(field); records.push_back(rec); starts.push_back(rec_line); }
+
+  CsvTable t;
+  if (records.empty()) throw std::runtime_error(path + ": empty CSV file");
+  t.header = records[0];
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() != t.header.size())
+      throw std::runtime_error(path + ":" + std::to_string(starts[r]) + ": expected " + std::to_string(t.header.size()) +
+                               " fields, found " + std::to_string(records[r].size()));
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < t.header.size(); ++c) row[t.header[c]] = records[r][c];
+    t.rows.push_back(std::move(row));
+    t.line.push_back(starts[r]);
+  }
+  return t;
+}
+
+}  // namespace cosmic

@@ -1,0 +1,342 @@
+#include "host/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
+
+#include "host/csv.hpp"
+#include "kernels/astra.hpp"
+#include "kernels/model.hpp"
+#include "psa/config.hpp"
+#include "psa/names.hpp"
+
+namespace cosmic {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = char(std::tolower((unsigned char)ch));
+  return s;
+}
+bool contains(const std::string& hay, const char* needle) { return lower(hay).find(needle) != std::string::npos; }
+
+bool number(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end && *end == '\0' && std::isfinite(out);
+}
+
+// "forward=7.7 ms; backward=11.9 ms; combined=19.6 ms" -> 0.0196
+bool per_layer_combined_s(const std::string& text, double& out) {
+  const auto at = text.find("combined=");
+  if (at == std::string::npos) return false;
+  out = std::strtod(text.c_str() + at + 9, nullptr) * 1e-3;
+  return out > 0;
+}
+
+void summarise(ValidationReport& rep) {
+  std::vector<double> errs;
+  for (const auto& r : rep.rows) errs.push_back(std::fabs(r.error_pct));
+  if (errs.empty()) return;
+  double sum = 0;
+  for (double e : errs) sum += e;
+  rep.mean_abs_pct = sum / errs.size();
+  std::sort(errs.begin(), errs.end());
+  const size_t n = errs.size();
+  rep.median_abs_pct = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+  rep.max_abs_pct = errs.back();
+}
+
+// ------------------------------------------------------------------ training runs
+ValidationReport validate_training(const CsvTable& t) {
+  ValidationReport rep;
+  rep.kind = "training";
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& row = t.rows[i];
+    const std::string id = row.at("row_id");
+    Config c;
+    std::string why;
+    if (!groundtruth_config(row, c, why)) {
+      rep.skipped.push_back({id, why});
+      continue;
+    }
+    ValidationRow v;
+    v.row_id = id;
+    char label[160];
+    std::snprintf(label, sizeof label, "%s %s x%s tp%d pp%d dp%d cp%d", row.at("model_name").c_str(),
+                  row.at("precision").c_str(), row.at("num_gpus").c_str(), c.work.tp, c.work.pp, c.work.dp, c.work.cp);
+    v.label = label;
+    const bool per_layer = contains(row.at("metric_scope"), "per transformer layer");
+    if (per_layer) {
+      if (!per_layer_combined_s(row.at("measured_other"), v.measured_s)) {
+        rep.skipped.push_back({id, "per-layer row without a 'combined=' time in measured_other"});
+        continue;
+      }
+      const LayerPassTimes lt = training_layer_times(c);
+      v.predicted_s = lt.forward_s + lt.backward_s;
+      v.measured_from = "per-layer forward+backward (measured_other)";
+    } else {
+      if (number(row.at("measured_iteration_time_s"), v.measured_s)) v.measured_from = "measured_iteration_time_s";
+      else if (number(row.at("derived_iteration_time_s"), v.measured_s)) v.measured_from = "derived_iteration_time_s";
+      else {
+        rep.skipped.push_back({id, "no measured or derived iteration time"});
+        continue;
+      }
+      const Result r = evaluate(c);
+      if (r.reason != Reason::Ok && r.reason != Reason::OutOfMemory) {
+        rep.skipped.push_back({id, std::string("model reports ") + names::name(names::kReason, r.reason) + ": " +
+                                       names::reason_message(r.reason)});
+        continue;
+      }
+      v.predicted_s = r.time_s;
+    }
+    v.error_pct = 100 * (v.predicted_s - v.measured_s) / v.measured_s;
+    rep.rows.push_back(v);
+  }
+  summarise(rep);
+  return rep;
+}
+
+// ------------------------------------------------------------------ ASTRA-sim collectives
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, ',');) out.push_back(x);
+  return out;
+}
+
+ValidationReport validate_collectives(const CsvTable& t, const std::string& path) {
+  ValidationReport rep;
+  rep.kind = "collectives";
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& row = t.rows[i];
+    const std::string id = std::to_string(t.line[i]);
+    auto fail = [&](const std::string& why) { rep.skipped.push_back({id, why}); };
+    const auto topo = split_list(row.at("topology")), npus = split_list(row.at("npus_per_dim")),
+               bw = split_list(row.at("bandwidth_GBps_per_link")), lat = split_list(row.at("latency_ns"));
+    if (topo.empty() || topo.size() > size_t(kMaxDims) || npus.size() != topo.size() || bw.size() != topo.size() ||
+        lat.size() != topo.size()) {
+      fail("per-dim lists (topology, npus_per_dim, bandwidth, latency) differ in length");
+      continue;
+    }
+    const auto coll = names::parse(names::kColl, row.at("collective"));
+    const auto algo = names::parse(names::kAlgo, row.at("algorithm"));
+    const auto md = names::parse(names::kMultiDim, row.at("multidim"));
+    if (!coll || !algo || !md) {
+      fail("unknown collective, algorithm or multidim name");
+      continue;
+    }
+    Network net;
+    net.ndims = int32_t(topo.size());
+    net.convention = Convention::AstraSim;
+    net.multidim = *md;
+    net.congestion_aware = row.at("mode") == "aware";
+    double x = 0;
+    bool ok = true;
+    for (size_t d = 0; d < topo.size(); ++d) {
+      const auto tp = names::parse(names::kTopology, topo[d]);
+      ok = ok && tp && number(npus[d], x);
+      if (!ok) break;
+      net.dim[d].topology = *tp;
+      net.dim[d].npus = int32_t(x);
+      ok = ok && number(bw[d], net.dim[d].link_bw_GBps) && number(lat[d], net.dim[d].latency_ns);
+      for (auto& a : net.dim[d].algo) a = *algo;
+    }
+    double splits = 0, active = 0, mem = 0, size = 0, measured = 0;
+    ok = ok && number(row.at("splits"), splits) && number(row.at("active_chunks"), active) &&
+         number(row.at("endpoint_delay_ns"), net.endpoint_delay_ns) && number(row.at("local_mem_bw_GBps"), mem) &&
+         number(row.at("size_bytes"), size) && number(row.at("time_ns"), measured);
+    if (!ok) {
+      fail("a numeric field could not be read");
+      continue;
+    }
+    net.chunks = int32_t(splits);
+    net.active_chunks = int32_t(active);
+    const Span span = [&] { Span s; for (int d = 0; d < net.ndims; ++d) s.k[d] = net.dim[d].npus; return s; }();
+    const int64_t system = span_size(span, net.ndims);
+    if (!astra::modelled(net, span, *coll)) {
+      fail(std::string(names::name(names::kAlgo, *algo)) + " " + row.at("collective") +
+           " is not modelled exactly in the astra-sim convention (docs/astrasim-mode.md)");
+      continue;
+    }
+    ValidationRow v;
+    v.row_id = id;
+    v.label = row.at("collective") + " " + row.at("algorithm") + " " + row.at("topology") + " x" + row.at("npus_per_dim") +
+              " " + row.at("mode");
+    v.measured_from = "time_ns";
+    v.measured_s = measured * 1e-9;
+    v.predicted_s = astra::collective_ns(net, mem, span, *coll, size, system) * 1e-9;
+    v.error_pct = 100 * (v.predicted_s - v.measured_s) / v.measured_s;
+    rep.rows.push_back(v);
+  }
+  (void)path;
+  summarise(rep);
+  return rep;
+}
+
+}  // namespace
+
+// Mapping of a ground-truth row (docs/validation.md §Mapping):
+// - model from its shape columns; SwiGLU when arch_family says so (3 matrices, untied, no
+//   biases), else a 2-matrix GELU-style MLP (squared-ReLU Nemotron too); vocabulary 51200 when blank;
+// - system: the dgx-a100 or dgx-h100 preset by gpu_type (for its memory and calibration), with
+//   the row's peak for its precision, NVLink Switch dimension of gpus_per_node at
+//   intra_node_bw_GBps_per_dir and an InfiniBand Switch dimension of num_gpus / gpus_per_node at
+//   inter_node_bw_Gbps_per_gpu / 8;
+// - workload from the parallelism columns; unstated settings take the recipe defaults:
+//   sequence parallelism on when tp > 1 ("likely"), selective recompute when "not stated",
+//   distributed optimizer (ZeRO-1) when the sharding column says distributed; fused (flash)
+//   attention on H100 recipes, off on the 2021-2022 A100 Megatron runs.
+bool groundtruth_config(const std::map<std::string, std::string>& row, Config& out, std::string& why) {
+  auto get = [&](const char* k) {
+    auto it = row.find(k);
+    return it == row.end() ? std::string() : it->second;
+  };
+  double v = 0;
+  YAML::Node model;
+  for (const char* k : {"num_layers", "hidden_size", "ffn_hidden_size", "num_heads", "seq_len"})
+    if (!number(get(k), v)) {
+      why = std::string("model shape not given (") + k + " is blank)";
+      return false;
+    }
+  const bool swiglu = contains(get("arch_family"), "swiglu");
+  model["name"] = get("model_name");
+  model["layers"] = get("num_layers");
+  model["hidden"] = get("hidden_size");
+  model["ffn"] = get("ffn_hidden_size");
+  model["heads"] = get("num_heads");
+  model["kv_heads"] = number(get("num_kv_heads"), v) ? get("num_kv_heads") : get("num_heads");
+  model["seq"] = get("seq_len");
+  model["vocab"] = number(get("vocab_size"), v) ? get("vocab_size") : "51200";
+  model["mlp"] = swiglu ? "swiglu" : "gelu";
+
+  const std::string gpu = get("gpu_type");
+  const char* preset = contains(gpu, "a100") ? "dgx-a100" : (contains(gpu, "h100") ? "dgx-h100" : nullptr);
+  if (!preset) {
+    why = "no system preset for gpu_type '" + gpu + "'";
+    return false;
+  }
+  double gpus = 0, per_node = 0, peak = 0, intra = 0, inter = 0;
+  if (!number(get("num_gpus"), gpus) || !number(get("gpus_per_node"), per_node) ||
+      !number(get("peak_tflops_per_gpu"), peak) || !number(get("intra_node_bw_GBps_per_dir"), intra) ||
+      !number(get("inter_node_bw_Gbps_per_gpu"), inter)) {
+    why = "hardware columns (num_gpus, gpus_per_node, peak, bandwidths) incomplete";
+    return false;
+  }
+  const bool fp8 = contains(get("precision"), "fp8");
+  YAML::Node system;
+  system["preset"] = preset;
+  system["compute"]["peak_tflops"][fp8 ? "fp8" : "bf16"] = peak;
+  YAML::Node dims(YAML::NodeType::Sequence);
+  const double in_node = std::min(gpus, per_node);
+  YAML::Node nv;
+  nv["topology"] = "Switch";
+  nv["npus"] = int(in_node);
+  nv["bandwidth_GBps"] = intra;
+  nv["latency_ns"] = 500;
+  nv["algorithm"] = "ring";
+  dims.push_back(nv);
+  if (gpus > per_node) {
+    YAML::Node ib;
+    ib["topology"] = "Switch";
+    ib["npus"] = int(std::llround(gpus / per_node));
+    ib["bandwidth_GBps"] = inter / 8;
+    ib["latency_ns"] = 2000;
+    ib["algorithm"] = "ring";
+    dims.push_back(ib);
+  }
+  system["network"]["dims"] = dims;
+
+  YAML::Node work;
+  for (const char* k : {"tp", "pp", "dp"})
+    if (!number(get(k), v)) {
+      why = std::string("parallelism column ") + k + " is blank";
+      return false;
+    }
+  work["tp"] = get("tp");
+  work["pp"] = get("pp");
+  work["dp"] = get("dp");
+  work["cp"] = number(get("cp"), v) ? get("cp") : "1";
+  const double tp = std::stod(get("tp"));
+  const std::string sp = lower(get("sequence_parallel"));
+  work["sequence_parallel"] = sp.rfind("yes", 0) == 0 || (sp.rfind("likely", 0) == 0 && tp > 1);
+  double vpp = 1;
+  if (number(get("vpp_chunks"), vpp) && vpp > 1) {
+    work["schedule"] = "interleaved";
+    work["vpp"] = int(vpp);
+  }
+  if (number(get("micro_batch_size"), v)) work["micro_batch"] = get("micro_batch_size");
+  if (number(get("global_batch_size"), v)) work["global_batch"] = get("global_batch_size");
+  else work["global_batch"] = get("micro_batch_size");
+  const std::string rc = lower(get("activation_recompute"));
+  work["recompute"] = rc.rfind("full", 0) == 0 ? "full" : (rc.rfind("none", 0) == 0 ? "none" : "selective");
+  work["sharding"] = contains(get("optimizer_sharding"), "distributed") ? "zero1" : "none";
+  work["flash_attention"] = preset == std::string("dgx-h100");
+  work["precision"] = fp8 ? "fp8" : "bf16";
+
+  YAML::Node root;
+  root["model"] = model;
+  root["system"] = system;
+  root["workload"] = work;
+  psa::Sources src;
+  src.config_file = "row " + get("row_id");
+  try {
+    psa::resolve_presets(root, src);
+    // `nodes` is not used: the dims above are explicit.
+    out = psa::convert_config(root, src);
+  } catch (const psa::ConfigError& e) {
+    why = e.what();
+    return false;
+  }
+  return true;
+}
+
+ValidationReport validate_file(const std::string& path) {
+  const CsvTable t = read_csv(path);
+  auto has = [&](const char* col) { return std::find(t.header.begin(), t.header.end(), col) != t.header.end(); };
+  if (has("collective") && has("time_ns")) return validate_collectives(t, path);
+  for (const char* col : {"row_id", "model_name", "num_gpus", "tp", "pp", "dp", "metric_scope"})
+    if (!has(col))
+      throw std::runtime_error(path + ": not a ground-truth CSV (missing column '" + col +
+                               "') nor a collective-timing CSV (columns collective, ..., time_ns)");
+  return validate_training(t);
+}
+
+nlohmann::json to_json(const ValidationReport& r) {
+  nlohmann::json j;
+  j["kind"] = r.kind;
+  j["rows"] = nlohmann::json::array();
+  for (const auto& v : r.rows)
+    j["rows"].push_back({{"row_id", v.row_id}, {"label", v.label}, {"predicted_s", v.predicted_s},
+                         {"measured_s", v.measured_s}, {"measured_from", v.measured_from}, {"error_pct", v.error_pct}});
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& [id, why] : r.skipped) skipped.push_back({{"row_id", id}, {"reason", why}});
+  j["summary"] = {{"n", r.rows.size()}, {"mean_abs_pct", r.mean_abs_pct}, {"median_abs_pct", r.median_abs_pct},
+                  {"max_abs_pct", r.max_abs_pct}, {"skipped", skipped}};
+  return j;
+}
+
+std::string to_text(const ValidationReport& r) {
+  std::ostringstream os;
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%-6s  %-48s %14s %14s %9s\n", "row", r.kind == "training" ? "configuration" : "collective",
+                "predicted_s", "measured_s", "error");
+  os << buf;
+  for (const auto& v : r.rows) {
+    std::snprintf(buf, sizeof buf, "%-6s  %-48.48s %14.6g %14.6g %+8.2f%%\n", v.row_id.c_str(), v.label.c_str(),
+                  v.predicted_s, v.measured_s, v.error_pct);
+    os << buf;
+  }
+  std::snprintf(buf, sizeof buf, "\nrows modelled: %zu, skipped: %zu\nabsolute error: mean %.2f%%, median %.2f%%, max %.2f%%\n",
+                r.rows.size(), r.skipped.size(), r.mean_abs_pct, r.median_abs_pct, r.max_abs_pct);
+  os << buf;
+  for (const auto& [id, why] : r.skipped) os << "  skipped row " << id << ": " << why << "\n";
+  return os.str();
+}
+
+}  // namespace cosmic

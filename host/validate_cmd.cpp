@@ -1,0 +1,67 @@
+// `cosmic validate FILE.csv [--json]`: predicted vs measured, per row and summarised.
+#include <iostream>
+
+#include <cxxopts.hpp>
+
+#include "host/commands.hpp"
+#include "host/csv.hpp"
+#include "host/report.hpp"
+#include "kernels/model.hpp"
+#include "host/validate.hpp"
+
+namespace cosmic {
+
+int cmd_validate(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic validate",
+                        "Compare the model with measured data. FILE is a ground-truth CSV of training runs\n"
+                        "(columns of data/validation/groundtruth-dev.csv) or a CSV of collective timings\n"
+                        "(columns of data/validation/astrasim-collectives-dev.csv, predicted with the\n"
+                        "astra-sim convention). Prints per row predicted vs measured time and the signed\n"
+                        "error, then rows skipped (with reasons) and the mean / median / max absolute error.");
+  opts.positional_help("FILE.csv");
+  opts.add_options()("file", "CSV file", cxxopts::value<std::string>())("json", "print JSON")(
+      "row", "print the full evaluation of one ground-truth row's configuration (by row_id)",
+      cxxopts::value<std::string>())("h,help", "show this help");
+  opts.parse_positional({"file"});
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "cosmic validate: " << e.what() << "\n" << opts.help();
+    return 2;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    return 0;
+  }
+  if (!args.count("file")) {
+    std::cerr << "cosmic validate: missing FILE.csv\n" << opts.help();
+    return 2;
+  }
+  try {
+    if (args.count("row")) {
+      const std::string id = args["row"].as<std::string>();
+      const CsvTable t = read_csv(args["file"].as<std::string>());
+      for (const auto& row : t.rows) {
+        if (row.count("row_id") == 0 || row.at("row_id") != id) continue;
+        Config c;
+        std::string why;
+        if (!groundtruth_config(row, c, why)) throw std::runtime_error("row " + id + " is not modelled: " + why);
+        const EvalReport rep{row.at("model_name"), "row " + id + " (" + row.at("gpu_type") + ")", c, evaluate(c)};
+        if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+        else std::cout << to_text(rep);
+        return 0;
+      }
+      throw std::runtime_error("no row with row_id " + id);
+    }
+    const ValidationReport rep = validate_file(args["file"].as<std::string>());
+    if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+    else std::cout << to_text(rep);
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic validate: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace cosmic
