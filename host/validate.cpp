@@ -125,10 +125,10 @@ ValidationReport validate_collectives(const CsvTable& t, const std::string& path
       continue;
     }
     const auto coll = names::parse(names::kColl, row.at("collective"));
-    const auto algo = names::parse(names::kAlgo, row.at("algorithm"));
     const auto md = names::parse(names::kMultiDim, row.at("multidim"));
-    if (!coll || !algo || !md) {
-      fail("unknown collective, algorithm or multidim name");
+    const auto algos = split_list(row.at("algorithm"));  // one for all dims, or one per dim
+    if (!coll || !md || (algos.size() != 1 && algos.size() != topo.size())) {
+      fail("unknown collective or multidim name, or algorithm list of the wrong length");
       continue;
     }
     Network net;
@@ -145,6 +145,9 @@ ValidationReport validate_collectives(const CsvTable& t, const std::string& path
       net.dim[d].topology = *tp;
       net.dim[d].npus = int32_t(x);
       ok = ok && number(bw[d], net.dim[d].link_bw_GBps) && number(lat[d], net.dim[d].latency_ns);
+      const auto algo = names::parse(names::kAlgo, algos[algos.size() == 1 ? 0 : d]);
+      ok = ok && algo.has_value();
+      if (!ok) break;
       for (auto& a : net.dim[d].algo) a = *algo;
     }
     double splits = 0, active = 0, mem = 0, size = 0, measured = 0;
@@ -152,7 +155,7 @@ ValidationReport validate_collectives(const CsvTable& t, const std::string& path
          number(row.at("endpoint_delay_ns"), net.endpoint_delay_ns) && number(row.at("local_mem_bw_GBps"), mem) &&
          number(row.at("size_bytes"), size) && number(row.at("time_ns"), measured);
     if (!ok) {
-      fail("a numeric field could not be read");
+      fail("a topology, algorithm or numeric field could not be read");
       continue;
     }
     net.chunks = int32_t(splits);
@@ -160,7 +163,7 @@ ValidationReport validate_collectives(const CsvTable& t, const std::string& path
     const Span span = [&] { Span s; for (int d = 0; d < net.ndims; ++d) s.k[d] = net.dim[d].npus; return s; }();
     const int64_t system = span_size(span, net.ndims);
     if (!astra::modelled(net, span, *coll)) {
-      fail(std::string(names::name(names::kAlgo, *algo)) + " " + row.at("collective") +
+      fail(row.at("algorithm") + " " + row.at("collective") +
            " is not modelled exactly in the astra-sim convention (docs/astrasim-mode.md)");
       continue;
     }

@@ -1,7 +1,7 @@
 // ASTRA-sim-2.x-compatible collective timing (the AstraSim convention), header-only, host and
 // device.
 //
-// Source of every rule below: /work/shared/reference/astrasim-semantics.md ("the doc"), whose
+// Source of every rule below: shared/reference/astrasim-semantics.md ("the doc"), whose
 // rules were read from ASTRA-sim 2.x's analytical backend; section names of the doc are quoted
 // in the comments ([Units], [Network], [Chunking], [Per-phase]). Where the doc is silent, the
 // comment says "assumption" and what the choice was checked against

@@ -175,10 +175,13 @@ COSMIC_HD inline double roofline_s(double flops, double eff, double peak, double
 }
 
 // One GEMM (M x K) . (K x N): 2 M K N FLOPs; reads both operands, writes the result.
+// FP8 GEMMs (dtype_bytes 1) reach fp8_eff of the 16-bit efficiency: the per-tensor casts and
+// scaling around each one and lower sustained tensor-core utilisation.
 COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, double peak, double mem_Bps) {
   const double flops = 2 * M * K * N;
   const double bytes = c.model.dtype_bytes * (M * K + K * N + M * N);
-  return roofline_s(flops, gemm_eff(c.cal, flops), peak, bytes, mem_Bps);
+  const double eff = gemm_eff(c.cal, flops) * (c.model.dtype_bytes == 1 ? c.cal.fp8_eff : 1.0);
+  return roofline_s(flops, eff, peak, bytes, mem_Bps);
 }
 
 // Times of one layer for b sequences of s_q query tokens attending to s_kv keys, per NPU.
@@ -262,6 +265,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
     return Reason::InvalidInput;
   const Calibration& k = c.cal;
   if (!positive(k.gemm_eff_max) || k.gemm_eff_max > 1 || !(k.gemm_half_flops >= 0) || !positive(k.attn_eff) ||
+      !positive(k.fp8_eff) ||
       !positive(k.mem_eff) || !positive(k.net_eff) || !(k.layer_overhead_s >= 0) || !(k.tp_overlap >= 0 && k.tp_overlap <= 1) ||
       !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.dp_overlap >= 0) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
       !(k.optimizer_bytes_per_param >= 0))

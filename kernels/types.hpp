@@ -110,6 +110,7 @@ struct Calibration {
   double gemm_eff_max = 1.0;          // fraction of peak reached by large matrix multiplies
   double gemm_half_flops = 0;         // GEMM size (FLOPs) at which efficiency falls to half of max
   double attn_eff = 1.0;              // attention kernels' efficiency relative to GEMMs
+  double fp8_eff = 1.0;               // FP8 GEMMs' efficiency relative to 16-bit ones (casts, scaling)
   double mem_eff = 1.0;               // fraction of memory bandwidth reached by streaming kernels
   double net_eff = 1.0;               // fraction of link bandwidth reached by collectives (Physical)
   double layer_overhead_s = 0;        // fixed cost per layer per pass (kernel launches, syncs)
