@@ -31,7 +31,10 @@
 namespace cosmic {
 
 // Sum over peers j = 1..k-1 of the ring distance min(j, k - j): floor(k^2 / 4).
-COSMIC_HD inline double ring_distance_sum(int32_t k) { return std::floor(double(k) * k / 4.0); }
+// (Integer arithmetic and ternaries instead of floor / fmax: they inline on every target and
+// keep the hot path free of libm calls.)
+COSMIC_HD inline double ring_distance_sum(int32_t k) { return double(int64_t(k) * k / 4); }
+COSMIC_HD inline double half_floor(int32_t k) { return double(k / 2); }
 
 COSMIC_HD inline int32_t ceil_log2(int32_t k) {
   int32_t steps = 0;
@@ -60,7 +63,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   // piece per dedicated link.
   auto direct_once = [&]() -> double {
     if (topo == Topology::Ring)
-      return std::floor(kd / 2) * step_lat + d + bytes / kd * ring_distance_sum(k) * st / (2 * B);
+      return half_floor(k) * step_lat + d + bytes / kd * ring_distance_sum(k) * st / (2 * B);
     if (topo == Topology::Switch) return 2 * a + d + (kd - 1) / kd * bytes / B;
     return a + d + bytes / kd / B;
   };
@@ -76,7 +79,8 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       const double m = bytes / double(int64_t(1) << (j + 1));
       const double dist = double(int64_t(1) << j);
       if (topo == Topology::Ring) {
-        const double hops = std::fmax(1.0, std::fmin(dist, kd - dist)) * st;
+        const double near = dist < kd - dist ? dist : kd - dist;
+        const double hops = (near > 1.0 ? near : 1.0) * st;
         t += hops * a + d + m * hops / B;
       } else if (topo == Topology::Switch) {
         t += 2 * a + d + m / B;
@@ -91,7 +95,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
     case Algo::Ring:
       if (c == Coll::AllReduce) return 2 * ring_once();
       if (c == Coll::AllToAll)
-        return std::floor(kd / 2) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
+        return half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
       return ring_once();
     case Algo::Direct:
       return c == Coll::AllReduce ? 2 * direct_once() : direct_once();
@@ -104,7 +108,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       // Latency 2 ceil(log2 k) steps; each NPU injects about 2 x bytes over its port(s)
       // (analytical-models.md §4: "bandwidth term about 2 S / BW").
       if (c != Coll::AllReduce) return c == Coll::AllToAll
-          ? std::floor(kd / 2) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw
+          ? half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw
           : ring_once();
       const double depth = double(ceil_log2(k));
       const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;
@@ -159,7 +163,7 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
     for (int32_t j = nd - 1; j >= 0; --j) { phase(j, c, b); if (j > 0) b *= span.k[dims[j - 1]]; }
   }
   double worst = 0;
-  for (int32_t j = 0; j < nd; ++j) worst = std::fmax(worst, load[j]);
+  for (int32_t j = 0; j < nd; ++j) worst = load[j] > worst ? load[j] : worst;
   return sum + (chunks - 1) * worst;
 }
 

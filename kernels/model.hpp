@@ -291,30 +291,43 @@ struct Groups {
   Span dp_cp;  // gradient reduction group: DP x CP replicas of the same weights
 };
 
+// Per-layer communication of one micro-batch, each distinct collective timed once.
+struct LayerComm {
+  double tp_fwd_s = 0, tp_bwd_s = 0;  // tensor parallelism, forward and backward pass
+  double cp_fwd_s = 0, cp_bwd_s = 0;  // context sharding, forward and backward pass
+};
+
 // Megatron tensor parallelism: two all-reduces of the layer's activations (D T h bytes) per
 // pass; with sequence parallelism each becomes all-gather + reduce-scatter of the same volume
 // (Korthikanti et al. 2022 §4.2.2), and the backward pass all-gathers the two sequence-sharded
 // GEMM inputs once more, since only the shards are kept for the weight gradients (same section).
-COSMIC_HD inline double tp_comm_s(const Config& c, const Groups& g, double T, int64_t npus, bool backward) {
-  if (c.work.tp <= 1) return 0.0;
-  const double bytes = act_bytes(c.model) * T * c.model.hidden;
-  const Span& s = g.span[int(Group::TP)];
-  if (c.work.seq_parallel) {
-    const double ag = collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-    const double rs = collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
-    return 2 * (ag + rs) + (backward ? 2 * ag : 0.0);
-  }
-  return 2 * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
-}
-
 // Context / sequence sharding (the study's SP): each rank holds s/cp of the sequence; keys and
 // values are all-gathered before attention (forward) and their gradients reduce-scattered
 // (backward). Same volume each way: cp x (K and V of the local tokens).
-COSMIC_HD inline double cp_comm_s(const Config& c, const Groups& g, double T, int64_t npus, bool backward) {
-  if (c.work.cp <= 1) return 0.0;
-  const double bytes = act_bytes(c.model) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
-  return collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)],
-                           backward ? Coll::ReduceScatter : Coll::AllGather, bytes, npus);
+// `tp_overlap` / `cp_overlap` hide a fraction of each.
+COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
+  LayerComm lc;
+  if (c.work.tp > 1) {
+    const double bytes = act_bytes(c.model) * T * c.model.hidden;
+    const Span& s = g.span[int(Group::TP)];
+    const double keep = 1 - c.cal.tp_overlap;
+    if (c.work.seq_parallel) {
+      const double ag = collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+      const double rs = collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+      lc.tp_fwd_s = keep * 2 * (ag + rs);
+      lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
+    } else {
+      lc.tp_fwd_s = lc.tp_bwd_s = keep * 2 * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
+    }
+  }
+  if (c.work.cp > 1) {
+    const double bytes = act_bytes(c.model) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
+    const Span& s = g.span[int(Group::CP)];
+    const double keep = 1 - c.cal.cp_overlap;
+    lc.cp_fwd_s = keep * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+    lc.cp_bwd_s = keep * collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+  }
+  return lc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,52 +380,54 @@ COSMIC_HD inline Result evaluate(const Config& c) {
   auto p2p_s = [&](double T) {
     return pp > 1 ? p2p_time_s(c.net, c.cal.net_eff, pp_span, D * T * h / (w.seq_parallel ? t : 1.0)) : 0.0;
   };
-  // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
-  // layer ahead, so only what exceeds the pass's compute is exposed; backward also
-  // reduce-scatters the gradients (Zhao et al. 2023, FSDP).
-  auto zero3_exposed = [&](double compute_s, bool backward) {
-    if (!zero3 || replicas <= 1) return 0.0;
-    double comm = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus);
-    if (backward) comm += collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter, c.cal.grad_bytes * P_rank, npus);
-    return comm > compute_s ? comm - compute_s : 0.0;
-  };
-
-  const double tp_keep = 1 - c.cal.tp_overlap, cp_keep = 1 - c.cal.cp_overlap;
+  const double cp_keep = 1 - c.cal.cp_overlap;
 
   if (w.mode == Mode::Training) {
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
     const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
-    const double tpf = tp_comm_s(c, g, T, npus, false) * tp_keep;
-    const double tpb = tp_comm_s(c, g, T, npus, true) * tp_keep;
-    const double cpf = cp_comm_s(c, g, T, npus, false) * cp_keep;
-    const double cpb = cp_comm_s(c, g, T, npus, true) * cp_keep;
+    const LayerComm lc = layer_comm(c, g, T, npus);
 
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
-    double rc = 0;
-    if (w.recompute == Recompute::Full) rc = lt.fwd_s;
-    else if (w.recompute == Recompute::Selective) rc = lt.attn_fwd_s;
+    const bool full = w.recompute == Recompute::Full;
+    const double rc = full ? lt.fwd_s : (w.recompute == Recompute::Selective ? lt.attn_fwd_s : 0.0);
 
     const double fwd = stage_layers * lt.fwd_s + lg.fwd_s;
     const double bwd = stage_layers * lt.bwd_s + lg.bwd_s;
     const double rec = stage_layers * rc;
-    const double tpc = stage_layers * (tpf + tpb + (w.recompute == Recompute::Full ? tpf : 0));
-    const double cpc = stage_layers * (cpf + cpb + (w.recompute == Recompute::Full ? cpf : 0));
+    const double tpc = stage_layers * (lc.tp_fwd_s + lc.tp_bwd_s + (full ? lc.tp_fwd_s : 0));
+    const double cpc = stage_layers * (lc.cp_fwd_s + lc.cp_bwd_s + (full ? lc.cp_fwd_s : 0));
     const double p2p = 2 * v * p2p_s(T);
-    const double z3 = zero3_exposed(fwd, false) + zero3_exposed(bwd + rec, true);
+
+    // Weight and gradient traffic over the DP x CP replicas, each collective timed once.
+    const bool sync = replicas > 1;
+    const double gather_w = sync && w.sharding != Sharding::None
+                                ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus)
+                                : 0.0;
+    const double scatter_g = sync && w.sharding != Sharding::None
+                                 ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter,
+                                                     c.cal.grad_bytes * P_rank, npus)
+                                 : 0.0;
+    // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
+    // layer ahead, so only what exceeds the pass's compute is exposed; backward also
+    // reduce-scatters the gradients (Zhao et al. 2023, FSDP).
+    double z3 = 0;
+    if (zero3 && sync) {
+      const double back = gather_w + scatter_g;
+      z3 = (gather_w > fwd ? gather_w - fwd : 0.0) + (back > bwd + rec ? back - bwd - rec : 0.0);
+    }
     const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3;
 
     // Gradient synchronisation over DP x CP at the end of the step, overlapped with the last
-    // micro-batch's backward (bucketed DDP; dp_overlap = fraction of that backward usable).
+    // micro-batch's backward (bucketed DDP; dp_overlap = fraction of that backward usable):
+    // an all-reduce, or with the distributed optimizer (ZeRO-1/2) a reduce-scatter of gradients
+    // and an all-gather of the updated weights.
     double dp_sync = 0;
-    if (replicas > 1 && !zero3) {
-      if (w.sharding == Sharding::None)
-        dp_sync = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce, c.cal.grad_bytes * P_rank, npus);
-      else  // distributed optimizer: reduce-scatter gradients, all-gather updated weights
-        dp_sync = collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter, c.cal.grad_bytes * P_rank, npus) +
-                  collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus);
-    }
+    if (sync && !zero3)
+      dp_sync = w.sharding == Sharding::None
+                    ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce, c.cal.grad_bytes * P_rank, npus)
+                    : scatter_g + gather_w;
     const double window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
     const double dp_exposed = dp_sync > window ? dp_sync - window : 0.0;
 
@@ -465,15 +480,17 @@ COSMIC_HD inline Result evaluate(const Config& c) {
       const LayerTime lg = logits_time(c, b, false);  // next-token logits only
       Pass p;
       p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
-      p.tp = stage_layers * tp_comm_s(c, g, T, npus, false) * tp_keep;
-      // Prefill gathers keys/values over cp; decode combines partial attention outputs
-      // (an all-reduce of D b h / t) across the cp ranks that each hold s_kv / cp of the cache.
-      double cpt = 0;
-      if (w.cp > 1)
-        cpt = s_q_total >= w.cp ? cp_comm_s(c, g, T, npus, false)
-                                : collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)], Coll::AllReduce,
-                                                    D * b * h / t, npus);
-      p.cp = stage_layers * cpt * cp_keep;
+      // Prefill gathers keys/values over cp (layer_comm's forward); decode combines partial
+      // attention outputs (an all-reduce of D b h / t) across the cp ranks that each hold
+      // s_kv / cp of the cache.
+      const bool prefill = s_q_total >= w.cp;
+      const LayerComm lc = layer_comm(c, g, T, npus);
+      const double cpt = w.cp <= 1 ? 0.0
+                         : prefill ? lc.cp_fwd_s
+                                   : cp_keep * collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)],
+                                                                 Coll::AllReduce, D * b * h / t, npus);
+      p.tp = stage_layers * lc.tp_fwd_s;
+      p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);
       return p;
     };
@@ -540,12 +557,9 @@ COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
   if (place_groups(c.net, c.work, g.span) != Reason::Ok) return out;
   const double s_q = double(c.model.seq) / c.work.cp, T = c.work.micro_batch * s_q;
   const LayerTime lt = layer_time(c, c.work.micro_batch, s_q, c.model.seq);
-  const double tpf = tp_comm_s(c, g, T, npus, false) * (1 - c.cal.tp_overlap);
-  const double tpb = tp_comm_s(c, g, T, npus, true) * (1 - c.cal.tp_overlap);
-  const double cpf = cp_comm_s(c, g, T, npus, false) * (1 - c.cal.cp_overlap);
-  const double cpb = cp_comm_s(c, g, T, npus, true) * (1 - c.cal.cp_overlap);
-  out.forward_s = lt.fwd_s + tpf + cpf;
-  out.backward_s = lt.bwd_s + tpb + cpb;
+  const LayerComm lc = layer_comm(c, g, T, npus);
+  out.forward_s = lt.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s;
+  out.backward_s = lt.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s;
   if (c.work.recompute == Recompute::Full) out.backward_s += out.forward_s;
   else if (c.work.recompute == Recompute::Selective) out.backward_s += lt.attn_fwd_s;
   return out;

@@ -124,6 +124,34 @@ TEST(Inference, DecodeIsBoundByStreamingWeights) {
   EXPECT_NEAR(r.tokens_per_s, 1.0 / r.time_s, 1e-9);
 }
 
+TEST(Inference, GenerateIsPrefillPlusDecodeSteps) {
+  // The study's inference latency: prefill of the prompt + N_out decode steps at the mid-point
+  // context (cosmic-study.md §4), here 1000 prompt + 200 output tokens, GPT3-175B, tp 8 pp 8.
+  Config c = test::gpt175b_cluster();
+  c.work.global_batch = 8;
+  c.work.prompt_tokens = 1000;
+  c.work.seq_parallel = false;
+  c.work.mode = Mode::Prefill;
+  const Result prefill = evaluate(c);
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 1100;  // 1000 + 200 / 2
+  const Result step = evaluate(c);
+  c.work.mode = Mode::Generate;
+  c.work.output_tokens = 200;
+  const Result gen = evaluate(c);
+  ASSERT_EQ(prefill.reason, Reason::Ok);
+  ASSERT_EQ(step.reason, Reason::Ok);
+  ASSERT_EQ(gen.reason, Reason::Ok);
+  EXPECT_NEAR(gen.time_s, prefill.time_s + 200 * step.time_s, 1e-9 * gen.time_s);
+  EXPECT_NEAR(gen.tokens_per_s, 8 * 200 / gen.time_s, 1e-9 * gen.tokens_per_s);
+  // KV cache of the 8 resident sequences, 1200 tokens, 12 layers per stage, K and V of
+  // 96/8 = 12 heads x 128 = 1536 values, 2 bytes: 8 x 1200 x 12 x 2 x 2 x 1536 = 707,788,800 B.
+  EXPECT_DOUBLE_EQ(gen.kv_cache_bytes, 707788800.0);
+  // Inference keeps no gradients or optimizer state.
+  EXPECT_EQ(gen.grads_bytes, 0);
+  EXPECT_EQ(gen.optimizer_bytes, 0);
+}
+
 TEST(Feasibility, ReasonCodes) {
   const Config base = test::gpt175b_cluster();
   ASSERT_EQ(evaluate(base).reason, Reason::Ok);
