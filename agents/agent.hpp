@@ -1,0 +1,71 @@
+// Population search agents: one ask/tell interface over whole populations of genomes, so that
+// each generation is a single batch-evaluator call (CPU threads or one CUDA launch).
+//
+//   agent.ask(pop)          -> the agent fills `pop` with the next genomes to evaluate
+//   evaluate(pop) -> scores    (host/population.hpp)
+//   agent.tell(pop, scores) -> the agent updates its state
+//
+// Genomes are stored as structure of arrays (gene-major), like the evaluator reads them.
+// Every agent is seeded; given the same seed and the same scores it asks for the same genomes,
+// whatever backend or thread count produced the scores (pagmo2's convention).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace cosmic::agents {
+
+struct Population {
+  int32_t ngenes = 0;
+  size_t size = 0;
+  std::vector<int32_t> genes;  // genes[g * size + i]: gene g of individual i
+
+  void resize(int32_t ng, size_t n) {
+    ngenes = ng;
+    size = n;
+    genes.assign(size_t(ng) * n, 0);
+  }
+  int32_t& at(size_t i, int32_t g) { return genes[size_t(g) * size + i]; }
+  int32_t at(size_t i, int32_t g) const { return genes[size_t(g) * size + i]; }
+};
+
+// Scores of a population: objective values (lower is better) and feasibility.
+struct Scores {
+  int32_t nobj = 0;
+  size_t size = 0;
+  std::vector<double> obj;        // obj[j * size + i]
+  std::vector<double> violation;  // 0 = feasible; > 0: how far from feasible (constraints, memory)
+  std::vector<int32_t> reason;    // Reason code of the model (0 = OK), or -1 for a PSA constraint
+
+  void resize(int32_t no, size_t n) {
+    nobj = no;
+    size = n;
+    obj.assign(size_t(no) * n, 0.0);
+    violation.assign(n, 0.0);
+    reason.assign(n, 0);
+  }
+  double at(size_t i, int32_t j) const { return obj[size_t(j) * size + i]; }
+  bool feasible(size_t i) const { return violation[i] == 0; }
+};
+
+// Feasibility rules (Deb 2000) on objective j: a feasible point beats an infeasible one; of two
+// infeasible points the smaller violation wins; of two feasible points the lower objective.
+inline bool better(const Scores& s, size_t a, const Scores& t, size_t b, int32_t j = 0) {
+  const bool fa = s.feasible(a), fb = t.feasible(b);
+  if (fa != fb) return fa;
+  if (!fa) return s.violation[a] < t.violation[b];
+  return s.at(a, j) < t.at(b, j);
+}
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+  virtual std::string name() const = 0;
+  // Fills `pop` (already sized by the agent's population size and the space's gene count).
+  virtual void ask(Population& pop) = 0;
+  virtual void tell(const Population& pop, const Scores& scores) = 0;
+};
+
+}  // namespace cosmic::agents

@@ -1,0 +1,55 @@
+// The agents' random numbers: xoshiro256** seeded through splitmix64 (Blackman & Vigna), and
+// integer / real draws written out here rather than taken from <random>'s distributions, whose
+// results differ between standard libraries. Same seed, same stream, on any platform.
+#pragma once
+
+#include <cstdint>
+
+namespace cosmic::agents {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) {
+    for (auto& w : s_) {  // splitmix64 expands the seed into the 256-bit state
+      seed += 0x9e3779b97f4a7c15ULL;
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      w = z ^ (z >> 31);
+    }
+  }
+  uint64_t next() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform integer in [0, n), n >= 1 (Lemire's multiply-shift with rejection: unbiased).
+  uint64_t below(uint64_t n) {
+    unsigned __int128 m = (unsigned __int128)next() * n;
+    uint64_t low = uint64_t(m);
+    if (low < n) {
+      const uint64_t threshold = (0 - n) % n;
+      while (low < threshold) {
+        m = (unsigned __int128)next() * n;
+        low = uint64_t(m);
+      }
+    }
+    return uint64_t(m >> 64);
+  }
+  // Uniform real in [0, 1) with 53 random bits.
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  // An independent stream for a sub-task (e.g. one per individual), derived from this one.
+  Rng split() { return Rng(next()); }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+}  // namespace cosmic::agents
