@@ -494,13 +494,17 @@ COSMIC_HD inline Result evaluate(const Config& c) {
       p.p2p = p2p_s(T);
       return p;
     };
+    // `repeat` passes one after another (decode steps): the first fills the pipeline in
+    // (m + pp - 1) stage times; afterwards each micro-batch's next token starts as soon as its
+    // previous one has left the last stage, so a step takes max(m, pp) stage times.
     auto add = [&](const Pass& p, double repeat) {
       const double t_mb = p.fwd + p.tp + p.cp + p.p2p;
       r.forward_s += repeat * micro * p.fwd;
       r.tp_comm_s += repeat * micro * p.tp;
       r.cp_comm_s += repeat * micro * p.cp;
       r.pp_comm_s += repeat * micro * p.p2p;
-      r.bubble_s += repeat * (pp - 1) * t_mb;
+      const double idle_per_step = (micro < pp ? pp - micro : 0.0) * t_mb;
+      r.bubble_s += (pp - 1) * t_mb + (repeat - 1) * idle_per_step;
     };
     double kv_tokens = 0, tokens = 0;
     const double B = double(w.global_batch);

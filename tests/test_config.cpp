@@ -108,7 +108,8 @@ TEST(Config, UnknownPresetListsTheKnownOnes) {
 
 TEST(Config, EveryShippedPresetLoads) {
   for (const char* cfg : {"configs/cosmic-system1-baseline.yaml", "configs/cosmic-system2-baseline.yaml",
-                          "configs/cosmic-system3-baseline.yaml"})
+                          "configs/cosmic-system3-baseline.yaml", "configs/cosmic-system1-chat.yaml",
+                          "configs/cosmic-system1-qa.yaml"})
     EXPECT_NO_THROW(psa::load_config(test::data_path(cfg))) << cfg;
 }
 
