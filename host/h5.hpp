@@ -1,0 +1,65 @@
+// A small RAII layer over the HDF5 C API (Debian's libhdf5-dev): files, groups, attributes
+// and one-dimensional column datasets (chunked, shuffled, deflate-compressed, extendible).
+// Errors throw h5::Error; HDF5's own error printing is switched off.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cosmic::h5 {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+ public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what);
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Handle& operator=(Handle&& o) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t id() const { return id_; }
+  void reset();
+
+ private:
+  hid_t id_ = -1;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+Handle create_file(const std::string& path);      // truncates
+Handle open_file(const std::string& path, bool write);
+void flush(hid_t file);
+Handle group(hid_t parent, const std::string& name, bool create);  // create: if missing
+bool exists(hid_t parent, const std::string& name);
+
+void set_attr(hid_t obj, const std::string& name, const std::string& value);
+void set_attr(hid_t obj, const std::string& name, const std::vector<std::string>& values);
+void set_attr(hid_t obj, const std::string& name, int64_t value);
+void set_attr(hid_t obj, const std::string& name, uint64_t value);
+void set_attr(hid_t obj, const std::string& name, double value);
+bool has_attr(hid_t obj, const std::string& name);
+std::string attr_string(hid_t obj, const std::string& name);
+int64_t attr_int(hid_t obj, const std::string& name);
+double attr_double(hid_t obj, const std::string& name);
+
+// Column datasets of int8, int16, int32, int64, uint64 or double.
+template <class T>
+void write_column(hid_t parent, const std::string& name, const std::vector<T>& data);   // create or overwrite
+template <class T>
+void append_column(hid_t parent, const std::string& name, const std::vector<T>& data);  // create or extend
+template <class T>
+std::vector<T> read_column(hid_t parent, const std::string& name);
+size_t column_size(hid_t parent, const std::string& name);
+
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+std::vector<std::string> read_strings(hid_t parent, const std::string& name);
+
+}  // namespace cosmic::h5

@@ -1,0 +1,135 @@
+// `cosmic sweep PSA -o OUT.h5 ...` and `cosmic merge OUT.h5 IN.h5...`: exhaustive sweeps with
+// reductions streamed to HDF5 (host/sweep_run.cpp), and the merge of shard files.
+#include <iostream>
+
+#include <cxxopts.hpp>
+
+#include "host/commands.hpp"
+#include "host/sweep.hpp"
+#include "psa/config.hpp"
+
+namespace cosmic {
+
+int cmd_sweep(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic sweep",
+                        "Evaluate every point of a design space (PSA file) and keep the reductions: feasible\n"
+                        "counts per reason, top-K per objective, the Pareto front of the objectives and a histogram\n"
+                        "of each objective, streamed to an HDF5 file (layout: docs/results-format.md).\n"
+                        "Interrupted (SIGINT, SIGTERM) it leaves a valid file marked incomplete; --resume continues.");
+  opts.positional_help("PSA.yaml");
+  opts.add_options()
+      ("psa", "design-space file", cxxopts::value<std::string>())
+      ("o,out", "result file (HDF5)", cxxopts::value<std::string>())
+      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("top", "points kept per objective (top-K)", cxxopts::value<int>()->default_value("10"))
+      ("keep", "top (top-K, histograms, counts), pareto (also the Pareto front) or all (also every point "
+               "that passes the constraints; spaces up to ~1e8)", cxxopts::value<std::string>()->default_value("pareto"))
+      ("shard", "I/N: sweep slice I (0-based) of N equal slices of the index range",
+       cxxopts::value<std::string>()->default_value("0/1"))
+      ("seed", "recorded in the file (an exhaustive sweep uses no randomness)",
+       cxxopts::value<uint64_t>()->default_value("0"))
+      ("resume", "continue an interrupted sweep in OUT (its recorded settings apply)")
+      ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
+      ("q,quiet", "no progress output")
+      ("h,help", "show this help");
+  opts.parse_positional({"psa"});
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "cosmic sweep: " << e.what() << "\n" << opts.help();
+    return 2;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    return 0;
+  }
+  if (!args.count("psa") || !args.count("out")) {
+    std::cerr << "cosmic sweep: need PSA.yaml and -o OUT.h5\n" << opts.help();
+    return 2;
+  }
+  SweepOptions o;
+  o.out = args["out"].as<std::string>();
+  o.backend = args["backend"].as<std::string>();
+  o.top_k = args["top"].as<int>();
+  o.keep = args["keep"].as<std::string>();
+  o.seed = args["seed"].as<uint64_t>();
+  o.resume = args.count("resume") > 0;
+  o.quiet = args.count("quiet") > 0;
+  o.batch_s = args["batch-seconds"].as<double>();
+  const std::string shard = args["shard"].as<std::string>();
+  const size_t slash = shard.find('/');
+  try {
+    o.shard_i = std::stoull(shard.substr(0, slash));
+    o.shard_n = std::stoull(shard.substr(slash + 1));
+  } catch (...) {
+    o.shard_n = 0;
+  }
+  if (slash == std::string::npos || o.shard_n == 0 || o.shard_i >= o.shard_n) {
+    std::cerr << "cosmic sweep: --shard expects I/N with 0 <= I < N, got '" << shard << "'\n";
+    return 2;
+  }
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") {
+    std::cerr << "cosmic sweep: --backend expects auto, cpu or cuda\n";
+    return 2;
+  }
+  if (o.keep != "top" && o.keep != "pareto" && o.keep != "all") {
+    std::cerr << "cosmic sweep: --keep expects top, pareto or all\n";
+    return 2;
+  }
+  if (o.top_k < 1) {
+    std::cerr << "cosmic sweep: --top must be at least 1\n";
+    return 2;
+  }
+  try {
+    const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
+    if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX)) {
+      std::cerr << "cosmic sweep: --keep all needs a space below 2^64 points\n";
+      return 2;
+    }
+    return run_sweep(ds, o);
+  } catch (const psa::ConfigError& e) {
+    std::cerr << "cosmic sweep: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic sweep: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int cmd_merge(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic merge",
+                        "Combine the result files of a sharded sweep (cosmic sweep --shard I/N) into one: counts\n"
+                        "and histograms add up, top-K and the Pareto front are recomputed exactly.");
+  opts.positional_help("OUT.h5 IN.h5...");
+  opts.add_options()
+      ("files", "output then inputs", cxxopts::value<std::vector<std::string>>())
+      ("q,quiet", "no summary line")
+      ("h,help", "show this help");
+  opts.parse_positional({"files"});
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "cosmic merge: " << e.what() << "\n" << opts.help();
+    return 2;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    return 0;
+  }
+  std::vector<std::string> files;
+  if (args.count("files")) files = args["files"].as<std::vector<std::string>>();
+  if (files.size() < 2) {
+    std::cerr << "cosmic merge: need OUT.h5 and at least one input\n" << opts.help();
+    return 2;
+  }
+  try {
+    return merge_sweeps(files[0], std::vector<std::string>(files.begin() + 1, files.end()), args.count("quiet") > 0);
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic merge: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace cosmic

@@ -1,0 +1,165 @@
+// CPU sweep backend: OpenMP threads, static split of the batch's live indices. Each thread
+// walks its part with the genome stepped in mixed radix (no unrank per point), skips runs of
+// indices that violate a constraint (kernels/sweep.hpp), and keeps partial reductions: reason
+// counts, histograms, its own top-K and Pareto front. Partials are merged in thread order and
+// the host merge is exact, so results do not depend on the thread count.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "host/sweep.hpp"
+
+namespace cosmic {
+
+namespace {
+
+// A thread's partial reductions.
+struct Partial {
+  BatchOutput out;
+  std::vector<SweepPoint> top[kMaxSweepObjectives];  // sorted best first, <= K
+  std::vector<SweepPoint> front;                      // local non-dominated points
+};
+
+class CpuSweep final : public SweepBackend {
+ public:
+  explicit CpuSweep(const SweepProblem& p) : p_(p) {
+    stride_.resize(size_t(p.view->ngenes) + 1);
+    stride_[0] = 1;
+    for (int32_t g = 0; g < p.view->ngenes; ++g) stride_[g + 1] = stride_[g] * u128(p.view->gene[g].card);
+  }
+  std::string name() const override { return "cpu"; }
+  std::string device() const override {
+    return std::to_string(omp_get_max_threads()) + " OpenMP threads";
+  }
+  uint64_t min_batch() const override { return uint64_t(1) << 14; }
+  uint64_t max_batch() const override { return uint64_t(1) << 40; }
+
+  void run(const std::vector<Segment>& segs, const Pruning& prune, BatchOutput& out) override {
+    const int nobj = p_.k.nobj;
+    out.reset(nobj);
+    std::vector<uint64_t> start(segs.size() + 1, 0);  // prefix sums of segment counts
+    for (size_t i = 0; i < segs.size(); ++i) start[i + 1] = start[i] + segs[i].count;
+    const uint64_t total = start.back();
+    const int nthreads = omp_get_max_threads();
+    std::vector<Partial> part(static_cast<size_t>(nthreads));
+#pragma omp parallel num_threads(nthreads)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      // Static split of the concatenated live indices: thread t takes [lo, hi).
+      const uint64_t lo = uint64_t((unsigned __int128)total * unsigned(t) / unsigned(nt));
+      const uint64_t hi = uint64_t((unsigned __int128)total * unsigned(t + 1) / unsigned(nt));
+      Partial& me = part[size_t(t)];
+      me.out.reset(nobj);
+      if (lo < hi) walk(segs, start, lo, hi, prune, me);
+    }
+    // Merge partials in thread order.
+    for (Partial& me : part) {
+      for (int r = 0; r < kNumReasons; ++r) out.reasons[r] += me.out.reasons[r];
+      for (size_t i = 0; i < out.hist.size(); ++i) out.hist[i] += me.out.hist[i];
+      for (int j = 0; j < nobj; ++j) out.candidates.insert(out.candidates.end(), me.top[j].begin(), me.top[j].end());
+      out.candidates.insert(out.candidates.end(), me.front.begin(), me.front.end());
+      if (p_.keep_all) out.rows.insert(out.rows.end(), me.out.rows.begin(), me.out.rows.end());
+    }
+  }
+
+ private:
+  // Points of [lo, hi) of the concatenated segments.
+  void walk(const std::vector<Segment>& segs, const std::vector<uint64_t>& start, uint64_t lo, uint64_t hi,
+            const Pruning& prune, Partial& me) const {
+    const SpaceView& s = *p_.view;
+    const SweepConst& k = p_.k;
+    size_t si = size_t(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
+    int32_t genome[kMaxGenes];
+    uint64_t pos = lo;
+    while (pos < hi) {
+      const Segment& seg = segs[si];
+      const uint64_t seg_end = std::min(hi, start[si + 1]);
+      u128 index = seg.begin + (pos - start[si]);
+      unrank(s, index, genome);
+      while (pos < seg_end) {
+        const Config c = decode(s, genome);
+        const int32_t m = violated_low_gene(s, k, c);
+        if (m >= 0) {
+          // Skip to the next index whose gene m differs: all indices before it violate too.
+          u128 low = 0;  // rank of genes below m
+          for (int32_t g = m - 1; g >= 0; --g) low = low * u128(s.gene[g].card) + u128(genome[g]);
+          const u128 skip = stride_[size_t(m)] - low;
+          if (skip >= u128(seg_end - pos)) {
+            pos = seg_end;
+            break;
+          }
+          pos += uint64_t(skip);
+          index += skip;
+          genome_skip_to_next(s, genome, m);
+          continue;
+        }
+        score(s, c, index, prune, me);
+        ++pos;
+        ++index;
+        genome_add(s, genome, 1);
+      }
+      ++si;
+    }
+  }
+
+  void score(const SpaceView&, const Config& c, u128 index, const Pruning& prune, Partial& me) const {
+    const SweepConst& k = p_.k;
+    const Result r = evaluate(c);
+    me.out.reasons[int(r.reason)]++;
+    SweepPoint pt;
+    pt.index = index;
+    if (r.reason == Reason::Ok) {
+      for (int j = 0; j < k.nobj; ++j) {
+        pt.obj[j] = objective_value(k.obj[j], c, r);
+        me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;
+      }
+      for (int j = 0; j < k.nobj; ++j) offer_top(pt, j, prune, me.top[j]);
+      if (p_.want_front) offer_front(pt, prune, me.front);
+    }
+    if (p_.keep_all) {
+      SweepRow row;
+      row.index = index;
+      row.reason = int32_t(r.reason);
+      for (int j = 0; j < k.nobj; ++j) row.obj[j] = r.reason == Reason::Ok ? pt.obj[j] : objective_value(k.obj[j], c, r);
+      row.time_s = r.time_s;
+      row.memory_bytes = r.memory_bytes;
+      row.network_cost_usd = r.network_cost_usd;
+      row.tokens_per_s = r.tokens_per_s;
+      row.mfu = r.mfu;
+      me.out.rows.push_back(row);
+    }
+  }
+
+  void offer_top(const SweepPoint& pt, int j, const Pruning& prune, std::vector<SweepPoint>& top) const {
+    const size_t K = size_t(p_.top_k);
+    if (prune.full[j] && !better_in(pt, prune.kth[j], j)) return;
+    if (top.size() == K && !better_in(pt, top.back(), j)) return;
+    auto at = std::upper_bound(top.begin(), top.end(), pt,
+                               [j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j); });
+    top.insert(at, pt);
+    if (top.size() > K) top.pop_back();
+  }
+
+  void offer_front(const SweepPoint& pt, const Pruning& prune, std::vector<SweepPoint>& front) const {
+    const int n = p_.k.nobj;
+    // Only points with obj[0] <= pt.obj[0] can dominate pt; the host front is sorted by obj[0].
+    for (const SweepPoint& f : prune.front) {
+      if (f.obj[0] > pt.obj[0]) break;
+      if (dominates(f, pt, n)) return;
+    }
+    for (const SweepPoint& f : front)
+      if (dominates(f, pt, n)) return;
+    front.erase(std::remove_if(front.begin(), front.end(), [&](const SweepPoint& f) { return dominates(pt, f, n); }),
+                front.end());
+    front.push_back(pt);
+  }
+
+  SweepProblem p_;
+  std::vector<u128> stride_;
+};
+
+}  // namespace
+
+std::unique_ptr<SweepBackend> make_cpu_sweep_backend(const SweepProblem& p) { return std::make_unique<CpuSweep>(p); }
+
+}  // namespace cosmic

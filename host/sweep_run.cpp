@@ -1,0 +1,584 @@
+// The file-backed sweep driver: batches of the shard's index range through a backend, the
+// reductions merged on the host and written to HDF5 after every batch (then flushed, so an
+// interrupted run leaves a readable file), progress on stderr, SIGINT / SIGTERM handling,
+// --resume, and the merge of shard files. Layout: docs/results-format.md.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "host/backend.hpp"
+#include "host/h5.hpp"
+#include "host/sweep.hpp"
+#include "psa/names.hpp"
+
+#ifndef COSMIC_VERSION
+#define COSMIC_VERSION "0.0.0"
+#endif
+
+namespace cosmic {
+
+namespace {
+
+constexpr int64_t kFormatVersion = 1;
+constexpr int32_t kConstraintCode = -1;  // /reasons code of points that violate a PSA constraint
+
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_signal(int sig) { g_signal = sig; }
+
+// Installs the SIGINT / SIGTERM handlers for the lifetime of a sweep.
+struct SignalGuard {
+  struct sigaction old_int {}, old_term {};
+  SignalGuard() {
+    g_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+};
+
+uint64_t saturate(u128 v) { return v > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(v); }
+
+std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
+  return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
+                                                                          : "gene_" + std::to_string(g);
+}
+
+// The columns of a table of points: index, genome, objectives, metrics.
+struct Table {
+  std::vector<uint64_t> index, index_hi;
+  std::vector<std::vector<int32_t>> genes;
+  std::vector<int32_t> reason;
+  std::vector<std::vector<double>> obj;
+  std::vector<double> time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu;
+
+  Table(int32_t ngenes, int32_t nobj) : genes(size_t(ngenes)), obj(size_t(nobj)) {}
+  void add(const SpaceView& s, u128 idx, int32_t why, const double* o, const Result& r) {
+    index.push_back(uint64_t(idx));
+    index_hi.push_back(uint64_t(idx >> 64));
+    int32_t genome[kMaxGenes];
+    unrank(s, idx, genome);
+    for (size_t g = 0; g < genes.size(); ++g) genes[g].push_back(genome[g]);
+    reason.push_back(why);
+    for (size_t j = 0; j < obj.size(); ++j) obj[j].push_back(o[j]);
+    time_s.push_back(r.time_s);
+    memory_bytes.push_back(r.memory_bytes);
+    network_cost_usd.push_back(r.network_cost_usd);
+    tokens_per_s.push_back(r.tokens_per_s);
+    mfu.push_back(r.mfu);
+  }
+  // Rewrites (append = false) or extends the group's columns.
+  void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, bool append) const {
+    auto put = [&](const std::string& name, const auto& v) {
+      if (append) h5::append_column(grp, name, v);
+      else h5::write_column(grp, name, v);
+    };
+    put("index", index);
+    put("index_hi", index_hi);
+    for (size_t g = 0; g < genes.size(); ++g) put(gene_column(ds, int32_t(g)), genes[g]);
+    put("reason", reason);
+    for (size_t j = 0; j < obj.size(); ++j) put(objective_name(k.obj[j]), obj[j]);
+    put("time_s", time_s);
+    put("memory_bytes", memory_bytes);
+    put("network_cost_usd", network_cost_usd);
+    put("tokens_per_s", tokens_per_s);
+    put("mfu", mfu);
+  }
+};
+
+// Points of a reduction with their genome and metrics, recomputed by the scalar model.
+Table points_table(const psa::DesignSpace& ds, const SweepConst& k, const std::vector<SweepPoint>& pts) {
+  const SpaceView& s = *ds.view;
+  Table t(s.ngenes, k.nobj);
+  for (const SweepPoint& p : pts) {
+    int32_t genome[kMaxGenes];
+    unrank(s, p.index, genome);
+    const Config c = decode(s, genome);
+    t.add(s, p.index, int32_t(Reason::Ok), p.obj, evaluate(c));
+  }
+  return t;
+}
+
+struct FileMeta {
+  std::string psa_text, psa_file, backend, device, shard, keep;
+  std::vector<std::string> objectives;
+  int32_t top_k = 10;
+  uint64_t seed = 0;
+  u128 space = 0, begin = 0, end = 0, next = 0;
+  double wall_s = 0;
+  bool complete = false;
+};
+
+void write_header(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const FileMeta& m) {
+  h5::set_attr(f, "format_version", kFormatVersion);
+  h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
+  h5::set_attr(f, "psa", m.psa_text);
+  h5::set_attr(f, "psa_file", m.psa_file);
+  h5::set_attr(f, "space_name", ds.name);
+  h5::set_attr(f, "backend", m.backend);
+  h5::set_attr(f, "device", m.device);
+  h5::set_attr(f, "seed", m.seed);
+  h5::set_attr(f, "space_size", u128_to_string(m.space));
+  h5::set_attr(f, "range_begin", u128_to_string(m.begin));
+  h5::set_attr(f, "range_end", u128_to_string(m.end));
+  h5::set_attr(f, "shard", m.shard);
+  h5::set_attr(f, "objectives", m.objectives);
+  h5::set_attr(f, "top_k", int64_t(m.top_k));
+  h5::set_attr(f, "keep", m.keep);
+  h5::Handle genes = h5::group(f, "genes", true);
+  std::vector<std::string> names;
+  for (int32_t g = 0; g < ds.view->ngenes; ++g) {
+    names.push_back(gene_column(ds, g));
+    std::vector<std::string> labels;
+    if (size_t(g) < ds.genes.size()) labels = ds.genes[size_t(g)].labels;
+    if (int32_t(labels.size()) != ds.view->gene[g].card) {
+      labels.clear();
+      for (int32_t v = 0; v < ds.view->gene[g].card; ++v) {
+        std::ostringstream os;
+        os << ds.view->values[ds.view->gene[g].offset + v];
+        labels.push_back(os.str());
+      }
+    }
+    h5::write_strings(genes.id(), names.back(), labels);
+  }
+  h5::set_attr(genes.id(), "gene_names", names);
+  h5::Handle hist = h5::group(f, "histogram", true);
+  h5::write_column(hist.id(), "edges", std::vector<double>(k.hist_edge, k.hist_edge + kHistEdges));
+  h5::set_attr(hist.id(), "bins",
+               std::string("log-spaced, 10 per decade: bin 0 < edges[0] = 1e-12 (and zero, negative, NaN); "
+                           "bin b in 1..300 holds [edges[b-1], edges[b]); bin 301 >= edges[300] = 1e18"));
+}
+
+// Writes the reductions and the counters; the file is flushed by the caller.
+void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m) {
+  {
+    h5::Handle top = h5::group(f, "top", true);
+    for (int j = 0; j < k.nobj; ++j) {
+      h5::Handle g = h5::group(top.id(), objective_name(k.obj[j]), true);
+      points_table(ds, k, st.top[j]).write(g.id(), ds, k, false);
+    }
+  }
+  if (st.want_front) {
+    h5::Handle g = h5::group(f, "pareto", true);
+    points_table(ds, k, st.pareto).write(g.id(), ds, k, false);
+    h5::set_attr(g.id(), "truncated", int64_t(st.pareto_truncated));
+    h5::set_attr(g.id(), "max_points", int64_t(kMaxParetoPoints));
+  }
+  {
+    h5::Handle g = h5::group(f, "histogram", true);
+    for (int j = 0; j < k.nobj; ++j)
+      h5::write_column(g.id(), objective_name(k.obj[j]),
+                       std::vector<uint64_t>(st.hist.begin() + j * kHistBins, st.hist.begin() + (j + 1) * kHistBins));
+  }
+  {
+    h5::Handle g = h5::group(f, "reasons", true);
+    std::vector<int32_t> code{kConstraintCode};
+    std::vector<std::string> name{"CONSTRAINT"};
+    std::vector<uint64_t> count{saturate(st.swept - u128(st.evaluated()))};
+    for (int r = 0; r < kNumReasons; ++r) {
+      code.push_back(r);
+      name.push_back(names::name(names::kReason, Reason(r)));
+      count.push_back(st.reasons[r]);
+    }
+    h5::write_column(g.id(), "code", code);
+    if (!h5::exists(g.id(), "name")) h5::write_strings(g.id(), "name", name);
+    h5::write_column(g.id(), "count", count);
+  }
+  h5::set_attr(f, "swept_count", saturate(st.swept));
+  h5::set_attr(f, "evaluated_count", st.evaluated());
+  h5::set_attr(f, "feasible_count", st.feasible());
+  h5::set_attr(f, "next_index", u128_to_string(m.next));
+  h5::set_attr(f, "wall_time_s", m.wall_s);
+  h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
+  h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
+}
+
+Objective objective_from_name(const std::string& n) {
+  for (int o = 0; o < kNumObjectives; ++o)
+    if (n == objective_name(Objective(o))) return Objective(o);
+  throw std::runtime_error("unknown objective '" + n + "' in result file");
+}
+
+std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
+  // Arrays of strings are read through a one-off dataset-like path: HDF5 returns char* each.
+  h5::Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  h5::Handle sp(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(sp.id(), &n, nullptr);
+  h5::Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+  H5Tset_size(t.id(), H5T_VARIABLE);
+  H5Tset_cset(t.id(), H5T_CSET_UTF8);
+  std::vector<char*> p(n, nullptr);
+  if (n && H5Aread(a.id(), t.id(), p.data()) < 0) throw h5::Error("HDF5: read attribute " + name);
+  std::vector<std::string> out;
+  for (char* c : p) {
+    out.emplace_back(c ? c : "");
+    H5free_memory(c);
+  }
+  return out;
+}
+
+u128 attr_u128(hid_t f, const std::string& name) {
+  u128 v = 0;
+  if (!u128_from_string(h5::attr_string(f, name), v)) throw std::runtime_error("bad attribute " + name);
+  return v;
+}
+
+FileMeta read_meta(hid_t f) {
+  if (h5::attr_int(f, "format_version") != kFormatVersion) throw std::runtime_error("unsupported format_version");
+  FileMeta m;
+  m.psa_text = h5::attr_string(f, "psa");
+  m.psa_file = h5::attr_string(f, "psa_file");
+  m.backend = h5::attr_string(f, "backend");
+  m.device = h5::attr_string(f, "device");
+  m.shard = h5::attr_string(f, "shard");
+  m.keep = h5::attr_string(f, "keep");
+  m.objectives = attr_strings(f, "objectives");
+  m.top_k = int32_t(h5::attr_int(f, "top_k"));
+  m.seed = uint64_t(h5::attr_int(f, "seed"));
+  m.space = attr_u128(f, "space_size");
+  m.begin = attr_u128(f, "range_begin");
+  m.end = attr_u128(f, "range_end");
+  m.next = attr_u128(f, "next_index");
+  m.wall_s = h5::attr_double(f, "wall_time_s");
+  m.complete = h5::attr_int(f, "complete") != 0;
+  return m;
+}
+
+std::vector<SweepPoint> read_points(hid_t grp, const std::vector<std::string>& objs) {
+  const auto lo = h5::read_column<uint64_t>(grp, "index");
+  const auto hi = h5::read_column<uint64_t>(grp, "index_hi");
+  std::vector<SweepPoint> pts(lo.size());
+  for (size_t i = 0; i < pts.size(); ++i) pts[i].index = (u128(hi[i]) << 64) | lo[i];
+  for (size_t j = 0; j < objs.size(); ++j) {
+    const auto v = h5::read_column<double>(grp, objs[j]);
+    for (size_t i = 0; i < pts.size(); ++i) pts[i].obj[j] = v[i];
+  }
+  return pts;
+}
+
+// The reductions stored in a file (for --resume and merge).
+SweepState read_state(hid_t f, const FileMeta& m) {
+  SweepState st;
+  const int32_t nobj = int32_t(m.objectives.size());
+  st.init(nobj, m.top_k, h5::exists(f, "pareto"));
+  st.swept = m.next - m.begin;
+  {
+    h5::Handle g = h5::group(f, "reasons", false);
+    const auto code = h5::read_column<int32_t>(g.id(), "code");
+    const auto count = h5::read_column<uint64_t>(g.id(), "count");
+    for (size_t i = 0; i < code.size(); ++i)
+      if (code[i] >= 0 && code[i] < kNumReasons) st.reasons[code[i]] = count[i];
+  }
+  {
+    h5::Handle g = h5::group(f, "histogram", false);
+    for (int32_t j = 0; j < nobj; ++j) {
+      const auto h = h5::read_column<uint64_t>(g.id(), m.objectives[size_t(j)]);
+      std::copy(h.begin(), h.end(), st.hist.begin() + j * kHistBins);
+    }
+  }
+  {
+    h5::Handle top = h5::group(f, "top", false);
+    for (int32_t j = 0; j < nobj; ++j) {
+      h5::Handle g = h5::group(top.id(), m.objectives[size_t(j)], false);
+      st.top[j] = read_points(g.id(), m.objectives);
+    }
+  }
+  if (st.want_front) {
+    h5::Handle g = h5::group(f, "pareto", false);
+    st.pareto = read_points(g.id(), m.objectives);
+    st.pareto_truncated = h5::attr_int(g.id(), "truncated") != 0;
+  }
+  return st;
+}
+
+std::string human(double v) {
+  char buf[32];
+  const char* unit[] = {"", "k", "M", "G", "T", "P"};
+  int u = 0;
+  while (v >= 1000 && u < 5) {
+    v /= 1000;
+    ++u;
+  }
+  std::snprintf(buf, sizeof buf, "%.3g%s", v, unit[u]);
+  return buf;
+}
+
+std::string duration(double s) {
+  if (!(s < 1e9)) return "?";
+  char buf[32];
+  const long t = long(s);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  return buf;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, plain periodic lines otherwise.
+class Progress {
+ public:
+  Progress(bool quiet, double every_s) : quiet_(quiet), tty_(isatty(2) != 0), every_s_(every_s) {}
+  void update(u128 done, u128 total, double elapsed_s, const SweepState& st, const SweepConst& k, bool last) {
+    if (quiet_) return;
+    if (!tty_ && !last && elapsed_s - last_s_ < every_s_) return;
+    last_s_ = elapsed_s;
+    const double frac = total ? double(done) / double(total) : 1.0;
+    const double rate = elapsed_s > 0 ? double(done) / elapsed_s : 0;
+    std::ostringstream os;
+    os << (tty_ ? "\r" : "") << "sweep ";
+    if (tty_) {
+      const int w = 24, fill = int(frac * w);
+      os << "[" << std::string(size_t(fill), '#') << std::string(size_t(w - fill), '.') << "] ";
+    }
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%5.1f%%", 100 * frac);
+    os << pct << " " << human(rate) << " configs/s, ETA "
+       << (rate > 0 ? duration(double(total - done) / rate) : std::string("?")) << ", feasible "
+       << human(double(st.feasible()));
+    if (!st.top[0].empty()) os << ", best " << objective_name(k.obj[0]) << " " << st.top[0][0].obj[0];
+    os << (tty_ ? (last ? "\n" : "   ") : "\n");
+    std::cerr << os.str() << std::flush;
+  }
+
+ private:
+  bool quiet_, tty_;
+  double every_s_, last_s_ = -1e300;
+};
+
+// [begin, end) of shard i of n over a space of `size` points.
+void shard_range(u128 size, uint64_t i, uint64_t n, u128& begin, u128& end) {
+  const u128 q = size / n, r = size % n;
+  begin = q * i + (u128(i) < r ? u128(i) : r);
+  end = begin + q + (u128(i) < r ? 1 : 0);
+}
+
+}  // namespace
+
+int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
+  const SpaceView& s = *ds.view;
+  FileMeta m;
+  h5::Handle file;
+  SweepState st;
+  if (o.resume) {
+    file = h5::open_file(o.out, true);
+    m = read_meta(file.id());
+    if (m.psa_text != ds.text) throw std::runtime_error(o.out + " was written for a different PSA text");
+    if (m.complete) {
+      if (!o.quiet) std::cerr << "sweep: " << o.out << " is already complete\n";
+      return 0;
+    }
+  } else {
+    m.psa_text = ds.text;
+    m.psa_file = ds.file;
+    m.top_k = o.top_k;
+    m.keep = o.keep;
+    m.seed = o.seed;
+    m.space = space_size(s);
+    m.shard = std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n);
+    shard_range(m.space, o.shard_i, o.shard_n, m.begin, m.end);
+    m.next = m.begin;
+    for (Objective obj : ds.objectives) m.objectives.push_back(objective_name(obj));
+  }
+  std::vector<Objective> objectives;
+  for (const auto& n : m.objectives) objectives.push_back(objective_from_name(n));
+  const SweepConst k = make_sweep_const(s, objectives);
+  SweepProblem p;
+  p.view = &s;
+  p.k = k;
+  p.top_k = m.top_k;
+  p.want_front = m.keep != "top" && k.nobj >= 2;
+  p.keep_all = m.keep == "all";
+  std::unique_ptr<SweepBackend> backend;
+  if (o.backend == "cuda" || (o.backend == "auto" && cuda_device().available)) backend = make_cuda_sweep_backend(p);
+  else backend = make_cpu_sweep_backend(p);
+  m.backend = backend->name();
+  m.device = backend->device();
+  if (o.resume) {
+    st = read_state(file.id(), m);
+    h5::set_attr(file.id(), "backend", m.backend);  // the backend of the latest run
+    h5::set_attr(file.id(), "device", m.device);
+  } else {
+    st.init(k.nobj, m.top_k, p.want_front);
+    file = h5::create_file(o.out);
+    write_header(file.id(), ds, k, m);
+    write_state(file.id(), ds, k, st, m);
+    if (p.keep_all) {
+      h5::Handle g = h5::group(file.id(), "all", true);
+      Table(s.ngenes, k.nobj).write(g.id(), ds, k, true);  // empty columns
+    }
+    h5::flush(file.id());
+  }
+
+  SignalGuard signals;
+  Progress progress(o.quiet, o.progress_every_s);
+  const auto t0 = std::chrono::steady_clock::now();
+  const double wall0 = m.wall_s;
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const int32_t coarse = coarse_gene_for(s, 4096);
+  uint64_t target = backend->min_batch();
+  BatchOutput out;
+  const u128 done0 = m.next - m.begin;
+  while (m.next < m.end && !g_signal) {
+    const double b0 = elapsed();
+    const u128 from = m.next;
+    u128 cursor = m.next;
+    const std::vector<Segment> segs = plan_segments(s, k, coarse, cursor, m.end, target);
+    backend->run(segs, st.pruning(), out);
+    st.add(out, cursor - from);
+    m.next = cursor;
+    m.wall_s = wall0 + elapsed();
+    if (p.keep_all) {
+      Table t(s.ngenes, k.nobj);
+      for (const SweepRow& r : out.rows) {
+        Result res;
+        res.time_s = r.time_s;
+        res.memory_bytes = r.memory_bytes;
+        res.network_cost_usd = r.network_cost_usd;
+        res.tokens_per_s = r.tokens_per_s;
+        res.mfu = r.mfu;
+        t.add(s, r.index, r.reason, r.obj, res);
+      }
+      h5::Handle g = h5::group(file.id(), "all", true);
+      t.write(g.id(), ds, k, true);
+    }
+    m.complete = m.next >= m.end;
+    write_state(file.id(), ds, k, st, m);
+    h5::flush(file.id());
+    progress.update(m.next - m.begin, m.end - m.begin, m.wall_s, st, k, m.complete);
+    // Aim for o.batch_s per batch: at most double or halve the live target each time.
+    const double dt = elapsed() - b0;
+    const double f = dt > 0 ? std::min(2.0, std::max(0.5, o.batch_s / dt)) : 2.0;
+    target = uint64_t(std::min(double(backend->max_batch()), std::max(double(backend->min_batch()), double(target) * f)));
+  }
+  (void)done0;
+  if (g_signal) {
+    if (!o.quiet)
+      std::cerr << "\nsweep: interrupted; " << o.out << " holds " << u128_to_string(m.next - m.begin)
+                << " indices so far (complete = 0); continue with --resume\n";
+    return 128 + int(g_signal);
+  }
+  return 0;
+}
+
+int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs, bool quiet) {
+  struct In {
+    std::string path;
+    FileMeta m;
+    SweepState st;
+  };
+  std::vector<In> ins;
+  for (const auto& path : inputs) {
+    h5::Handle f = h5::open_file(path, false);
+    In in{path, read_meta(f.id()), {}};
+    in.st = read_state(f.id(), in.m);
+    ins.push_back(std::move(in));
+  }
+  if (ins.empty()) {
+    std::cerr << "cosmic merge: no input files\n";
+    return 1;
+  }
+  std::sort(ins.begin(), ins.end(), [](const In& a, const In& b) { return a.m.begin < b.m.begin; });
+  const FileMeta& first = ins[0].m;
+  bool complete = true;
+  u128 expect = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const FileMeta& m = ins[i].m;
+    if (m.psa_text != first.psa_text || m.objectives != first.objectives || m.space != first.space ||
+        m.keep != first.keep) {
+      std::cerr << "cosmic merge: " << ins[i].path << " is from a different PSA or settings than " << ins[0].path << "\n";
+      return 1;
+    }
+    if (i > 0 && m.begin < ins[i - 1].m.end) {
+      std::cerr << "cosmic merge: " << ins[i].path << " overlaps " << ins[i - 1].path << "\n";
+      return 1;
+    }
+    complete = complete && m.complete && m.begin == expect;
+    expect = m.end;
+  }
+  complete = complete && expect == first.space;
+  // The writer recomputes genomes and metrics from the PSA: load it from the recorded text.
+  std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
+  const int fd = mkstemps(tmp.data(), 5);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file");
+  close(fd);
+  { std::ofstream(tmp) << first.psa_text; }
+  psa::DesignSpace ds;
+  try {
+    ds = psa::load_psa(tmp);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  std::remove(tmp.c_str());
+  ds.file = first.psa_file;
+
+  FileMeta m = first;
+  m.begin = ins.front().m.begin;
+  m.end = ins.back().m.end;
+  m.next = m.end;
+  m.shard = "merged";
+  m.complete = complete;
+  m.wall_s = 0;
+  std::set<std::string> backends, devices;
+  for (const In& in : ins) {
+    m.top_k = std::min(m.top_k, in.m.top_k);
+    m.wall_s += in.m.wall_s;
+    backends.insert(in.m.backend);
+    devices.insert(in.m.device);
+  }
+  auto join = [](const std::set<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  m.backend = join(backends);
+  m.device = join(devices);
+  std::vector<Objective> objectives;
+  for (const auto& n : m.objectives) objectives.push_back(objective_from_name(n));
+  const SweepConst k = make_sweep_const(*ds.view, objectives);
+  SweepState st;
+  st.init(k.nobj, m.top_k, ins[0].st.want_front);
+  for (const In& in : ins) st.merge(in.st);
+  // Shards in index order: the merged next_index is the end of the last shard.
+  h5::Handle f = h5::create_file(out);
+  write_header(f.id(), ds, k, m);
+  std::vector<std::string> merged;
+  for (const In& in : ins) merged.push_back(in.path);
+  h5::set_attr(f.id(), "merged_from", merged);
+  write_state(f.id(), ds, k, st, m);
+  if (m.keep == "all") {
+    h5::Handle g = h5::group(f.id(), "all", true);
+    for (const In& in : ins) {
+      h5::Handle fi = h5::open_file(in.path, false);
+      h5::Handle gi = h5::group(fi.id(), "all", false);
+      h5::append_column(g.id(), "index", h5::read_column<uint64_t>(gi.id(), "index"));
+      h5::append_column(g.id(), "index_hi", h5::read_column<uint64_t>(gi.id(), "index_hi"));
+      for (int32_t gg = 0; gg < ds.view->ngenes; ++gg)
+        h5::append_column(g.id(), gene_column(ds, gg), h5::read_column<int32_t>(gi.id(), gene_column(ds, gg)));
+      h5::append_column(g.id(), "reason", h5::read_column<int32_t>(gi.id(), "reason"));
+      std::vector<std::string> cols = m.objectives;
+      for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cols.push_back(c);
+      for (const auto& c : cols) h5::append_column(g.id(), c, h5::read_column<double>(gi.id(), c));
+    }
+  }
+  h5::flush(f.id());
+  if (!quiet)
+    std::cerr << "merge: " << ins.size() << " files, " << u128_to_string(st.swept) << " indices, "
+              << st.feasible() << " feasible" << (complete ? "" : " (incomplete: missing or unfinished shards)")
+              << " -> " << out << "\n";
+  return 0;
+}
+
+}  // namespace cosmic
