@@ -6,5 +6,6 @@ namespace cosmic {
 
 int cmd_eval(int argc, const char* const* argv);
 int cmd_validate(int argc, const char* const* argv);
+int cmd_space(int argc, const char* const* argv);
 
 }  // namespace cosmic

@@ -20,6 +20,7 @@ struct Command {
 const Command kCommands[] = {
     {"eval", cosmic::cmd_eval, "evaluate one configuration (time, memory, cost breakdowns)"},
     {"validate", cosmic::cmd_validate, "compare predictions with measured runs or ASTRA-sim collective timings"},
+    {"space", cosmic::cmd_space, "describe a design space (PSA file): parameters, raw and feasible sizes"},
 };
 
 void usage(std::ostream& os) {

@@ -37,6 +37,9 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 // exact, computed without visiting every raw point where the constraints allow it.
 u128 feasible_count(const DesignSpace& space);
 
+// The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
+const char* objective_name(Objective o);
+
 std::string to_string_u128(u128 v);          // decimal
 std::string with_commas(const std::string& decimal);
 bool parse_u128(const std::string& text, u128& out);

@@ -1,0 +1,133 @@
+// `cosmic space PSA.yaml [--set key=value ...] [--json]`: what a design space holds: each
+// parameter with its values, the raw size (exact, 128-bit) and the exact feasible count
+// (constraints only, before the model's memory check).
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
+
+#include "host/commands.hpp"
+#include "psa/config.hpp"
+#include "psa/space.hpp"
+
+namespace cosmic {
+
+namespace {
+
+// "1, 2, 4, ..., 256, 512" when there are more than 8 values.
+std::string abbreviate(const std::vector<std::string>& labels) {
+  std::string out;
+  const size_t n = labels.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 8 && i == 3) {
+      out += ", ...";
+      i = n - 3;
+    }
+    out += (out.empty() ? "" : ", ") + labels[i];
+  }
+  return out;
+}
+
+std::string derived_text(const SpaceView& v) {
+  std::string out;
+  if (v.derive_tp) out += "tp = NPUs / (dp x cp x pp)";
+  if (v.algo_follows_topology)
+    out += std::string(out.empty() ? "" : "; ") + "algorithm follows topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling)";
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+int cmd_space(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic space",
+                        "Describe a design space (PSA file, docs/psa.md): every parameter with its values,\n"
+                        "the raw size (exact) and the exact number of points satisfying the constraints\n"
+                        "(before the model's memory check).");
+  opts.positional_help("PSA.yaml");
+  opts.add_options()
+      ("psa", "design-space file", cxxopts::value<std::string>())
+      ("s,set", "override a key of the PSA file, e.g. --set derived.tp=none; base.KEY=VALUE edits the base configuration",
+       cxxopts::value<std::vector<std::string>>())
+      ("json", "print JSON instead of text")
+      ("h,help", "show this help");
+  opts.parse_positional({"psa"});
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "cosmic space: " << e.what() << "\n" << opts.help();
+    return 2;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    return 0;
+  }
+  if (!args.count("psa")) {
+    std::cerr << "cosmic space: missing PSA.yaml\n" << opts.help();
+    return 2;
+  }
+  std::vector<std::string> sets;
+  if (args.count("set")) sets = args["set"].as<std::vector<std::string>>();
+  try {
+    const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>(), sets);
+    const SpaceView& v = *ds.view;
+    const u128 raw = space_size(v);
+    const u128 feasible = psa::feasible_count(ds);
+    std::vector<std::string> objectives;
+    for (Objective o : ds.objectives) objectives.push_back(psa::objective_name(o));
+
+    if (args.count("json")) {
+      nlohmann::json j;
+      j["name"] = ds.name;
+      j["file"] = ds.file;
+      j["model"] = ds.model_name;
+      j["system"] = ds.system_name;
+      j["genes"] = nlohmann::json::array();
+      for (size_t g = 0; g < ds.genes.size(); ++g)
+        j["genes"].push_back({{"name", ds.genes[g].name},
+                              {"stack", ds.genes[g].stack},
+                              {"cardinality", v.gene[g].card},
+                              {"values", ds.genes[g].labels}});
+      j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
+      j["constraints"] = ds.constraint_text;
+      j["objectives"] = objectives;
+      j["pareto"] = ds.objectives.size() > 1;
+      j["raw_size"] = psa::to_string_u128(raw);
+      j["raw_size_double"] = double(raw);
+      j["feasible_count"] = psa::to_string_u128(feasible);
+      j["feasible_count_double"] = double(feasible);
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+
+    std::ostringstream os;
+    os << "design space " << ds.name << " (" << ds.file << ")\n";
+    os << "base: " << ds.model_name << " on " << ds.system_name << "\n\n";
+    size_t width = 4;
+    for (const auto& g : ds.genes) width = std::max(width, g.name.size());
+    os << "  " << std::left << std::setw(int(width)) << "gene" << "  " << std::setw(10) << "stack" << std::right
+       << std::setw(6) << "card" << "  values\n";
+    for (size_t g = 0; g < ds.genes.size(); ++g)
+      os << "  " << std::left << std::setw(int(width)) << ds.genes[g].name << "  " << std::setw(10) << ds.genes[g].stack
+         << std::right << std::setw(6) << v.gene[g].card << "  " << abbreviate(ds.genes[g].labels) << "\n";
+    os << "\nderived:     " << derived_text(v) << "\n";
+    os << "constraints:" << (ds.constraint_text.empty() ? " none" : "") << "\n";
+    for (const auto& c : ds.constraint_text) os << "  " << c << "\n";
+    os << "objectives:  ";
+    for (size_t i = 0; i < objectives.size(); ++i) os << (i ? ", " : "") << objectives[i];
+    os << (objectives.size() > 1 ? " (Pareto front)" : "") << "\n\n";
+    os << "raw size:        " << psa::with_commas(psa::to_string_u128(raw)) << "  (" << std::setprecision(4)
+       << double(raw) << ")\n";
+    os << "feasible count:  " << psa::with_commas(psa::to_string_u128(feasible)) << "  (" << double(feasible)
+       << "; constraints only, before the memory check)\n";
+    std::cout << os.str();
+  } catch (const psa::ConfigError& e) {
+    std::cerr << "cosmic space: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace cosmic

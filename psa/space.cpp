@@ -1,0 +1,876 @@
+// PSA files -> DesignSpace (psa/space.hpp): parameters, derived parameters, constraints compiled
+// to the SpaceView's stack programs, objectives; exact feasible counts. Schema: docs/psa.md.
+#include "psa/space.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "psa/config.hpp"
+#include "psa/names.hpp"
+#include "psa/yaml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cosmic::psa {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Parameters a PSA file can search.
+
+enum class Kind { Int, Real, Bool, Enum };
+
+// An enumeration's names: every accepted name with its code; the canonical name of a value is
+// the first one listed in psa/names.hpp.
+struct EnumTable {
+  std::vector<std::pair<std::string, int>> entries;
+  std::string choices;
+
+  std::optional<int> parse(const std::string& s) const {
+    for (const auto& e : entries)
+      if (names::iequal(e.first, s)) return e.second;
+    return std::nullopt;
+  }
+  std::string label(int code) const {
+    for (const auto& e : entries)
+      if (e.second == code) return e.first;
+    return "?";
+  }
+};
+
+template <class E, size_t N>
+EnumTable table_of(const names::Entry<E> (&t)[N]) {
+  EnumTable out;
+  for (const auto& e : t) out.entries.emplace_back(e.name, int(e.value));
+  out.choices = names::choices(t);
+  return out;
+}
+
+const EnumTable& enum_table(Param p) {
+  static const EnumTable schedule = table_of(names::kSchedule), sharding = table_of(names::kSharding),
+                         recompute = table_of(names::kRecompute), policy = table_of(names::kPolicy),
+                         multidim = table_of(names::kMultiDim), algo = table_of(names::kAlgo),
+                         topology = table_of(names::kTopology);
+  switch (p) {
+    case Param::Schedule: return schedule;
+    case Param::Sharding: return sharding;
+    case Param::Recompute: return recompute;
+    case Param::Policy: return policy;
+    case Param::MultiDim: return multidim;
+    case Param::Topology: return topology;
+    default: return algo;
+  }
+}
+
+struct ParamDef {
+  const char* stack;
+  const char* name;
+  Param param;
+  Kind kind;
+  bool per_dim;   // one value per network dimension in the configuration
+  double lo, hi;  // accepted range (Int, Real)
+};
+
+constexpr double kMaxInt = double(1 << 24);
+const ParamDef kParams[] = {
+    {"workload", "dp", Param::DP, Kind::Int, false, 1, kMaxInt},
+    {"workload", "tp", Param::TP, Kind::Int, false, 1, kMaxInt},
+    {"workload", "pp", Param::PP, Kind::Int, false, 1, kMaxInt},
+    {"workload", "cp", Param::CP, Kind::Int, false, 1, kMaxInt},
+    {"workload", "micro_batch", Param::MicroBatch, Kind::Int, false, 1, kMaxInt},
+    {"workload", "global_batch", Param::GlobalBatch, Kind::Int, false, 1, double(int64_t(1) << 40)},
+    {"workload", "sequence_parallel", Param::SeqParallel, Kind::Bool, false, 0, 1},
+    {"workload", "schedule", Param::Schedule, Kind::Enum, false, 0, 0},
+    {"workload", "vpp", Param::Vpp, Kind::Int, false, 1, 1 << 16},
+    {"workload", "sharding", Param::Sharding, Kind::Enum, false, 0, 0},
+    {"workload", "recompute", Param::Recompute, Kind::Enum, false, 0, 0},
+    {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
+    {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
+    {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
+    {"collective", "algorithm", Param::Algo, Kind::Enum, true, 0, 0},
+    {"collective", "all_reduce_algorithm", Param::AlgoAllReduce, Kind::Enum, true, 0, 0},
+    {"collective", "all_gather_algorithm", Param::AlgoAllGather, Kind::Enum, true, 0, 0},
+    {"collective", "reduce_scatter_algorithm", Param::AlgoReduceScatter, Kind::Enum, true, 0, 0},
+    {"collective", "all_to_all_algorithm", Param::AlgoAllToAll, Kind::Enum, true, 0, 0},
+    {"network", "topology", Param::Topology, Kind::Enum, true, 0, 0},
+    {"network", "npus", Param::Npus, Kind::Int, true, 1, kMaxInt},
+    {"network", "bandwidth_GBps", Param::LinkBw, Kind::Real, true, 1e-9, 1e12},
+    {"network", "npu_bandwidth_GBps", Param::NpuBw, Kind::Real, true, 1e-9, 1e12},
+    {"network", "latency_ns", Param::Latency, Kind::Real, true, 0, 1e15},
+    {"compute", "peak_tflops", Param::PeakTflops, Kind::Real, false, 1e-9, 1e12},
+    {"compute", "memory_bw_GBps", Param::MemBw, Kind::Real, false, 1e-9, 1e12},
+    {"compute", "memory_GB", Param::MemCapacityGB, Kind::Real, false, 1e-9, 1e12},
+};
+const char* const kStacks[] = {"workload", "collective", "network", "compute"};
+
+const ParamDef* find_param(const std::string& stack, const std::string& name) {
+  for (const auto& d : kParams)
+    if ((stack.empty() || stack == d.stack) && name == d.name) return &d;
+  return nullptr;
+}
+const ParamDef& def_of(Param p) {
+  for (const auto& d : kParams)
+    if (d.param == p) return d;
+  return kParams[0];
+}
+
+std::string param_list(const std::string& stack) {
+  std::string out;
+  for (const auto& d : kParams)
+    if (stack.empty() || stack == d.stack) out += (out.empty() ? "" : ", ") + (stack.empty() ? std::string(d.stack) + "." : "") + d.name;
+  return out;
+}
+
+std::string fmt_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Splits "topology.2" into ("topology", 2); no suffix gives dim -1.
+std::pair<std::string, int> split_dim(const std::string& s) {
+  const auto dot = s.rfind('.');
+  if (dot == std::string::npos || dot + 1 == s.size()) return {s, -1};
+  for (size_t i = dot + 1; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return {s, -1};
+  if (s.size() - dot - 1 > 3) return {s, -1};
+  return {s.substr(0, dot), std::stoi(s.substr(dot + 1))};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values of one parameter.
+
+struct Value {
+  double code;
+  std::string label;
+};
+
+std::string expected_of(const ParamDef& d) {
+  switch (d.kind) {
+    case Kind::Int: return "an integer in [" + fmt_number(d.lo) + ", " + fmt_number(d.hi) + "]";
+    case Kind::Real: return "a number in [" + fmt_number(d.lo) + ", " + fmt_number(d.hi) + "]";
+    case Kind::Bool: return "true or false";
+    case Kind::Enum: return "one of " + enum_table(d.param).choices;
+  }
+  return "";
+}
+
+// Checks a number against the parameter's kind and range.
+bool number_ok(const ParamDef& d, double v) {
+  if (!std::isfinite(v) || v < d.lo || v > d.hi) return false;
+  return d.kind != Kind::Int || v == std::floor(v);
+}
+
+Value parse_value(const Section& s, const ParamDef& d, const YAML::Node& n, const std::string& kp) {
+  const std::string text = n.IsScalar() ? n.Scalar() : "";
+  if (!n.IsScalar()) s.fail_node(n, kp, expected_of(d));
+  if (d.kind == Kind::Enum) {
+    const auto& t = enum_table(d.param);
+    if (auto c = t.parse(text)) return {double(*c), t.label(*c)};
+    s.fail_node(n, kp, expected_of(d));
+  }
+  if (d.kind == Kind::Bool) {
+    if (names::iequal(text, "true") || names::iequal(text, "yes") || text == "1") return {1, "true"};
+    if (names::iequal(text, "false") || names::iequal(text, "no") || text == "0") return {0, "false"};
+    s.fail_node(n, kp, expected_of(d));
+  }
+  double v = 0;
+  try {
+    size_t used = 0;
+    v = std::stod(text, &used);
+    if (used != text.size()) s.fail_node(n, kp, expected_of(d));
+  } catch (const std::logic_error&) {
+    s.fail_node(n, kp, expected_of(d));
+  }
+  if (!number_ok(d, v)) s.fail_node(n, kp, expected_of(d));
+  return {v, fmt_number(v)};
+}
+
+// A required key is missing: the error points at the mapping that lacks it.
+[[noreturn]] void missing(const Section& s, const char* key, const std::string& expected) {
+  throw ConfigError(where(s.sources(), s.key_path(key), s.node()) + ": key '" + s.key_path(key) + "': expected " +
+                    expected + " (required)");
+}
+
+// A number inside a range / pow2 mapping (bounds are checked per generated value).
+double bound(const Section& s, const char* key, bool required, double def) {
+  if (!s.has(key)) {
+    if (required) missing(s, key, "a number");
+    return def;
+  }
+  return s.number(key, def, -1e300, 1e300);
+}
+
+std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YAML::Node& spec_node) {
+  std::vector<Value> out;
+  const int forms = int(spec.has("values")) + int(spec.has("range")) + int(spec.has("pow2"));
+  if (forms != 1) spec.fail_node(spec_node, spec.key_path("values"), "exactly one of values, range or pow2");
+  auto add_number = [&](double v, const std::string& kp, const YAML::Node& at) {
+    if (!number_ok(d, v)) spec.fail_node(at, kp, expected_of(d) + " for every generated value (" + fmt_number(v) + ")");
+    out.push_back({v, fmt_number(v)});
+    if (out.size() > size_t(kMaxValues)) spec.fail_node(at, kp, "at most " + std::to_string(kMaxValues) + " values");
+  };
+  if (spec.has("values")) {
+    const YAML::Node list = spec.raw("values");
+    const std::string kp = spec.key_path("values");
+    if (!list.IsSequence() || list.size() == 0) spec.fail_node(list, kp, "a non-empty list");
+    for (size_t i = 0; i < list.size(); ++i) out.push_back(parse_value(spec, d, list[i], kp + "." + std::to_string(i)));
+  } else if (d.kind == Kind::Enum || d.kind == Kind::Bool) {
+    spec.fail(spec.has("range") ? "range" : "pow2", "'values: [...]' (range and pow2 are for numbers)");
+  } else if (spec.has("range")) {
+    const Section r = spec.sub("range");
+    r.check_keys({"min", "max", "step"});
+    const double lo = bound(r, "min", true, 0), hi = bound(r, "max", true, 0), step = bound(r, "step", false, 1);
+    if (step <= 0) r.fail("step", "a positive number");
+    if (hi < lo) r.fail("max", "a number >= min (" + fmt_number(lo) + ")");
+    const double n = std::floor((hi - lo) / step + 1e-9) + 1;
+    if (n > kMaxValues) r.fail("step", "a step giving at most " + std::to_string(kMaxValues) + " values");
+    for (int i = 0; i < int(n); ++i) add_number(lo + i * step, r.key_path("min"), r.raw("min"));
+  } else {
+    const Section p = spec.sub("pow2");
+    p.check_keys({"min", "max"});
+    const double lo = bound(p, "min", true, 1), hi = bound(p, "max", true, 1);
+    if (lo <= 0) p.fail("min", "a positive number");
+    if (hi < lo) p.fail("max", "a number >= min (" + fmt_number(lo) + ")");
+    for (int k = 0; k < 63; ++k) {
+      const double v = std::ldexp(1.0, k);
+      if (v >= lo && v <= hi) add_number(v, p.key_path("min"), p.raw("min"));
+    }
+    if (out.empty()) p.fail("max", "a range holding at least one power of two");
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].code == out[j].code)
+        spec.fail_node(spec.raw("values"), spec.key_path("values"), "distinct values ('" + out[i].label + "' twice)");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constraint expressions -> stack programs (kernels/space.hpp Op / Instr).
+//
+//   constraint := sum CMP sum        CMP: == != < <= > >=
+//   sum        := term (('+' | '-') term)*
+//   term       := factor (('*' | '/') factor)*
+//   factor     := NUMBER | NAME | product(NAME) | sum(NAME) | '(' sum ')' | '-' factor
+// NAME: [stack.]param[.dim], npus_total, true, false, or an enumeration value (Switch, zero3, ...).
+
+class ExprCompiler {
+ public:
+  ExprCompiler(const std::string& text, int ndims, std::string where_key)
+      : t_(text), ndims_(ndims), where_(std::move(where_key)) {}
+
+  std::vector<Instr> compile() {
+    sum();
+    skip();
+    Op cmp;
+    if (!comparison(cmp)) fail("expected a comparison (==, !=, <, <=, >, >=)");
+    sum();
+    skip();
+    if (pos_ != t_.size()) fail("unexpected '" + t_.substr(pos_) + "'");
+    code_.push_back(Instr{cmp, -1, 0});
+    // The evaluator's stack holds 16 values.
+    int depth = 0, most = 0;
+    for (const auto& in : code_) {
+      depth += (in.op == Op::PushConst || in.op == Op::PushParam || in.op == Op::PushNpusTotal) ? 1 : -1;
+      most = std::max(most, depth);
+    }
+    if (most > 16) fail("expression too deeply nested (the evaluator's stack holds 16 values)");
+    return code_;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw ConfigError(where_ + ": " + msg + " in '" + t_ + "' at column " + std::to_string(pos_ + 1));
+  }
+  void skip() {
+    while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+  }
+  bool eat(const char* s) {
+    skip();
+    const size_t n = std::char_traits<char>::length(s);
+    if (t_.compare(pos_, n, s) != 0) return false;
+    pos_ += n;
+    return true;
+  }
+  bool comparison(Op& op) {
+    if (eat("==")) op = Op::Eq;
+    else if (eat("!=")) op = Op::Ne;
+    else if (eat("<=")) op = Op::Le;
+    else if (eat(">=")) op = Op::Ge;
+    else if (eat("<")) op = Op::Lt;
+    else if (eat(">")) op = Op::Gt;
+    else if (eat("=")) { --pos_; fail("'=' is not a comparison (write '==')"); }
+    else return false;
+    return true;
+  }
+  void sum() {
+    term();
+    while (true) {
+      if (eat("+")) { term(); code_.push_back(Instr{Op::Add, -1, 0}); }
+      else if (eat("-")) { term(); code_.push_back(Instr{Op::Sub, -1, 0}); }
+      else return;
+    }
+  }
+  void term() {
+    factor();
+    while (true) {
+      if (eat("*")) { factor(); code_.push_back(Instr{Op::Mul, -1, 0}); }
+      else if (eat("/")) { factor(); code_.push_back(Instr{Op::Div, -1, 0}); }
+      else return;
+    }
+  }
+  std::string name_token() {
+    skip();
+    const size_t start = pos_;
+    while (pos_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_' || t_[pos_] == '.'))
+      ++pos_;
+    return t_.substr(start, pos_ - start);
+  }
+  void factor() {
+    skip();
+    if (pos_ >= t_.size()) fail("expected a parameter, number or '(' but the expression ended");
+    const char c = t_[pos_];
+    if (c == '(') {
+      ++pos_;
+      sum();
+      if (!eat(")")) fail("expected ')'");
+      return;
+    }
+    if (c == '-') {
+      ++pos_;
+      code_.push_back(Instr{Op::PushConst, -1, 0});
+      factor();
+      code_.push_back(Instr{Op::Sub, -1, 0});
+      return;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      const char* begin = t_.c_str() + pos_;
+      char* end = nullptr;
+      const double v = std::strtod(begin, &end);
+      if (end == begin) fail("bad number");
+      pos_ += size_t(end - begin);
+      code_.push_back(Instr{Op::PushConst, -1, v});
+      return;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') fail("expected a parameter, number or '('");
+    const size_t at = pos_;
+    const std::string name = name_token();
+    if (eat("(")) {
+      if (name != "product" && name != "sum") { pos_ = at; fail("unknown function '" + name + "' (product, sum)"); }
+      const size_t arg_at = pos_;
+      const ParamDef* d = lookup(name_token(), arg_at, true);
+      if (!eat(")")) fail("expected ')'");
+      for (int k = 0; k < ndims_; ++k) {
+        code_.push_back(Instr{Op::PushParam, int8_t(k), double(int(d->param))});
+        if (k > 0) code_.push_back(Instr{name == "product" ? Op::Mul : Op::Add, -1, 0});
+      }
+      return;
+    }
+    if (name == "npus_total") { code_.push_back(Instr{Op::PushNpusTotal, -1, 0}); return; }
+    if (name == "true" || name == "false") { code_.push_back(Instr{Op::PushConst, -1, name == "true" ? 1.0 : 0.0}); return; }
+    auto [base, dim] = split_dim(name);
+    if (base.find('.') == std::string::npos && dim < 0 && !find_param("", base)) {
+      // An enumeration value: the same name must mean the same code in every table using it.
+      std::optional<int> code;
+      for (Param p : {Param::Schedule, Param::Sharding, Param::Recompute, Param::Policy, Param::MultiDim, Param::Algo,
+                      Param::Topology})
+        if (auto c = enum_table(p).parse(base)) {
+          if (code && *code != *c) { pos_ = at; fail("ambiguous value '" + base + "'"); }
+          code = c;
+        }
+      if (code) { code_.push_back(Instr{Op::PushConst, -1, double(*code)}); return; }
+    }
+    const ParamDef* d = lookup(base, at, false);
+    if (d->per_dim && dim < 0) {
+      pos_ = at;
+      fail("'" + name + "' has one value per network dimension: write " + name + ".N (N < " + std::to_string(ndims_) +
+           ") or product(" + name + ") / sum(" + name + ")");
+    }
+    if (!d->per_dim && dim >= 0) { pos_ = at; fail("'" + base + "' is not a per-dimension parameter"); }
+    if (dim >= ndims_) { pos_ = at; fail("dimension " + std::to_string(dim) + " out of range (the base network has " + std::to_string(ndims_) + ")"); }
+    code_.push_back(Instr{Op::PushParam, int8_t(dim), double(int(d->param))});
+  }
+  // "[stack.]param" -> its definition, or an error listing the known names.
+  const ParamDef* lookup(const std::string& name, size_t at, bool want_per_dim) {
+    std::string stack, param = name;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      stack = name.substr(0, dot);
+      param = name.substr(dot + 1);
+    }
+    const ParamDef* d = find_param(stack, param);
+    if (!d) {
+      pos_ = at;
+      fail("unknown parameter '" + name + "' (parameters: " + param_list("") + ", npus_total)");
+    }
+    if (want_per_dim && !d->per_dim) { pos_ = at; fail("product() and sum() take a per-dimension parameter, not '" + name + "'"); }
+    return d;
+  }
+
+  const std::string& t_;
+  int ndims_;
+  std::string where_;
+  size_t pos_ = 0;
+  std::vector<Instr> code_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Objectives.
+
+struct ObjectiveName {
+  const char* name;
+  Objective value;
+};
+const ObjectiveName kObjectives[] = {
+    {"latency", Objective::Latency},          {"throughput", Objective::Throughput},
+    {"memory", Objective::Memory},            {"cost", Objective::Cost},
+    {"runtime_x_bw", Objective::RuntimeXBw},  {"runtime_x_cost", Objective::RuntimeXCost},
+    {"network_cost", Objective::Cost},        {"runtime*bw", Objective::RuntimeXBw},
+    {"runtime*cost", Objective::RuntimeXCost},
+};
+const char* kObjectiveChoices = "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, all";
+
+// Finds the base configuration file: relative to the PSA file, the working directory, then
+// the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
+std::string find_base(const std::string& name, const std::string& psa_path) {
+  for (const fs::path& p : {fs::path(psa_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool is_per_dim(Param p) { return def_of(p).per_dim; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+const char* objective_name(Objective o) {
+  for (const auto& e : kObjectives)
+    if (e.value == o) return e.name;
+  return "?";
+}
+
+DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
+  DesignSpace ds;
+  ds.file = path;
+  YAML::Node root = load_yaml_file(path);
+  ds.text = read_text(path);
+  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, parameters, constraints and objectives");
+  Sources src;
+  src.config_file = path;
+
+  // --set: `base.*` goes to the base configuration when it is a file; the rest edits the PSA tree.
+  const bool base_is_file = root["base"].IsDefined() && root["base"].IsScalar();
+  std::vector<std::string> base_sets;
+  for (const auto& s : sets) {
+    if (base_is_file && s.rfind("base.", 0) == 0) base_sets.push_back(s.substr(5));
+    else apply_set(root, s, src);
+  }
+
+  const Section top(root, "", src);
+  top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "objectives", "objective", "pareto"});
+  ds.name = top.text("name", fs::path(path).stem().string());
+
+  // Base configuration.
+  auto view = std::make_unique<SpaceView>();
+  if (!top.has("base")) missing(top, "base", "a configuration file or a mapping {model, system, workload}");
+  if (base_is_file) {
+    const std::string file = find_base(top.text("base"), path);
+    if (file.empty())
+      top.fail("base", "a configuration file (relative to the PSA file, the working directory or " + data_dir() + ")");
+    const LoadedConfig lc = load_config(file, base_sets);
+    view->base = lc.config;
+    ds.model_name = lc.model_name;
+    ds.system_name = lc.system_name;
+  } else {
+    YAML::Node cfg = root["base"];
+    if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
+    Sources bsrc;
+    bsrc.config_file = path;
+    resolve_presets(cfg, bsrc);
+    expand_nodes(cfg["system"], bsrc);
+    view->base = convert_config(cfg, bsrc);
+    ds.model_name = cfg["model"]["name"] ? cfg["model"]["name"].as<std::string>() : "inline";
+    ds.system_name = cfg["system"]["name"] ? cfg["system"]["name"].as<std::string>() : "inline";
+  }
+  const int ndims = view->base.net.ndims;
+
+  // Derived parameters.
+  const Section der = top.sub("derived");
+  der.check_keys({"tp", "algorithm"});
+  const std::string tp_rule = der.text("tp", "none");
+  if (tp_rule != "auto" && tp_rule != "none") der.fail("tp", "auto (TP = NPUs / (DP x CP x PP)) or none");
+  view->derive_tp = tp_rule == "auto";
+  const std::string algo_rule = der.text("algorithm", "none");
+  if (algo_rule != "follows_topology" && algo_rule != "none")
+    der.fail("algorithm", "follows_topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling) or none");
+  view->algo_follows_topology = algo_rule == "follows_topology";
+
+  // Parameters -> genes, stacks in a fixed order, parameters in file order within a stack.
+  const Section params = top.sub("parameters");
+  params.check_keys({"workload", "collective", "network", "compute"});
+  std::vector<double> values;
+  std::map<int, std::set<int>> taken;  // Param code -> dims set (-1 = all)
+  auto overlaps = [&](Param p, int dim) {
+    auto it = taken.find(int(p));
+    if (it == taken.end()) return false;
+    return dim < 0 ? !it->second.empty() : (it->second.count(-1) || it->second.count(dim));
+  };
+  for (const char* stack : kStacks) {
+    const Section ss = params.sub(stack);
+    const YAML::Node sn = params.raw(stack);
+    if (!sn.IsMap()) continue;
+    for (auto it = sn.begin(); it != sn.end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      const std::string kp = ss.key_path(key);
+      auto [pname, dim] = split_dim(key);
+      const ParamDef* d = find_param(stack, pname);
+      if (!d)
+        throw ConfigError(where(src, kp, it->first) + ": unknown key '" + kp + "' (expected one of: " + param_list(stack) +
+                          (std::string(stack) == "network" || std::string(stack) == "collective" ? "; add .N for one dimension" : "") + ")");
+      if (dim >= 0 && !d->per_dim) ss.fail_node(it->first, kp, "a parameter name ('" + pname + "' has no dimensions)");
+      if (dim >= ndims) ss.fail_node(it->first, kp, "a dimension below " + std::to_string(ndims) + " (the base network's)");
+      // The spec: a list (values), a scalar (one value) or a mapping {values | range | pow2, per_dim}.
+      YAML::Node spec_node = it->second;
+      YAML::Node wrapped;
+      if (spec_node.IsSequence() || spec_node.IsScalar()) {
+        wrapped = YAML::Node(YAML::NodeType::Map);
+        if (spec_node.IsScalar()) {
+          YAML::Node list(YAML::NodeType::Sequence);
+          list.push_back(spec_node);
+          wrapped["values"] = list;
+        } else {
+          wrapped["values"] = spec_node;
+        }
+        spec_node = wrapped;
+      }
+      if (!spec_node.IsMap()) ss.fail_node(it->second, kp, "a list of values or a mapping {values | range | pow2, per_dim}");
+      const Section spec(spec_node, kp, src);
+      spec.check_keys({"values", "range", "pow2", "per_dim"});
+      const bool per_dim = spec.boolean("per_dim", false);
+      if (per_dim && !d->per_dim) spec.fail("per_dim", "false ('" + kp + "' is not a per-dimension parameter)");
+      if (per_dim && dim >= 0) spec.fail("per_dim", "false (the key already names dimension " + std::to_string(dim) + ")");
+      const std::vector<Value> vals = parse_values(spec, *d, it->second);
+
+      // Conflicts: the same setting twice, TP both searched and derived, algorithm both
+      // searched and following the topology, per-link and per-NPU bandwidth on one dimension.
+      auto conflict = [&](const std::string& why) { ss.fail_node(it->first, kp, "a parameter that " + why); };
+      const int gdim = per_dim ? -1 : dim;
+      if (overlaps(d->param, gdim)) conflict("is not already set for the same dimension");
+      if (d->param == Param::TP && view->derive_tp) conflict("is not derived (derived.tp is auto)");
+      const bool is_algo = int(d->param) >= int(Param::Algo) && int(d->param) <= int(Param::AlgoAllToAll);
+      if (is_algo && view->algo_follows_topology) conflict("is not derived (derived.algorithm is follows_topology)");
+      if (d->param == Param::Algo)
+        for (Param q : {Param::AlgoAllReduce, Param::AlgoAllGather, Param::AlgoReduceScatter, Param::AlgoAllToAll})
+          if (overlaps(q, gdim)) conflict("does not overlap a per-collective algorithm");
+      if (is_algo && d->param != Param::Algo && overlaps(Param::Algo, gdim)) conflict("does not overlap 'algorithm'");
+      if (d->param == Param::LinkBw && overlaps(Param::NpuBw, gdim)) conflict("does not overlap npu_bandwidth_GBps");
+      if (d->param == Param::NpuBw && overlaps(Param::LinkBw, gdim)) conflict("does not overlap bandwidth_GBps");
+      taken[int(d->param)].insert(gdim);
+
+      const int offset = int(values.size());
+      if (values.size() + vals.size() > size_t(kMaxValues))
+        ss.fail_node(it->first, kp, "values within the limit of " + std::to_string(kMaxValues) + " for all parameters together");
+      GeneInfo info;
+      info.stack = stack;
+      for (const auto& v : vals) {
+        values.push_back(v.code);
+        info.labels.push_back(v.label);
+      }
+      const int first = per_dim ? 0 : dim, last = per_dim ? ndims - 1 : dim;
+      for (int k = first; k <= last; ++k) {
+        if (view->ngenes >= kMaxGenes)
+          ss.fail_node(it->first, kp, "at most " + std::to_string(kMaxGenes) + " genes (per_dim counts one per dimension)");
+        Gene& g = view->gene[view->ngenes++];
+        g.param = d->param;
+        g.dim = int8_t(k);
+        g.card = int32_t(vals.size());
+        g.offset = offset;
+        info.name = std::string(stack) + "." + pname + (k >= 0 ? "." + std::to_string(k) : "");
+        ds.genes.push_back(info);
+      }
+    }
+  }
+  std::copy(values.begin(), values.end(), view->values);
+
+  // The raw size must fit in 128 bits.
+  u128 size = 1;
+  for (int g = 0; g < view->ngenes; ++g) {
+    const u128 c = u128(view->gene[g].card);
+    if (size > (~u128(0)) / c) throw ConfigError(path + ": key 'parameters': the space exceeds 2^128 points");
+    size *= c;
+  }
+
+  // Constraints.
+  const YAML::Node cons = top.raw("constraints");
+  if (!cons.IsNull() && !cons.IsSequence()) top.fail("constraints", "a list of expressions, e.g. \"workload.dp * workload.pp <= 1024\"");
+  if (cons.IsSequence()) {
+    if (cons.size() > size_t(kMaxConstraints)) top.fail("constraints", "at most " + std::to_string(kMaxConstraints) + " constraints");
+    int n = 0;
+    for (size_t i = 0; i < cons.size(); ++i) {
+      const std::string kp = "constraints." + std::to_string(i);
+      if (!cons[i].IsScalar()) top.fail_node(cons[i], kp, "an expression as a string");
+      const std::string text = cons[i].Scalar();
+      const std::vector<Instr> code = ExprCompiler(text, ndims, where(src, kp, cons[i]) + ": key '" + kp + "'").compile();
+      if (n + int(code.size()) > kMaxProgram)
+        top.fail_node(cons[i], kp, "constraints within " + std::to_string(kMaxProgram) + " instructions together");
+      view->prog_start[view->nconstraints] = n;
+      for (const auto& in : code) view->prog[n++] = in;
+      view->prog_start[++view->nconstraints] = n;
+      ds.constraint_text.push_back(text);
+    }
+  }
+
+  // Objectives: a name or a list; `all` = every objective; pareto: true with no list = all.
+  const bool pareto = top.boolean("pareto", false);
+  if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");
+  const char* okey = top.has("objective") ? "objective" : "objectives";
+  const YAML::Node on = top.raw(okey);
+  std::vector<YAML::Node> items;
+  if (on.IsScalar()) items.push_back(on);
+  else if (on.IsSequence()) for (size_t i = 0; i < on.size(); ++i) items.push_back(on[i]);
+  else if (!on.IsNull()) top.fail(okey, "an objective or a list of them (" + std::string(kObjectiveChoices) + ")");
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string kp = std::string(okey) + (on.IsSequence() ? "." + std::to_string(i) : "");
+    const std::string s = items[i].IsScalar() ? items[i].Scalar() : "";
+    if (s == "all") {
+      for (int k = 0; k < kNumObjectives; ++k) ds.objectives.push_back(Objective(k));
+      continue;
+    }
+    bool found = false;
+    for (const auto& e : kObjectives)
+      if (names::iequal(e.name, s)) {
+        if (std::find(ds.objectives.begin(), ds.objectives.end(), e.value) != ds.objectives.end())
+          top.fail_node(items[i], kp, "distinct objectives");
+        ds.objectives.push_back(e.value);
+        found = true;
+        break;
+      }
+    if (!found) top.fail_node(items[i], kp, "one of " + std::string(kObjectiveChoices));
+  }
+  if (ds.objectives.empty()) {
+    if (!pareto) missing(top, "objectives", "one or more of " + std::string(kObjectiveChoices));
+    for (int k = 0; k < kNumObjectives; ++k) ds.objectives.push_back(Objective(k));
+  }
+  if (pareto && ds.objectives.size() < 2) top.fail("pareto", "false with a single objective (a Pareto front needs two or more)");
+  if (top.has("pareto") && !pareto && ds.objectives.size() > 1)
+    top.fail("pareto", "true with several objectives (several objectives are searched as a Pareto front)");
+
+  ds.view = std::move(view);
+  return ds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feasible counting.
+//
+// Each constraint reads some configuration fields; each gene writes some (including what the
+// derived parameters make it write: DP / CP / PP / npus genes write TP when TP is derived; a
+// topology gene writes the algorithms when they follow the topology, and the per-link bandwidth
+// when that dimension's bandwidth is given per NPU). Genes linked through constraints form
+// components; the feasible count is the product over components of their feasible sub-counts,
+// times the cardinality of every gene no constraint reads. A component is enumerated with the
+// other genes at index 0, which is exact because its constraints read none of their fields.
+
+namespace {
+
+using Field = std::pair<int, int>;  // (Param code, dimension or -1)
+
+void add_fields(std::set<Field>& out, Param p, int dim, int ndims) {
+  if (!is_per_dim(p)) { out.insert({int(p), -1}); return; }
+  if (dim >= 0) { out.insert({int(p), dim}); return; }
+  for (int d = 0; d < ndims; ++d) out.insert({int(p), d});
+}
+
+std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw_dim[]) {
+  const int nd = s.base.net.ndims;
+  std::set<Field> out;
+  const Param colls[] = {Param::AlgoAllReduce, Param::AlgoAllGather, Param::AlgoReduceScatter, Param::AlgoAllToAll};
+  switch (g.param) {
+    case Param::Algo:
+      for (Param q : colls) add_fields(out, q, g.dim, nd);
+      break;
+    case Param::NpuBw: add_fields(out, Param::LinkBw, g.dim, nd); break;
+    case Param::Topology:
+      add_fields(out, Param::Topology, g.dim, nd);
+      for (int d = 0; d < nd; ++d) {
+        if (g.dim >= 0 && g.dim != d) continue;
+        if (npu_bw_dim[d]) out.insert({int(Param::LinkBw), d});
+        if (s.algo_follows_topology)
+          for (Param q : colls) out.insert({int(q), d});
+      }
+      break;
+    default: add_fields(out, g.param, g.dim, nd);
+  }
+  if (s.derive_tp && (g.param == Param::DP || g.param == Param::CP || g.param == Param::PP || g.param == Param::Npus))
+    out.insert({int(Param::TP), -1});
+  return out;
+}
+
+std::set<Field> constraint_reads(const SpaceView& s, int k) {
+  const int nd = s.base.net.ndims;
+  std::set<Field> out;
+  for (int i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
+    const Instr& in = s.prog[i];
+    if (in.op == Op::PushNpusTotal) add_fields(out, Param::Npus, -1, nd);
+    if (in.op != Op::PushParam) continue;
+    const Param p = Param(int16_t(in.arg));
+    const int d = in.dim < 0 ? 0 : in.dim;
+    if (p == Param::Algo) out.insert({int(Param::AlgoAllReduce), d});
+    else if (p == Param::NpuBw) { out.insert({int(Param::LinkBw), d}); out.insert({int(Param::Topology), d}); }
+    else add_fields(out, p, is_per_dim(p) ? d : -1, nd);
+  }
+  return out;
+}
+
+// A copy of the view keeping only the constraints listed.
+std::unique_ptr<SpaceView> with_constraints(const SpaceView& s, const std::vector<int>& ks) {
+  auto v = std::make_unique<SpaceView>(s);
+  v->nconstraints = 0;
+  int n = 0;
+  v->prog_start[0] = 0;
+  for (int k : ks) {
+    for (int i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) v->prog[n++] = s.prog[i];
+    v->prog_start[++v->nconstraints] = n;
+  }
+  return v;
+}
+
+constexpr uint64_t kMaxComponentPoints = 100000000;  // enumeration budget per component
+
+}  // namespace
+
+u128 feasible_count(const DesignSpace& space) {
+  const SpaceView& s = *space.view;
+  const int n = s.ngenes;
+  bool npu_bw_dim[kMaxDims] = {};
+  for (int g = 0; g < n; ++g)
+    if (s.gene[g].param == Param::NpuBw)
+      for (int d = 0; d < s.base.net.ndims; ++d) npu_bw_dim[d] = npu_bw_dim[d] || s.gene[g].dim < 0 || s.gene[g].dim == d;
+
+  std::vector<std::set<Field>> writes(n);
+  for (int g = 0; g < n; ++g) writes[g] = gene_writes(s, s.gene[g], npu_bw_dim);
+
+  // Union-find over genes, linked by the constraints that read them.
+  std::vector<int> parent(n);
+  for (int g = 0; g < n; ++g) parent[g] = g;
+  auto find = [&](int g) {
+    while (parent[g] != g) g = parent[g] = parent[parent[g]];
+    return g;
+  };
+  std::vector<int> first_gene(s.nconstraints, -1);
+  std::vector<bool> constrained(n, false);
+  for (int k = 0; k < s.nconstraints; ++k) {
+    const std::set<Field> reads = constraint_reads(s, k);
+    for (int g = 0; g < n; ++g) {
+      bool touches = false;
+      for (const Field& f : writes[g]) touches = touches || reads.count(f);
+      if (!touches) continue;
+      constrained[g] = true;
+      if (first_gene[k] < 0) first_gene[k] = g;
+      else parent[find(g)] = find(first_gene[k]);
+    }
+  }
+
+  std::vector<int> zeros(size_t(std::max(n, 1)), 0);
+  u128 total = 1;
+  for (int g = 0; g < n; ++g)
+    if (!constrained[g]) total *= u128(s.gene[g].card);
+
+  // Constraints no gene affects: true or false for the whole space.
+  std::vector<int> fixed;
+  for (int k = 0; k < s.nconstraints; ++k)
+    if (first_gene[k] < 0) fixed.push_back(k);
+  if (!fixed.empty()) {
+    const auto v = with_constraints(s, fixed);
+    double viol = 0;
+    if (!check_constraints(*v, decode(*v, zeros.data()), viol)) return 0;
+  }
+
+  // Enumerate each component.
+  std::map<int, std::vector<int>> comp_genes, comp_cons;
+  for (int g = 0; g < n; ++g)
+    if (constrained[g]) comp_genes[find(g)].push_back(g);
+  for (int k = 0; k < s.nconstraints; ++k)
+    if (first_gene[k] >= 0) comp_cons[find(first_gene[k])].push_back(k);
+  for (const auto& [root, genes] : comp_genes) {
+    u128 points = 1;
+    for (int g : genes) points *= u128(s.gene[g].card);
+    if (points > kMaxComponentPoints) {
+      std::string names;
+      for (int g : genes)
+        names += (names.empty() ? "" : ", ") +
+                 (size_t(g) < space.genes.size() ? space.genes[size_t(g)].name : "gene " + std::to_string(g));
+      throw ConfigError(space.file + ": cannot count the feasible points exactly: constraints link " + names + " into " +
+                        with_commas(to_string_u128(points)) + " combinations (more than " +
+                        with_commas(std::to_string(kMaxComponentPoints)) + " to enumerate)");
+    }
+    const auto v = with_constraints(s, comp_cons[root]);
+    std::vector<int32_t> genome(zeros.begin(), zeros.end());
+    uint64_t count = 0;
+    for (uint64_t i = 0; i < uint64_t(points); ++i) {
+      double viol = 0;
+      if (check_constraints(*v, decode(*v, genome.data()), viol)) ++count;
+      for (int g : genes) {  // odometer step over the component's genes
+        if (++genome[size_t(g)] < s.gene[g].card) break;
+        genome[size_t(g)] = 0;
+      }
+    }
+    total *= u128(count);
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 128-bit integers as text.
+
+std::string to_string_u128(u128 v) {
+  if (v == 0) return "0";
+  std::string s;
+  while (v > 0) {
+    s.push_back(char('0' + int(v % 10)));
+    v /= 10;
+  }
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+std::string with_commas(const std::string& decimal) {
+  std::string out;
+  const size_t n = decimal.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(decimal[i]);
+  }
+  return out;
+}
+
+bool parse_u128(const std::string& text, u128& out) {
+  u128 v = 0;
+  bool any = false;
+  for (char c : text) {
+    if (c == ',' || c == '_') continue;
+    if (c < '0' || c > '9') return false;
+    const u128 d = u128(c - '0');
+    if (v > ((~u128(0)) - d) / 10) return false;
+    v = v * 10 + d;
+    any = true;
+  }
+  if (!any) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace cosmic::psa

@@ -1,0 +1,138 @@
+// Strict, typed reading of YAML trees, shared by configuration files (config.cpp) and design-space
+// files (space.cpp). Every error names the file, line, column and full key, and says what was
+// expected: "file:line:col: key 'a.b': expected ..., got '...'".
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "psa/config.hpp"
+#include "psa/names.hpp"
+
+namespace cosmic::psa {
+
+// "file:line:col" of a node (just the file for --set overrides or nodes without a mark).
+std::string where(const Sources& src, const std::string& key_path, const YAML::Node& node);
+
+// A node as text for error messages: its scalar, or "a mapping" / "a list" / "nothing".
+std::string scalar_text(const YAML::Node& n);
+
+// A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
+void expand_nodes(YAML::Node system, const Sources& src);
+
+// Typed, strict access to one mapping of the tree.
+class Section {
+ public:
+  // An absent section (undefined or null) reads as an empty mapping.
+  Section(const YAML::Node& node, std::string path, const Sources& src)
+      : node_(node.IsDefined() ? node : YAML::Node()), path_(std::move(path)), src_(src) {
+    if (!node_.IsNull() && !node_.IsMap()) fail_node(node_, path_, "a mapping");
+  }
+
+  bool has(const char* key) const { return !raw(key).IsNull(); }
+  // The value under `key`, or a null node when absent (never an invalid node).
+  YAML::Node raw(const char* key) const {
+    if (!node_.IsMap()) return YAML::Node();
+    const YAML::Node n = static_cast<const YAML::Node&>(node_)[key];
+    return n.IsDefined() ? n : YAML::Node();
+  }
+  std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected) const {
+    throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got '" + scalar_text(n) + "'");
+  }
+  [[noreturn]] void fail(const char* key, const std::string& expected) const {
+    fail_node(raw(key), key_path(key), expected);
+  }
+
+  void check_keys(std::initializer_list<const char*> allowed) const {
+    if (!node_.IsMap()) return;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      const std::string k = it->first.as<std::string>();
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || k == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        throw ConfigError(where(src_, key_path(k), it->first) + ": unknown key '" + key_path(k) + "' (expected one of: " +
+                          list + ")");
+      }
+    }
+  }
+
+  std::string text(const char* key, const std::string& def = "") const {
+    if (!has(key)) return def;
+    if (!raw(key).IsScalar()) fail(key, "a string");
+    return raw(key).Scalar();
+  }
+
+  int64_t integer(const char* key, int64_t def, int64_t lo, int64_t hi) const {
+    if (!has(key)) return def;
+    const std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (!raw(key).IsScalar()) fail(key, range);
+    int64_t v;
+    try {
+      size_t used = 0;
+      v = std::stoll(raw(key).Scalar(), &used);
+      if (used != raw(key).Scalar().size()) fail(key, range);
+    } catch (const std::logic_error&) {
+      fail(key, range);
+    }
+    if (v < lo || v > hi) fail(key, range);
+    return v;
+  }
+
+  double number(const char* key, double def, double lo, double hi) const {
+    if (!has(key)) return def;
+    std::ostringstream range;
+    range << "a number in [" << lo << ", " << hi << "]";
+    if (!raw(key).IsScalar()) fail(key, range.str());
+    double v;
+    try {
+      size_t used = 0;
+      v = std::stod(raw(key).Scalar(), &used);
+      if (used != raw(key).Scalar().size()) fail(key, range.str());
+    } catch (const std::logic_error&) {
+      fail(key, range.str());
+    }
+    if (!std::isfinite(v) || v < lo || v > hi) fail(key, range.str());
+    return v;
+  }
+
+  bool boolean(const char* key, bool def) const {
+    if (!has(key)) return def;
+    const std::string s = raw(key).IsScalar() ? raw(key).Scalar() : "";
+    if (names::iequal(s, "true") || names::iequal(s, "yes") || s == "1") return true;
+    if (names::iequal(s, "false") || names::iequal(s, "no") || s == "0") return false;
+    fail(key, "true or false");
+  }
+
+  template <class E, size_t N>
+  E choice(const char* key, E def, const names::Entry<E> (&table)[N]) const {
+    if (!has(key)) return def;
+    return choice_node(raw(key), key_path(key), table);
+  }
+
+  template <class E, size_t N>
+  E choice_node(const YAML::Node& n, const std::string& kp, const names::Entry<E> (&table)[N]) const {
+    if (n.IsScalar())
+      if (auto v = names::parse(table, n.Scalar())) return *v;
+    fail_node(n, kp, "one of " + names::choices(table));
+  }
+
+  const YAML::Node& node() const { return node_; }
+  Section sub(const char* key) const { return Section(raw(key), key_path(key), src_); }
+  const Sources& sources() const { return src_; }
+
+ private:
+  YAML::Node node_;
+  std::string path_;
+  const Sources& src_;
+};
+
+}  // namespace cosmic::psa

@@ -1,0 +1,245 @@
+// Design-space (PSA) files: the study's counts (cosmic-study.md §1), feasible counts against
+// brute force, 128-bit rank / unrank at the edges, and errors that name file, line and key.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/space.hpp"
+#include "psa/config.hpp"
+#include "psa/space.hpp"
+#include "test_util.hpp"
+
+namespace cosmic {
+namespace {
+
+std::string write_psa(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Visits every raw point: unrank, decode, check the constraints.
+uint64_t brute_force(const psa::DesignSpace& ds) {
+  const SpaceView& v = *ds.view;
+  std::vector<int32_t> genome(size_t(v.ngenes) + 1, 0);
+  uint64_t count = 0;
+  for (u128 i = 0, n = space_size(v); i < n; ++i) {
+    unrank(v, i, genome.data());
+    double violation = 0;
+    if (check_constraints(v, decode(v, genome.data()), violation)) ++count;
+  }
+  return count;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    psa::load_psa(path);
+  } catch (const psa::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct CliRun {
+  int status;
+  std::string out;
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(COSMIC_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  CliRun r{-1, ""};
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(Psa, PaperCountSystem1) {
+  // 76,859,228,160,000 = 286 x 4,096 x 65,610,000 (cosmic-study.md §1).
+  const std::string path = test::data_path("psa/cosmic/paper-count-system1.yaml");
+  const psa::DesignSpace ds = psa::load_psa(path);
+  const u128 n = psa::feasible_count(ds);
+  EXPECT_EQ(psa::with_commas(psa::to_string_u128(n)), "76,859,228,160,000");
+  EXPECT_EQ(n, u128(286) * 4096 * 65610000);
+
+  const CliRun text = run_cli("space " + path);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("76,859,228,160,000"), std::string::npos) << text.out;
+  const CliRun json = run_cli("space " + path + " --json");
+  ASSERT_EQ(json.status, 0) << json.out;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["feasible_count"], "76859228160000");
+  EXPECT_DOUBLE_EQ(j["feasible_count_double"].get<double>(), 76859228160000.0);
+  EXPECT_EQ(j["genes"].size(), size_t(23));  // 4 workload + 7 collective + 12 network
+}
+
+TEST(Psa, WorkloadOnlyMatchesBruteForce) {
+  // 600 raw points (10 x 3 x 10 x 2); 164 / 191 / 136 (DP, PP, SP) triples x 2 shardings.
+  const std::pair<int, uint64_t> cases[] = {{1, 164 * 2}, {2, 191 * 2}, {3, 136 * 2}};
+  for (const auto& [sys, expect] : cases) {
+    const auto ds = psa::load_psa(test::data_path("psa/cosmic/workload-system" + std::to_string(sys) + ".yaml"));
+    EXPECT_EQ(space_size(*ds.view), u128(600));
+    const uint64_t brute = brute_force(ds);
+    EXPECT_EQ(brute, expect) << "system " << sys;
+    EXPECT_EQ(psa::feasible_count(ds), u128(brute)) << "system " << sys;
+    EXPECT_TRUE(ds.view->derive_tp);
+    ASSERT_EQ(ds.objectives.size(), size_t(1));
+    EXPECT_EQ(ds.objectives[0], Objective::RuntimeXBw);
+  }
+}
+
+TEST(Psa, StudyTupleCounts) {
+  const std::pair<int, std::pair<int, int>> cases[] = {{1024, {10, 164}}, {2048, {16, 191}}, {512, {4, 136}}};
+  for (const auto& [npus, counts] : cases) {
+    const std::string n = std::to_string(npus);
+    const auto net = psa::load_psa(write_psa("npus" + n + ".yaml",
+        "base: configs/cosmic-system1-baseline.yaml\n"
+        "parameters:\n  network:\n    npus: {values: [4, 8, 16], per_dim: true}\n"
+        "constraints:\n  - \"product(network.npus) == " + n + "\"\n"
+        "objectives: latency\n"));
+    EXPECT_EQ(psa::feasible_count(net), u128(counts.first)) << n;
+    EXPECT_EQ(brute_force(net), uint64_t(counts.first)) << n;
+    const auto work = psa::load_psa(write_psa("triples" + n + ".yaml",
+        "base: configs/cosmic-system1-baseline.yaml\n"
+        "parameters:\n  workload:\n    dp: {pow2: {min: 1, max: 512}}\n    pp: [1, 2, 4]\n"
+        "    cp: {pow2: {min: 1, max: 512}}\n"
+        "constraints:\n  - \"dp * pp * workload.cp <= " + n + "\"\n"
+        "objectives: [latency]\n"));
+    EXPECT_EQ(psa::feasible_count(work), u128(counts.second)) << n;
+    EXPECT_EQ(brute_force(work), uint64_t(counts.second)) << n;
+  }
+}
+
+TEST(Psa, DerivedDependenciesCountedExactly) {
+  // Constraints that read derived values: tp (from dp, cp, pp and npus), the algorithm (from
+  // the topology), the per-link bandwidth (per-NPU bandwidth / links of the topology).
+  const std::string path = write_psa("derived.yaml",
+      "base: configs/cosmic-system1-baseline.yaml\n"
+      "parameters:\n"
+      "  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    cp: [1, 2, 4]\n    sharding: [none, zero3]\n"
+      "  collective:\n    chunks: [2, 4]\n"
+      "  network:\n    topology: {values: [Ring, Switch, FullyConnected], per_dim: true}\n"
+      "    npus.3: [4, 8, 16]\n    npu_bandwidth_GBps.0: {range: {min: 50, max: 350, step: 100}}\n"
+      "derived: {tp: auto, algorithm: follows_topology}\n"
+      "constraints:\n"
+      "  - \"workload.tp >= 4\"\n"
+      "  - \"collective.all_reduce_algorithm.1 != direct\"\n"
+      "  - \"network.bandwidth_GBps.0 <= 100\"\n"
+      "  - \"network.topology.2 == Ring\"\n"
+      "  - \"npus_total / (workload.dp * workload.cp * workload.pp) == workload.tp\"\n"
+      "objectives: [latency, cost]\n");
+  const auto ds = psa::load_psa(path);
+  EXPECT_EQ(ds.objectives.size(), size_t(2));
+  const uint64_t brute = brute_force(ds);
+  EXPECT_GT(brute, 0u);
+  EXPECT_EQ(psa::feasible_count(ds), u128(brute));
+  // A constraint no gene affects holds or fails for the whole space.
+  const auto none = psa::load_psa(write_psa("constant.yaml",
+      "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  collective:\n    chunks: [2, 4]\n"
+      "constraints: [\"npus_total == 512\"]\nobjectives: memory\n"));
+  EXPECT_EQ(psa::feasible_count(none), u128(0));
+}
+
+TEST(Psa, RankUnrankAtTheEdgesOf128Bits) {
+  // 31 genes of 16 values and one of 15: 15 x 2^124 points, between 2^127 and 2^128.
+  auto v = std::make_unique<SpaceView>();
+  v->ngenes = 32;
+  for (int g = 0; g < 32; ++g) v->gene[g] = Gene{Param::DP, -1, g == 31 ? 15 : 16, 0};
+  const u128 size = space_size(*v);
+  EXPECT_EQ(size, u128(15) << 124);
+  const u128 two64 = u128(1) << 64, two127 = u128(1) << 127;
+  for (u128 i : {u128(0), u128(1), two64 - 1, two64, two64 + 1, two127 - 1, two127, two127 + 1, size - 2, size - 1}) {
+    int32_t genome[kMaxGenes];
+    unrank(*v, i, genome);
+    for (int g = 0; g < 32; ++g) ASSERT_LT(genome[g], v->gene[g].card);
+    EXPECT_TRUE(rank(*v, genome) == i) << psa::to_string_u128(i);
+  }
+  int32_t last[kMaxGenes];
+  unrank(*v, size - 1, last);
+  for (int g = 0; g < 32; ++g) EXPECT_EQ(last[g], v->gene[g].card - 1);
+
+  // The shipped full-stack space exceeds 2^64.
+  const auto fs = psa::load_psa(test::data_path("psa/cosmic/fullstack-system1.yaml"));
+  const u128 n = space_size(*fs.view);
+  EXPECT_GT(n, two64);
+  for (u128 i : {u128(0), u128(1), two64, n - 1}) {
+    int32_t genome[kMaxGenes];
+    unrank(*fs.view, i, genome);
+    EXPECT_TRUE(rank(*fs.view, genome) == i) << psa::to_string_u128(i);
+  }
+}
+
+TEST(Psa, U128Text) {
+  const u128 max = ~u128(0);
+  EXPECT_EQ(psa::to_string_u128(max), "340282366920938463463374607431768211455");
+  EXPECT_EQ(psa::to_string_u128(0), "0");
+  EXPECT_EQ(psa::with_commas("1234567"), "1,234,567");
+  EXPECT_EQ(psa::with_commas("123"), "123");
+  u128 back = 0;
+  ASSERT_TRUE(psa::parse_u128("340282366920938463463374607431768211455", back));
+  EXPECT_TRUE(back == max);
+  ASSERT_TRUE(psa::parse_u128("76,859,228,160,000", back));
+  EXPECT_TRUE(back == u128(76859228160000ull));
+  EXPECT_FALSE(psa::parse_u128("340282366920938463463374607431768211456", back));
+  EXPECT_FALSE(psa::parse_u128("12a", back));
+  EXPECT_FALSE(psa::parse_u128("", back));
+}
+
+TEST(Psa, ErrorsNameFileLineAndKey) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  workload:\n";
+  struct Case {
+    const char* file;
+    std::string text;
+    std::vector<std::string> expect;
+  };
+  const Case cases[] = {
+      {"unknown_key.yaml", head + "    dp: [1, 2]\n    foo: [1]\nobjectives: [latency]\n",
+       {"unknown_key.yaml:5:5:", "unknown key 'parameters.workload.foo'"}},
+      {"bad_value.yaml", head + "    dp: {values: [1, two]}\nobjectives: [latency]\n",
+       {"bad_value.yaml:4:22:", "key 'parameters.workload.dp.values.1'", "got 'two'"}},
+      {"bad_expr.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp * <= 4\"\nobjectives: [latency]\n",
+       {"bad_expr.yaml:6:5:", "key 'constraints.0'", "column 15"}},
+      {"unknown_param.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dpp <= 4\"\nobjectives: [latency]\n",
+       {"unknown_param.yaml:6:5:", "key 'constraints.0'", "unknown parameter 'workload.dpp'"}},
+      {"bad_enum.yaml", head + "    sharding: {values: [none, zero9]}\nobjectives: [latency]\n",
+       {"bad_enum.yaml:4:31:", "parameters.workload.sharding.values.1", "zero3"}},
+      {"bad_objective.yaml", head + "    dp: [1, 2]\nobjectives: [latncy]\n",
+       {"bad_objective.yaml:5:14:", "key 'objectives.0'", "runtime_x_bw"}},
+      {"top_key.yaml", head + "    dp: [1, 2]\nobjectivs: [latency]\n", {"top_key.yaml:5:1:", "unknown key 'objectivs'"}},
+      {"tp_twice.yaml", head + "    tp: [1, 2]\nderived: {tp: auto}\nobjectives: [latency]\n",
+       {"tp_twice.yaml:4:5:", "parameters.workload.tp", "derived"}},
+  };
+  for (const auto& c : cases) {
+    const std::string msg = error_of(write_psa(c.file, c.text));
+    for (const auto& e : c.expect) EXPECT_NE(msg.find(e), std::string::npos) << c.file << ": " << msg;
+  }
+  // The CLI prints the same message and exits 1.
+  const CliRun r = run_cli("space " + write_psa("cli_bad.yaml", head + "    dp: {pow2: {min: 1}}\nobjectives: latency\n"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("cli_bad.yaml:4:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("parameters.workload.dp.pow2.max"), std::string::npos) << r.out;
+}
+
+TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
+  const auto ds = psa::load_psa(write_psa("huge.yaml",
+      "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n"
+      "    latency_ns: {range: {min: 1, max: 1000}, per_dim: true}\n"
+      "constraints: [\"sum(network.latency_ns) <= 2000\"]\nobjectives: latency\n"));
+  try {
+    psa::feasible_count(ds);
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot count"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cosmic
