@@ -7,5 +7,7 @@ namespace cosmic {
 int cmd_eval(int argc, const char* const* argv);
 int cmd_validate(int argc, const char* const* argv);
 int cmd_space(int argc, const char* const* argv);
+int cmd_sweep(int argc, const char* const* argv);
+int cmd_merge(int argc, const char* const* argv);
 
 }  // namespace cosmic

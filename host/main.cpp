@@ -21,6 +21,8 @@ const Command kCommands[] = {
     {"eval", cosmic::cmd_eval, "evaluate one configuration (time, memory, cost breakdowns)"},
     {"validate", cosmic::cmd_validate, "compare predictions with measured runs or ASTRA-sim collective timings"},
     {"space", cosmic::cmd_space, "describe a design space (PSA file): parameters, raw and feasible sizes"},
+    {"sweep", cosmic::cmd_sweep, "evaluate every point of a design space, reductions streamed to HDF5"},
+    {"merge", cosmic::cmd_merge, "combine the result files of a sharded sweep"},
 };
 
 void usage(std::ostream& os) {

@@ -76,9 +76,15 @@ class CpuSweep final : public SweepBackend {
       const uint64_t seg_end = std::min(hi, start[si + 1]);
       u128 index = seg.begin + (pos - start[si]);
       unrank(s, index, genome);
+      // Constraints only need re-checking when a gene they read changed: after a step that
+      // changed genes 0..changed, those with low_gene > changed still hold (they held before:
+      // a violated one with a higher low gene would have caused a longer skip).
+      int32_t changed = s.ngenes;
       while (pos < seg_end) {
         const Config c = decode(s, genome);
-        const int32_t m = violated_low_gene(s, k, c);
+        int32_t m = -1;
+        for (int32_t i = 0; i < s.nconstraints; ++i)
+          if (k.low_gene[i] <= changed && k.low_gene[i] > m && !constraint_holds(s, c, i)) m = k.low_gene[i];
         if (m >= 0) {
           // Skip to the next index whose gene m differs: all indices before it violate too.
           u128 low = 0;  // rank of genes below m
@@ -90,16 +96,27 @@ class CpuSweep final : public SweepBackend {
           }
           pos += uint64_t(skip);
           index += skip;
-          genome_skip_to_next(s, genome, m);
+          changed = increment(s, genome, m);
           continue;
         }
         score(s, c, index, prune, me);
         ++pos;
         ++index;
-        genome_add(s, genome, 1);
+        changed = increment(s, genome, 0);
       }
       ++si;
     }
+  }
+
+  // Sets genes below m to zero and adds one to gene m with carry; returns the highest gene
+  // that changed.
+  static int32_t increment(const SpaceView& s, int32_t* genome, int32_t m) {
+    for (int32_t g = 0; g < m; ++g) genome[g] = 0;
+    for (int32_t g = m; g < s.ngenes; ++g) {
+      if (++genome[g] < s.gene[g].card) return g;
+      genome[g] = 0;
+    }
+    return s.ngenes;
   }
 
   void score(const SpaceView&, const Config& c, u128 index, const Pruning& prune, Partial& me) const {

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `cosmic sweep` / `cosmic merge` result files, read with h5py (Debian's
+python3-h5py) and, when importable, xarray.
+
+    python3 tests/test_h5.py COSMIC_BINARY DATA_DIR     (ctest runs it)
+
+Checks: the attributes of docs/results-format.md; top-1 equal to the best of the points the
+sweep kept with --keep all and to a `cosmic eval` of the same configuration; evaluated count
+equal to `cosmic space`'s feasible count; shards merged equal to one sweep; an interrupted
+sweep (SIGINT, SIGKILL) leaves a readable file marked incomplete, and --resume finishes it with
+the same result as an uninterrupted run.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import h5py
+import numpy as np
+
+COSMIC = DATA = None
+
+
+def sweep(psa, out, *args, check=True):
+    cmd = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", psa), "-o", out, "--quiet", *args]
+    return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def top1(path):
+    with h5py.File(path, "r") as f:
+        obj = f.attrs["objectives"][0]
+        if isinstance(obj, bytes):
+            obj = obj.decode()
+        g = f["top"][obj]
+        return int(g["index"][0]), float(g[obj][0])
+
+
+def same_result(test, a, b):
+    """Two result files hold the same reductions."""
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for k in ("swept_count", "evaluated_count", "feasible_count", "space_size"):
+            test.assertEqual(fa.attrs[k], fb.attrs[k], k)
+        np.testing.assert_array_equal(fa["reasons/count"][:], fb["reasons/count"][:])
+        for name in fa["histogram"]:
+            np.testing.assert_array_equal(fa["histogram"][name][:], fb["histogram"][name][:])
+        for obj in fa["top"]:
+            for col in fa["top"][obj]:
+                np.testing.assert_array_equal(fa["top"][obj][col][:], fb["top"][obj][col][:], f"top/{obj}/{col}")
+
+
+class SweepFile(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_attributes_and_top1_against_brute_force(self):
+        out = os.path.join(self.dir, "w.h5")
+        sweep("workload-system1.yaml", out, "--keep", "all", "--seed", "7", "--backend", "cpu")
+        with h5py.File(out, "r") as f:
+            a = f.attrs
+            for k in ("tool_version", "psa", "backend", "device", "seed", "evaluated_count", "feasible_count",
+                      "wall_time_s", "configs_per_s", "format_version", "complete", "next_index", "space_size", "shard"):
+                self.assertIn(k, a, k)
+            self.assertEqual(a["complete"], 1)
+            self.assertEqual(a["seed"], 7)
+            self.assertEqual(a["backend"], "cpu")
+            self.assertEqual(a["space_size"], "600")
+            self.assertEqual(a["next_index"], "600")
+            self.assertEqual(a["swept_count"], 600)
+            self.assertIn("workload-system1", a["psa"])
+            obj = a["objectives"][0]
+            obj = obj.decode() if isinstance(obj, bytes) else obj
+            # Counts: reasons add up to the space, the histogram to the feasible points.
+            self.assertEqual(int(f["reasons/count"][:].sum()), 600)
+            self.assertEqual(int(f["histogram"][obj][:].sum()), a["feasible_count"])
+            # /all holds every point that passed the constraints; top-1 is its best feasible one.
+            allg = f["all"]
+            self.assertEqual(allg["index"].shape[0], a["evaluated_count"])
+            ok = allg["reason"][:] == 0
+            self.assertEqual(int(ok.sum()), a["feasible_count"])
+            vals, idx = allg[obj][:][ok], allg["index"][:][ok]
+            best = np.lexsort((idx, vals))[0]
+            top = f["top"][obj]
+            self.assertEqual(int(top["index"][0]), int(idx[best]))
+            self.assertEqual(float(top[obj][0]), float(vals[best]))
+            self.assertTrue(np.all(np.diff(top[obj][:]) >= 0))
+            # The same configuration through `cosmic eval` (scalar model, its own decoding).
+            sets = []
+            for gene in ("workload.dp", "workload.pp", "workload.cp", "workload.sharding"):
+                labels = [x.decode() if isinstance(x, bytes) else x for x in f["genes"][gene][:]]
+                sets += ["--set", f"{gene}={labels[int(top[gene][0])]}"]
+            dp, pp, cp = (int(labels_of(f, g)[int(top[g][0])]) for g in ("workload.dp", "workload.pp", "workload.cp"))
+            sets += ["--set", f"workload.tp={1024 // (dp * pp * cp)}"]
+            ev = json.loads(subprocess.run([COSMIC, "eval", os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml"),
+                                            *sets, "--json"], check=True, capture_output=True, text=True).stdout)
+            self.assertEqual(ev["reason"], "OK")
+            self.assertAlmostEqual(ev["time_s"], float(top["time_s"][0]), delta=1e-9 * ev["time_s"])
+            self.assertAlmostEqual(ev["memory_bytes"], float(top["memory_bytes"][0]), delta=1e-9 * ev["memory_bytes"])
+        # xarray, when installed (Debian: python3-xarray with python3-h5netcdf).
+        try:
+            import xarray as xr
+        except ImportError:
+            return
+        try:
+            ds = xr.open_dataset(out, group=f"top/{obj}", engine="h5netcdf", phony_dims="sort")
+        except (ValueError, ImportError) as e:  # no h5netcdf engine
+            print(f"xarray check skipped: {e}", file=sys.stderr)
+            return
+        with ds:
+            np.testing.assert_array_equal(ds[obj].values, top1_column(out, obj))
+
+    def test_evaluated_count_equals_space_feasible_count(self):
+        for psa in ("workload-system1.yaml", "network-system3.yaml"):
+            out = os.path.join(self.dir, psa + ".h5")
+            sweep(psa, out, "--backend", "cpu")
+            info = json.loads(subprocess.run([COSMIC, "space", os.path.join(DATA, "psa", "cosmic", psa), "--json"],
+                                             check=True, capture_output=True, text=True).stdout)
+            with h5py.File(out, "r") as f:
+                self.assertEqual(str(f.attrs["evaluated_count"]), info["feasible_count"], psa)
+
+    def test_shards_merge_to_the_whole(self):
+        whole = os.path.join(self.dir, "whole.h5")
+        sweep("workload-system1.yaml", whole, "--backend", "cpu")
+        parts = []
+        for i in range(3):
+            parts.append(os.path.join(self.dir, f"part{i}.h5"))
+            sweep("workload-system1.yaml", parts[-1], "--shard", f"{i}/3", "--backend", "cpu")
+        merged = os.path.join(self.dir, "merged.h5")
+        subprocess.run([COSMIC, "merge", merged, *reversed(parts), "--quiet"], check=True)
+        same_result(self, merged, whole)
+        with h5py.File(merged, "r") as f:
+            self.assertEqual(f.attrs["complete"], 1)
+        # A missing shard leaves the merged file incomplete.
+        subprocess.run([COSMIC, "merge", merged, parts[0], parts[2], "--quiet"], check=True)
+        with h5py.File(merged, "r") as f:
+            self.assertEqual(f.attrs["complete"], 0)
+
+    KILL_ARGS = ["--shard", "0/4096", "--backend", "cpu", "--batch-seconds", "0.1"]  # 16.8M points, all feasible
+    KILL_ENV = dict(os.environ, OMP_NUM_THREADS="2")
+    reference = None  # an uninterrupted run, shared by the kill tests
+
+    def kill_cmd(self, out):
+        return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o", out, "--quiet",
+                *self.KILL_ARGS]
+
+    def interrupted_then_resumed(self, sig):
+        out = os.path.join(self.dir, "killed.h5")
+        p = subprocess.Popen(self.kill_cmd(out), env=self.KILL_ENV)
+        time.sleep(1.0)
+        p.send_signal(sig)
+        rc = p.wait(timeout=60)
+        if rc == 0:
+            self.skipTest("the sweep finished before the signal; machine too fast for this size")
+        self.assertEqual(rc, 128 + sig if sig == signal.SIGINT else -sig)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["complete"], 0)
+            nxt = int(f.attrs["next_index"])
+            self.assertLess(nxt, int(f.attrs["range_end"]))
+            self.assertEqual(int(f["reasons/count"][:].sum()), nxt - int(f.attrs["range_begin"]))
+        subprocess.run(self.kill_cmd(out) + ["--resume"], env=self.KILL_ENV, check=True)
+        if SweepFile.reference is None:
+            SweepFile.reference = tempfile.NamedTemporaryFile(suffix=".h5", delete=False).name
+            subprocess.run(self.kill_cmd(SweepFile.reference), env=self.KILL_ENV, check=True)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["complete"], 1)
+        self.assertEqual(top1(out), top1(SweepFile.reference))
+        same_result(self, out, SweepFile.reference)
+
+    def test_sigint_leaves_a_resumable_file(self):
+        self.interrupted_then_resumed(signal.SIGINT)
+
+    def test_sigkill_leaves_a_readable_file(self):
+        self.interrupted_then_resumed(signal.SIGKILL)
+
+
+def labels_of(f, gene):
+    return [x.decode() if isinstance(x, bytes) else x for x in f["genes"][gene][:]]
+
+
+def top1_column(path, obj):
+    with h5py.File(path, "r") as f:
+        return f["top"][obj][obj][:]
+
+
+if __name__ == "__main__":
+    COSMIC, DATA = sys.argv[1], sys.argv[2]
+    try:
+        unittest.main(argv=[sys.argv[0], "-v"])
+    finally:
+        if SweepFile.reference:
+            os.remove(SweepFile.reference)
