@@ -1,7 +1,7 @@
 // `cosmic eval CONFIG.yaml [--set key=value ...] [--json]`: one configuration, with breakdowns.
 #include <iostream>
 
-#include <cxxopts.hpp>
+#include "host/cli.hpp"
 
 #include "host/commands.hpp"
 #include "host/report.hpp"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <sstream>
 
-#include <cxxopts.hpp>
+#include "host/cli.hpp"
 #include <nlohmann/json.hpp>
 
 #include "host/commands.hpp"

@@ -1,7 +1,7 @@
 // `cosmic validate FILE.csv [--json]`: predicted vs measured, per row and summarised.
 #include <iostream>
 
-#include <cxxopts.hpp>
+#include "host/cli.hpp"
 
 #include "host/commands.hpp"
 #include "host/csv.hpp"

@@ -55,6 +55,15 @@ TEST(Cli, TextReportAndHelp) {
   EXPECT_EQ(run("frobnicate").status, 2);
 }
 
+TEST(Cli, SetTakesYamlLists) {
+  // A --set value may be a YAML list with commas; placing DP innermost changes the time.
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const CliRun moved = run("eval " + cfg + " --json --set 'system.network.placement=[dp,tp,cp,pp]'");
+  const CliRun base = run("eval " + cfg + " --json");
+  ASSERT_EQ(moved.status, 0) << moved.out;
+  EXPECT_NE(nlohmann::json::parse(moved.out)["time_s"], nlohmann::json::parse(base.out)["time_s"]);
+}
+
 TEST(Cli, InfeasibleIsAResultNotACrash) {
   const CliRun r = run("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") + " --set workload.dp=3 --json");
   ASSERT_EQ(r.status, 0) << r.out;
