@@ -97,12 +97,12 @@ void BM_SweepCpu_System1FullStack_Live(benchmark::State& state) {
 BENCHMARK(BM_SweepCpu_System1FullStack_Live)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SweepCuda_System1FullStack(benchmark::State& state) {
-  run(state, "cuda", random_slices(*space().view, 64, uint64_t(1) << 34));
+  run(state, "cuda", random_slices(*space().view, 64, uint64_t(1) << 30));
 }
 BENCHMARK(BM_SweepCuda_System1FullStack)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 void BM_SweepCuda_System1FullStack_Live(benchmark::State& state) {
-  run(state, "cuda", {live_slice(space(), uint64_t(1) << 33)});
+  run(state, "cuda", {live_slice(space(), uint64_t(1) << 32)});
 }
 BENCHMARK(BM_SweepCuda_System1FullStack_Live)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 

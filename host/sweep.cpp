@@ -112,8 +112,15 @@ std::vector<Segment> plan_segments(const SpaceView& s, const SweepConst& k, int3
   std::vector<Segment> segs;
   std::vector<u128> stride(size_t(s.ngenes) + 1, 1);
   for (int32_t g = 0; g < s.ngenes; ++g) stride[g + 1] = stride[g] * u128(s.gene[g].card);
-  bool coarse = false;  // any constraint the planner can check on its own?
-  for (int32_t c = 0; c < s.nconstraints; ++c) coarse = coarse || k.low_gene[c] >= coarse_gene;
+  // Constraints the planner checks: those reading only genes >= coarse_gene. Their outcome is
+  // fixed while genes >= unit_gene (the lowest they read) stay the same.
+  bool coarse = false;
+  int32_t unit_gene = s.ngenes;
+  for (int32_t c = 0; c < s.nconstraints; ++c)
+    if (k.low_gene[c] >= coarse_gene) {
+      coarse = true;
+      unit_gene = std::min(unit_gene, k.low_gene[c]);
+    }
   uint64_t live = 0;
   int32_t genome[kMaxGenes];
   while (cursor < end && live < live_target) {
@@ -129,7 +136,7 @@ std::vector<Segment> plan_segments(const SpaceView& s, const SweepConst& k, int3
         cursor = next < end ? next : end;
         continue;
       }
-      const u128 g = stride[size_t(coarse_gene)];
+      const u128 g = stride[size_t(unit_gene)];
       unit_end = (cursor / g + 1) * g;
       if (unit_end > end) unit_end = end;
     }
