@@ -2,7 +2,7 @@
 // reductions streamed to HDF5 (host/sweep_run.cpp), and the merge of shard files.
 #include <iostream>
 
-#include <cxxopts.hpp>
+#include "host/cli.hpp"
 
 #include "host/commands.hpp"
 #include "host/sweep.hpp"
