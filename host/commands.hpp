@@ -9,5 +9,6 @@ int cmd_validate(int argc, const char* const* argv);
 int cmd_space(int argc, const char* const* argv);
 int cmd_sweep(int argc, const char* const* argv);
 int cmd_merge(int argc, const char* const* argv);
+int cmd_search(int argc, const char* const* argv);
 
 }  // namespace cosmic

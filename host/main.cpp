@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"space", cosmic::cmd_space, "describe a design space (PSA file): parameters, raw and feasible sizes"},
     {"sweep", cosmic::cmd_sweep, "evaluate every point of a design space, reductions streamed to HDF5"},
     {"merge", cosmic::cmd_merge, "combine the result files of a sharded sweep"},
+    {"search", cosmic::cmd_search, "search a design space with a population agent (rw, ga, aco, bo, nsga2)"},
 };
 
 void usage(std::ostream& os) {

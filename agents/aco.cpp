@@ -1,0 +1,105 @@
+#include "agents/aco.hpp"
+
+#include <cmath>
+
+#include "agents/common.hpp"
+
+namespace cosmic::agents {
+
+AcoParams AcoParams::from(const Params& p) {
+  ParamReader r(p, "aco");
+  AcoParams o;
+  o.population = r.integer("population", o.population, 1, 100000000);
+  o.greediness = r.real("greediness", o.greediness, 0, 1);
+  o.evaporation = r.real("evaporation", o.evaporation, 0, 1);
+  o.local = r.real("local", o.local, 0, 1);
+  o.elite_fraction = r.real("elite_fraction", o.elite_fraction, 0, 1);
+  r.finish();
+  return o;
+}
+
+Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::move(card)), p_(p), seed_(seed) {
+  int32_t off = 0;
+  for (int32_t c : card_) {
+    offset_.push_back(off);
+    for (int32_t v = 0; v < c; ++v) tau_.push_back(1.0 / c);
+    off += c;
+  }
+  best_score_.resize(1, 1);
+}
+
+void Aco::ask(Population& pop) {
+  check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "aco");
+  const int32_t ng = int32_t(card_.size());
+  // Per gene: cumulative pheromone (roulette) and the values of highest pheromone.
+  std::vector<double> cum(tau_.size());
+  auto argmax = std::vector<std::vector<int32_t>>(size_t(ng));
+  for (int32_t g = 0; g < ng; ++g) {
+    double s = 0, mx = -1;
+    for (int32_t v = 0; v < card_[g]; ++v) {
+      const double t = tau_[size_t(offset_[g] + v)];
+      s += t;
+      cum[size_t(offset_[g] + v)] = s;
+      if (t > mx) {
+        mx = t;
+        argmax[size_t(g)].clear();
+      }
+      if (t == mx) argmax[size_t(g)].push_back(v);
+    }
+  }
+  const int64_t n = int64_t(pop.size);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
+    for (int32_t g = 0; g < ng; ++g) {
+      const double* c = &cum[size_t(offset_[g])];
+      int32_t v;
+      if (r.uniform() < p_.greediness) {
+        const auto& am = argmax[size_t(g)];
+        v = am[am.size() == 1 ? 0 : size_t(r.below(am.size()))];
+      } else {
+        const double x = r.uniform() * c[card_[g] - 1];
+        v = 0;
+        while (v < card_[g] - 1 && c[v] <= x) ++v;
+      }
+      pop.at(size_t(i), g) = v;
+    }
+  }
+}
+
+void Aco::tell(const Population& pop, const Scores& scores) {
+  ++gen_;
+  const int32_t ng = int32_t(card_.size());
+  const size_t n = pop.size;
+  const size_t k = std::max<size_t>(1, size_t(std::ceil(p_.elite_fraction * double(n))));
+  const std::vector<size_t> elite = best_indices(scores, k);
+  if (!have_best_ || better(scores, elite[0], best_score_, 0)) {
+    best_genome_.resize(size_t(ng));
+    for (int32_t g = 0; g < ng; ++g) best_genome_[size_t(g)] = pop.at(elite[0], g);
+    best_score_.resize(scores.nobj, 1);
+    copy_scores(scores, elite[0], best_score_, 0);
+    have_best_ = true;
+  }
+  // Counts of each value among all ants (local update) and among the elite ants (deposit).
+  std::vector<double> chosen(tau_.size(), 0.0), deposit(tau_.size(), 0.0);
+  for (int32_t g = 0; g < ng; ++g) {
+    const int32_t* col = &pop.genes[size_t(g) * n];
+    double* ch = &chosen[size_t(offset_[g])];
+    for (size_t i = 0; i < n; ++i) ch[col[i]] += 1;
+    for (size_t e : elite) deposit[size_t(offset_[g] + col[e])] += 0.5 / double(elite.size());
+    deposit[size_t(offset_[g] + best_genome_[size_t(g)])] += 0.5;
+  }
+  for (int32_t g = 0; g < ng; ++g) {
+    const double tau0 = 1.0 / card_[g];
+    for (int32_t v = 0; v < card_[g]; ++v) {
+      const size_t j = size_t(offset_[g] + v);
+      double t = tau_[j];
+      const double xi = p_.local * chosen[j] / double(n);
+      t = (1 - xi) * t + xi * tau0;                                     // local update
+      t = (1 - p_.evaporation) * t + p_.evaporation * deposit[j];       // global update
+      tau_[j] = std::max(t, tau0 / 100);                                // floor
+    }
+  }
+}
+
+}  // namespace cosmic::agents

@@ -1,0 +1,27 @@
+// Makes an agent by name from the genes' cardinalities, the number of objectives, the
+// hyperparameters and a seed. Throws ParamError with a clear message for an unknown agent or a
+// bad hyperparameter.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/agent.hpp"
+#include "agents/params.hpp"
+
+namespace cosmic::agents {
+
+struct MadeAgent {
+  std::unique_ptr<Agent> agent;
+  size_t population = 0;  // genomes asked per generation
+};
+
+// name: rw, ga, aco, bo or nsga2. Single-objective agents optimise objective 0 of a
+// multi-objective space; nsga2 needs nobj >= 1 (2+ for a front).
+MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, int32_t nobj, const Params& params,
+                     uint64_t seed);
+
+constexpr const char* kAgentNames = "rw, ga, aco, bo, nsga2";
+
+}  // namespace cosmic::agents

@@ -1,0 +1,79 @@
+#include "agents/ga.hpp"
+
+#include <cmath>
+
+#include "agents/common.hpp"
+
+namespace cosmic::agents {
+
+GaParams GaParams::from(const Params& p) {
+  ParamReader r(p, "ga");
+  GaParams o;
+  o.population = r.integer("population", o.population, 2, 100000000);
+  o.tournament = r.integer("tournament", o.tournament, 1, 64);
+  o.crossover_rate = r.real("crossover_rate", o.crossover_rate, 0, 1);
+  o.mutation_rate = r.real_or_auto("mutation_rate", -1, 0, 1);
+  o.elite_fraction = r.real("elite_fraction", o.elite_fraction, 0, 0.5);
+  r.finish();
+  return o;
+}
+
+Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed) : card_(std::move(card)), p_(p), seed_(seed) {
+  mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
+  elites_ = p_.elite_fraction > 0 ? size_t(std::ceil(p_.elite_fraction * double(p_.population))) : 0;
+}
+
+size_t Ga::tournament(Rng& r) const {
+  size_t best = size_t(r.below(parents_.size));
+  for (int64_t k = 1; k < p_.tournament; ++k) {
+    const size_t c = size_t(r.below(parents_.size));
+    if (ranks_before(parent_scores_, c, best)) best = c;
+  }
+  return best;
+}
+
+void Ga::ask(Population& pop) {
+  check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
+  const int64_t n = int64_t(pop.size);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
+    if (!have_parents_) {
+      random_genome(pop, size_t(i), card_, r);
+      continue;
+    }
+    const size_t a = tournament(r), b = tournament(r);
+    crossover(parents_, a, b, pop, size_t(i), p_.crossover_rate, r);
+    mutate(pop, size_t(i), card_, mutation_rate_, r);
+  }
+}
+
+void Ga::tell(const Population& pop, const Scores& scores) {
+  ++gen_;
+  if (have_parents_ && elites_ > 0) {
+    // Elitism: the best parents replace the worst children when they rank before them.
+    Population next = pop;
+    Scores next_scores = scores;
+    const std::vector<size_t> elite = best_indices(parent_scores_, elites_);
+    // The children in reverse order, worst first (only the first `elites_` sorted).
+    std::vector<size_t> worst_first(scores.size);
+    std::iota(worst_first.begin(), worst_first.end(), size_t(0));
+    const size_t k = std::min(elite.size(), worst_first.size());
+    std::partial_sort(worst_first.begin(), worst_first.begin() + ptrdiff_t(k), worst_first.end(),
+                      [&](size_t a, size_t b) { return ranks_before(scores, b, a); });
+    for (size_t j = 0; j < k; ++j) {
+      const size_t e = elite[j], worst = worst_first[j];
+      if (!better(parent_scores_, e, scores, worst)) break;
+      for (int32_t g = 0; g < pop.ngenes; ++g) next.at(worst, g) = parents_.at(e, g);
+      copy_scores(parent_scores_, e, next_scores, worst);
+    }
+    parents_ = std::move(next);
+    parent_scores_ = std::move(next_scores);
+  } else {
+    parents_ = pop;
+    parent_scores_ = scores;
+  }
+  have_parents_ = true;
+}
+
+}  // namespace cosmic::agents

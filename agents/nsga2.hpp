@@ -1,0 +1,61 @@
+// NSGA-II (Deb, Pratap, Agarwal & Meyarivan 2002) for two or more objectives, with the
+// constrained-domination of that paper (feasible points dominate infeasible ones; infeasible
+// points rank by violation, Deb 2000):
+//   - non-dominated sorting: 2 objectives O(N log N) (sort by f1, then each point joins the
+//     first front whose lowest f2 so far exceeds its f2, found by binary search; Jensen 2003);
+//     3 or more, the efficient non-dominated sort ENS-SS (Zhang et al. 2015);
+//   - crowding distance within each front; survivors of parents + children by (rank, distance);
+//   - children by binary tournaments on (rank, crowding), uniform crossover and per-gene
+//     categorical mutation (the GA's operators).
+// Points with equal objective vectors do not dominate each other (same front).
+#pragma once
+
+#include <vector>
+
+#include "agents/agent.hpp"
+#include "agents/params.hpp"
+
+namespace cosmic::agents {
+
+struct Nsga2Params {
+  int64_t population = 4096;    // nsga2.population
+  double crossover_rate = 0.9;  // nsga2.crossover_rate
+  double mutation_rate = -1;    // nsga2.mutation_rate: per gene; auto (-1) = 1 / genes
+  static Nsga2Params from(const Params& p);
+};
+
+// Front index (0 = non-dominated) of each of the n points; objective j of point i is
+// obj[j * stride + i]. Minimisation.
+std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n);
+
+// Ranks with constraints: feasible points by nondominated_sort, then infeasible ones after the
+// last feasible front, one front per distinct violation, smaller first.
+std::vector<int32_t> constrained_ranks(const Scores& s);
+
+// Crowding distance of the points `front` (indices into obj); boundary points get infinity.
+std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t nobj, const std::vector<size_t>& front);
+
+class Nsga2 : public Agent {
+ public:
+  Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed);
+  std::string name() const override { return "nsga2"; }
+  void ask(Population& pop) override;
+  void tell(const Population& pop, const Scores& scores) override;
+
+ private:
+  bool wins(size_t a, size_t b) const;  // crowded comparison
+  void assign(const Population& pop, const Scores& s);
+  std::vector<int32_t> card_;
+  int32_t nobj_;
+  Nsga2Params p_;
+  double mutation_rate_;
+  uint64_t seed_;
+  uint64_t gen_ = 0;
+  bool have_parents_ = false;
+  Population parents_;
+  Scores parent_scores_;
+  std::vector<int32_t> rank_;
+  std::vector<double> crowd_;
+};
+
+}  // namespace cosmic::agents

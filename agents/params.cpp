@@ -1,0 +1,94 @@
+#include "agents/params.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace cosmic::agents {
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+bool parse_real(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+bool parse_int(const std::string& s, int64_t& out) {
+  double d = 0;
+  if (!parse_real(s, d) || d != std::floor(d) || std::fabs(d) > 9e15) return false;  // accepts 1e6
+  out = int64_t(d);
+  return true;
+}
+
+}  // namespace
+
+const std::string* ParamReader::find(const std::string& name) {
+  used_.insert(key(name));
+  auto it = p_.find(key(name));
+  return it == p_.end() ? nullptr : &it->second;
+}
+
+double ParamReader::real(const std::string& name, double def, double lo, double hi) {
+  const std::string* s = find(name);
+  if (!s) return def;
+  double v = 0;
+  if (!parse_real(*s, v) || v < lo || v > hi)
+    throw ParamError(key(name) + ": expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
+  return v;
+}
+
+double ParamReader::real_or_auto(const std::string& name, double auto_value, double lo, double hi) {
+  const std::string* s = find(name);
+  if (!s || *s == "auto") return auto_value;
+  double v = 0;
+  if (!parse_real(*s, v) || v < lo || v > hi)
+    throw ParamError(key(name) + ": expected auto or a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
+  return v;
+}
+
+int64_t ParamReader::integer(const std::string& name, int64_t def, int64_t lo, int64_t hi) {
+  const std::string* s = find(name);
+  if (!s) return def;
+  int64_t v = 0;
+  if (!parse_int(*s, v) || v < lo || v > hi)
+    throw ParamError(key(name) + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + *s);
+  return v;
+}
+
+void ParamReader::finish() const {
+  const std::string prefix = agent_ + ".";
+  for (const auto& kv : p_) {
+    if (kv.first.compare(0, prefix.size(), prefix) != 0 || used_.count(kv.first)) continue;
+    std::string known;
+    for (const auto& u : used_) known += (known.empty() ? "" : ", ") + u;
+    throw ParamError(kv.first + ": unknown hyperparameter of agent " + agent_ + " (known: " + known + ")");
+  }
+}
+
+void add_param(Params& p, const std::string& agent, const std::string& kv) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
+    throw ParamError("--param expects key=value, got '" + kv + "'");
+  std::string k = kv.substr(0, eq);
+  if (k.find('.') == std::string::npos) k = agent + "." + k;
+  p[k] = kv.substr(eq + 1);
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (const auto& kv : p) s += kv.first + "=" + kv.second + "\n";
+  return s;
+}
+
+}  // namespace cosmic::agents

@@ -1,0 +1,46 @@
+// Hyperparameters of the agents: "agent.key" -> text, as given by `--param key=value` or by the
+// `agent:` mapping of a PSA file. Each agent reads its own keys through ParamReader, which checks
+// ranges and refuses unknown keys with a message naming the key, the expected range and the
+// value ("ga.mutation_rate: expected a number in [0, 1], got 2").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace cosmic::agents {
+
+using Params = std::map<std::string, std::string>;
+
+struct ParamError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+class ParamReader {
+ public:
+  // Reads the keys "<agent>.<name>" of `p`.
+  ParamReader(const Params& p, std::string agent) : p_(p), agent_(std::move(agent)) {}
+  double real(const std::string& name, double def, double lo, double hi);
+  int64_t integer(const std::string& name, int64_t def, int64_t lo, int64_t hi);
+  // A number in [lo, hi] or the word "auto" (returns `auto_value`).
+  double real_or_auto(const std::string& name, double auto_value, double lo, double hi);
+  // Throws ParamError for any key of this agent that was not read (misspelled, or of no use).
+  void finish() const;
+  std::string key(const std::string& name) const { return agent_ + "." + name; }
+
+ private:
+  const std::string* find(const std::string& name);
+  const Params& p_;
+  std::string agent_;
+  std::set<std::string> used_;
+};
+
+// Splits "key=value"; a key without "<agent>." gets the agent's prefix. Throws ParamError.
+void add_param(Params& p, const std::string& agent, const std::string& key_eq_value);
+
+// Canonical text of the parameters (sorted "key=value" lines), recorded in result files.
+std::string params_text(const Params& p);
+
+}  // namespace cosmic::agents

@@ -1,0 +1,67 @@
+#include "host/population.hpp"
+
+#include <omp.h>
+
+#include <stdexcept>
+
+#include "host/backend.hpp"
+
+namespace cosmic {
+
+const char* const kPopMetricNames[kPopMetrics] = {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"};
+
+PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
+  if (objectives.empty() || objectives.size() > size_t(kNumObjectives))
+    throw std::invalid_argument("population evaluator: 1 to 6 objectives");
+  PopObjectives o;
+  o.n = int32_t(objectives.size());
+  for (size_t j = 0; j < objectives.size(); ++j) o.obj[j] = objectives[j];
+  return o;
+}
+
+namespace {
+
+class CpuPopulationEvaluator : public PopulationEvaluator {
+ public:
+  CpuPopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives)
+      : view_(std::make_unique<SpaceView>(s)), obj_(pop_objectives(objectives)) {}
+  std::string name() const override { return "cpu"; }
+  std::string device() const override { return std::to_string(omp_get_max_threads()) + " OpenMP threads"; }
+  void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics) override {
+    if (pop.ngenes != view_->ngenes) throw std::invalid_argument("population evaluator: genome length mismatch");
+    const size_t n = pop.size;
+    scores.resize(obj_.n, n);
+    PopulationMetrics local;
+    PopulationMetrics& m = metrics ? *metrics : local;
+    m.resize(n);
+    const SpaceView& s = *view_;
+    const int64_t nn = int64_t(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < nn; ++i)
+      score_individual(s, obj_, pop.genes.data(), n, size_t(i), scores.obj.data(), scores.violation.data(),
+                       scores.reason.data(), m.col.data());
+  }
+
+ private:
+  std::unique_ptr<SpaceView> view_;
+  PopObjectives obj_;
+};
+
+}  // namespace
+
+std::unique_ptr<PopulationEvaluator> make_cpu_population_evaluator(const SpaceView& s,
+                                                                   const std::vector<Objective>& objectives) {
+  return std::make_unique<CpuPopulationEvaluator>(s, objectives);
+}
+
+std::unique_ptr<PopulationEvaluator> make_population_evaluator(const std::string& backend, const SpaceView& s,
+                                                               const std::vector<Objective>& objectives) {
+  if (backend == "cpu") return make_cpu_population_evaluator(s, objectives);
+  if (backend == "cuda") return make_cuda_population_evaluator(s, objectives);
+  if (backend == "auto")
+    return cuda_device().available ? make_cuda_population_evaluator(s, objectives)
+                                   : make_cpu_population_evaluator(s, objectives);
+  throw std::invalid_argument("--backend expects auto, cpu or cuda, got '" + backend + "'");
+}
+
+}  // namespace cosmic

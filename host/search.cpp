@@ -1,0 +1,517 @@
+#include "host/search.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "agents/factory.hpp"
+#include "agents/nsga2.hpp"
+#include "host/h5.hpp"
+#include "host/population.hpp"
+
+#ifndef COSMIC_VERSION
+#define COSMIC_VERSION "0.0.0"
+#endif
+
+namespace cosmic {
+
+namespace {
+
+constexpr int64_t kSearchFormatVersion = 1;
+const double kInf = std::numeric_limits<double>::infinity();
+
+volatile std::sig_atomic_t g_search_signal = 0;
+extern "C" void on_search_signal(int sig) { g_search_signal = sig; }
+
+struct SignalScope {
+  struct sigaction old_int {}, old_term {};
+  SignalScope() {
+    g_search_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_search_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~SignalScope() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+};
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string fmt_g(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+// What the loop keeps across generations: best point, counts, Pareto archive.
+struct State {
+  int32_t ngenes = 0, nobj = 1;
+  uint64_t generations = 0, evaluations = 0, feasible = 0;
+  double wall_s = 0;  // cumulative over sessions
+  bool have_best = false;
+  std::vector<int32_t> best_genome;
+  agents::Scores best;  // 1 row
+  uint64_t best_at = 0;  // evaluation count when found
+  std::vector<double> best_metrics;
+  // Pareto archive (nobj >= 2): feasible non-dominated points, one per objective vector.
+  std::vector<int32_t> arch_genes;  // row-major
+  std::vector<double> arch_obj;     // row-major
+  std::vector<uint64_t> arch_eval;  // evaluation number
+};
+
+void update_archive(State& st, const agents::Population& pop, const agents::Scores& s, uint64_t first_eval) {
+  const size_t na = st.arch_eval.size();
+  std::vector<size_t> cand;
+  for (size_t i = 0; i < s.size; ++i)
+    if (s.feasible(i)) cand.push_back(i);
+  if (cand.empty()) return;
+  const size_t n = na + cand.size();
+  std::vector<double> cols(size_t(st.nobj) * n);
+  for (int32_t j = 0; j < st.nobj; ++j) {
+    for (size_t k = 0; k < na; ++k) cols[size_t(j) * n + k] = st.arch_obj[k * size_t(st.nobj) + size_t(j)];
+    for (size_t k = 0; k < cand.size(); ++k) cols[size_t(j) * n + na + k] = s.at(cand[k], j);
+  }
+  const std::vector<int32_t> rank = agents::nondominated_sort(cols.data(), n, st.nobj, n);
+  State next;
+  std::vector<double> v(size_t(st.nobj));
+  std::vector<std::vector<double>> kept;
+  for (size_t k = 0; k < n; ++k) {
+    if (rank[k] != 0) continue;
+    for (int32_t j = 0; j < st.nobj; ++j) v[size_t(j)] = cols[size_t(j) * n + k];
+    bool dup = false;  // archive first (older), so the earliest point of a vector stays
+    for (const auto& w : kept)
+      if (w == v) dup = true;
+    if (dup) continue;
+    kept.push_back(v);
+    next.arch_obj.insert(next.arch_obj.end(), v.begin(), v.end());
+    if (k < na) {
+      next.arch_genes.insert(next.arch_genes.end(), st.arch_genes.begin() + ptrdiff_t(k * size_t(st.ngenes)),
+                             st.arch_genes.begin() + ptrdiff_t((k + 1) * size_t(st.ngenes)));
+      next.arch_eval.push_back(st.arch_eval[k]);
+    } else {
+      const size_t i = cand[k - na];
+      for (int32_t g = 0; g < st.ngenes; ++g) next.arch_genes.push_back(pop.at(i, g));
+      next.arch_eval.push_back(first_eval + i);
+    }
+  }
+  st.arch_genes.swap(next.arch_genes);
+  st.arch_obj.swap(next.arch_obj);
+  st.arch_eval.swap(next.arch_eval);
+}
+
+// Folds one evaluated generation into the state; returns its infeasible count.
+uint64_t record(State& st, const agents::Population& pop, const agents::Scores& s, const PopulationMetrics* m) {
+  uint64_t infeasible = 0;
+  size_t gbest = s.size;
+  for (size_t i = 0; i < s.size; ++i) {
+    if (!s.feasible(i)) ++infeasible;
+    if (gbest == s.size || agents::better(s, i, s, gbest)) gbest = i;
+  }
+  if (gbest < s.size && (!st.have_best || agents::better(s, gbest, st.best, 0))) {
+    st.have_best = true;
+    st.best.resize(s.nobj, 1);
+    for (int32_t j = 0; j < s.nobj; ++j) st.best.obj[size_t(j)] = s.at(gbest, j);
+    st.best.violation[0] = s.violation[gbest];
+    st.best.reason[0] = s.reason[gbest];
+    st.best_genome.resize(size_t(pop.ngenes));
+    for (int32_t g = 0; g < pop.ngenes; ++g) st.best_genome[size_t(g)] = pop.at(gbest, g);
+    st.best_at = st.evaluations + gbest + 1;
+    st.best_metrics.assign(size_t(kPopMetrics), 0.0);
+    if (m)
+      for (int k = 0; k < kPopMetrics; ++k) st.best_metrics[size_t(k)] = m->metric(k)[gbest];
+  }
+  if (st.nobj >= 2) update_archive(st, pop, s, st.evaluations);
+  st.evaluations += s.size;
+  st.feasible += s.size - infeasible;
+  st.generations++;
+  return infeasible;
+}
+
+double best_value(const State& st) { return st.have_best && st.best.feasible(0) ? st.best.obj[0] : kInf; }
+
+// Generations not yet written. Appending to the chunked, compressed columns of host/h5.hpp
+// costs about a chunk's compression per call, so small generations are gathered and written
+// together: when 16,384 rows are pending, after `flush_s` seconds, and when the run stops. The
+// file is consistent (whole generations in /evaluated and /generations) after each write.
+struct Pending {
+  std::vector<std::vector<int16_t>> genes;
+  std::vector<std::vector<double>> obj, metrics;
+  std::vector<double> violation;
+  std::vector<int32_t> reason;
+  std::vector<int64_t> generation;
+  // /generations columns
+  std::vector<double> best, wall, gen_best, agent_s, eval_s;
+  std::vector<uint64_t> evals, size, infeasible;
+
+  void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen) {
+    const size_t n = pop.size;
+    genes.resize(size_t(pop.ngenes));
+    obj.resize(size_t(s.nobj));
+    metrics.resize(kPopMetrics);
+    for (int32_t g = 0; g < pop.ngenes; ++g)
+      for (size_t i = 0; i < n; ++i) genes[size_t(g)].push_back(int16_t(pop.at(i, g)));
+    for (int32_t j = 0; j < s.nobj; ++j)
+      obj[size_t(j)].insert(obj[size_t(j)].end(), s.obj.begin() + ptrdiff_t(size_t(j) * n),
+                            s.obj.begin() + ptrdiff_t(size_t(j + 1) * n));
+    for (int k = 0; k < kPopMetrics; ++k) metrics[size_t(k)].insert(metrics[size_t(k)].end(), m.metric(k), m.metric(k) + n);
+    violation.insert(violation.end(), s.violation.begin(), s.violation.end());
+    reason.insert(reason.end(), s.reason.begin(), s.reason.end());
+    generation.insert(generation.end(), n, int64_t(gen));
+  }
+  size_t rows() const { return violation.size(); }
+
+  void write(hid_t file, const psa::DesignSpace& ds) {
+    if (evals.empty()) return;
+    {
+      h5::Handle ev = h5::group(file, "evaluated", true);
+      for (size_t g = 0; g < genes.size(); ++g) h5::append_column(ev.id(), ds.genes[g].name, genes[g]);
+      for (size_t j = 0; j < obj.size(); ++j) h5::append_column(ev.id(), psa::objective_name(ds.objectives[j]), obj[j]);
+      h5::append_column(ev.id(), "violation", violation);
+      h5::append_column(ev.id(), "reason", reason);
+      for (int k = 0; k < kPopMetrics; ++k) h5::append_column(ev.id(), kPopMetricNames[k], metrics[size_t(k)]);
+      h5::append_column(ev.id(), "generation", generation);
+    }
+    h5::Handle g = h5::group(file, "generations", true);  // last: it says which generations are whole
+    h5::append_column(g.id(), "best_objective", best);
+    h5::append_column(g.id(), "evaluations", evals);
+    h5::append_column(g.id(), "wall_s", wall);
+    h5::append_column(g.id(), "size", size);
+    h5::append_column(g.id(), "infeasible", infeasible);
+    h5::append_column(g.id(), "generation_best", gen_best);
+    h5::append_column(g.id(), "agent_s", agent_s);
+    h5::append_column(g.id(), "eval_s", eval_s);
+    *this = Pending();
+  }
+};
+
+// /best (decoded) and /pareto; root counters.
+void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const std::string& stopped, bool complete) {
+  if (st.have_best) {
+    h5::Handle b = h5::group(file, "best", true);
+    std::vector<std::string> names, labels;
+    std::vector<int32_t> genome;
+    for (size_t g = 0; g < ds.genes.size(); ++g) {
+      names.push_back(ds.genes[g].name);
+      const int32_t v = st.best_genome[g];
+      labels.push_back(size_t(v) < ds.genes[g].labels.size() ? ds.genes[g].labels[size_t(v)] : std::to_string(v));
+      genome.push_back(v);
+    }
+    h5::write_strings(b.id(), "gene", names);
+    h5::write_strings(b.id(), "value", labels);
+    h5::write_column(b.id(), "index", genome);
+    for (int32_t j = 0; j < st.nobj; ++j)
+      h5::set_attr(b.id(), psa::objective_name(ds.objectives[size_t(j)]), st.best.obj[size_t(j)]);
+    for (int k = 0; k < kPopMetrics; ++k) h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
+    h5::set_attr(b.id(), "feasible", int64_t(st.best.feasible(0) ? 1 : 0));
+    h5::set_attr(b.id(), "violation", st.best.violation[0]);
+    h5::set_attr(b.id(), "reason", int64_t(st.best.reason[0]));
+    h5::set_attr(b.id(), "found_at_evaluation", st.best_at);
+  }
+  if (st.nobj >= 2) {
+    h5::Handle p = h5::group(file, "pareto", true);
+    const size_t n = st.arch_eval.size();
+    for (int32_t g = 0; g < st.ngenes; ++g) {
+      std::vector<int16_t> col(n);
+      for (size_t i = 0; i < n; ++i) col[i] = int16_t(st.arch_genes[i * size_t(st.ngenes) + size_t(g)]);
+      h5::write_column(p.id(), ds.genes[size_t(g)].name, col);
+    }
+    for (int32_t j = 0; j < st.nobj; ++j) {
+      std::vector<double> col(n);
+      for (size_t i = 0; i < n; ++i) col[i] = st.arch_obj[i * size_t(st.nobj) + size_t(j)];
+      h5::write_column(p.id(), psa::objective_name(ds.objectives[size_t(j)]), col);
+    }
+    h5::write_column(p.id(), "evaluation", st.arch_eval);
+  }
+  h5::set_attr(file, "generations", st.generations);
+  h5::set_attr(file, "evaluated_count", st.evaluations);
+  h5::set_attr(file, "feasible_count", st.feasible);
+  h5::set_attr(file, "wall_time_s", st.wall_s);
+  h5::set_attr(file, "configs_per_s", st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0);
+  h5::set_attr(file, "best_objective", best_value(st));
+  h5::set_attr(file, "stopped", stopped);
+  h5::set_attr(file, "complete", int64_t(complete ? 1 : 0));
+}
+
+std::vector<int32_t> cardinalities(const SpaceView& v) {
+  std::vector<int32_t> c;
+  for (int32_t g = 0; g < v.ngenes; ++g) c.push_back(v.gene[g].card);
+  return c;
+}
+
+}  // namespace
+
+agents::Params psa_agent_params(const std::string& text, const std::string& agent) {
+  agents::Params p;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(std::string("PSA: ") + e.what());
+  }
+  if (!root.IsMap() || !root["agent"]) return p;
+  const YAML::Node a = root["agent"];
+  if (!a.IsMap()) throw agents::ParamError("PSA agent: expected a mapping of agent names to hyperparameters");
+  for (const auto& kv : a) {
+    const std::string name = kv.first.as<std::string>();
+    if (!kv.second.IsMap()) throw agents::ParamError("PSA agent." + name + ": expected a mapping of hyperparameters");
+    if (name != agent) continue;
+    for (const auto& h : kv.second) {
+      if (!h.second.IsScalar())
+        throw agents::ParamError("PSA agent." + name + "." + h.first.as<std::string>() + ": expected a scalar");
+      p[name + "." + h.first.as<std::string>()] = h.second.as<std::string>();
+    }
+  }
+  return p;
+}
+
+int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSummary* summary) {
+  SearchOptions o = o_in;
+  const SpaceView& view = *ds.view;
+  if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
+  const double t_session = now_s();
+
+  h5::Handle file;
+  State st;
+  st.ngenes = view.ngenes;
+  st.nobj = int32_t(ds.objectives.size());
+  uint64_t replay_gens = 0;
+  if (o.resume) {
+    file = h5::open_file(o.out, true);
+    const hid_t f = file.id();
+    if (!h5::has_attr(f, "kind") || h5::attr_string(f, "kind") != "search")
+      throw std::runtime_error(o.out + ": not a cosmic search file");
+    if (h5::attr_string(f, "psa") != ds.text)
+      throw std::runtime_error(o.out + ": the PSA text differs from the one the search was started with");
+    if (h5::attr_int(f, "complete")) {
+      if (!o.quiet) std::cerr << "search: " << o.out << " is already complete\n";
+      if (summary) summary->stopped = "budget";
+      return 0;
+    }
+    o.agent = h5::attr_string(f, "agent");
+    o.seed = uint64_t(h5::attr_int(f, "seed"));
+    o.budget = uint64_t(h5::attr_int(f, "budget"));
+    o.params.clear();
+    std::istringstream ps(h5::attr_string(f, "params"));
+    for (std::string line; std::getline(ps, line);)
+      if (!line.empty()) agents::add_param(o.params, o.agent, line);
+    replay_gens = h5::exists(f, "generations") ? h5::column_size(h5::group(f, "generations", false).id(), "evaluations") : 0;
+  }
+  if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
+
+  agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);
+  agents::Agent& agent = *made.agent;
+  const size_t P = made.population;
+  std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
+
+  if (!o.resume) {
+    file = h5::create_file(o.out);
+    const hid_t f = file.id();
+    h5::set_attr(f, "kind", std::string("search"));
+    h5::set_attr(f, "format_version", kSearchFormatVersion);
+    h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
+    h5::set_attr(f, "psa", ds.text);
+    h5::set_attr(f, "psa_file", ds.file);
+    h5::set_attr(f, "space_name", ds.name);
+    h5::set_attr(f, "agent", o.agent);
+    h5::set_attr(f, "params", agents::params_text(o.params));
+    h5::set_attr(f, "seed", o.seed);
+    h5::set_attr(f, "population", uint64_t(P));
+    h5::set_attr(f, "budget", o.budget);
+    std::vector<std::string> objs, names;
+    for (Objective ob : ds.objectives) objs.push_back(psa::objective_name(ob));
+    for (const auto& g : ds.genes) names.push_back(g.name);
+    h5::set_attr(f, "objectives", objs);
+    h5::set_attr(f, "gene_names", names);
+    h5::set_attr(f, "complete", int64_t(0));
+  }
+  h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
+  h5::set_attr(file.id(), "device", eval->device());
+
+  agents::Population pop;
+  pop.resize(view.ngenes, P);
+  agents::Scores scores;
+  PopulationMetrics metrics;
+
+  // Replay of the stored generations through the fresh agent.
+  if (replay_gens > 0) {
+    const hid_t f = file.id();
+    h5::Handle gg = h5::group(f, "generations", false);
+    h5::Handle ev = h5::group(f, "evaluated", false);
+    const auto evals = h5::read_column<uint64_t>(gg.id(), "evaluations");
+    const auto walls = h5::read_column<double>(gg.id(), "wall_s");
+    const uint64_t rows = evals.back();
+    std::vector<std::vector<int16_t>> genes(size_t(view.ngenes));
+    for (int32_t g = 0; g < view.ngenes; ++g) genes[size_t(g)] = h5::read_column<int16_t>(ev.id(), ds.genes[size_t(g)].name);
+    std::vector<std::vector<double>> objs(size_t(st.nobj));
+    for (int32_t j = 0; j < st.nobj; ++j)
+      objs[size_t(j)] = h5::read_column<double>(ev.id(), psa::objective_name(ds.objectives[size_t(j)]));
+    const auto viol = h5::read_column<double>(ev.id(), "violation");
+    const auto reas = h5::read_column<int32_t>(ev.id(), "reason");
+    std::vector<std::vector<double>> met(kPopMetrics);
+    for (int k = 0; k < kPopMetrics; ++k) met[size_t(k)] = h5::read_column<double>(ev.id(), kPopMetricNames[k]);
+    if (viol.size() < rows) throw std::runtime_error(o.out + ": /evaluated is shorter than /generations says");
+    if (viol.size() > rows) {  // a generation written to /evaluated but not to /generations: drop it
+      const auto gen = h5::read_column<int64_t>(ev.id(), "generation");
+      for (int32_t g = 0; g < view.ngenes; ++g)
+        h5::write_column(ev.id(), ds.genes[size_t(g)].name, std::vector<int16_t>(genes[size_t(g)].begin(), genes[size_t(g)].begin() + ptrdiff_t(rows)));
+      for (int32_t j = 0; j < st.nobj; ++j)
+        h5::write_column(ev.id(), psa::objective_name(ds.objectives[size_t(j)]), std::vector<double>(objs[size_t(j)].begin(), objs[size_t(j)].begin() + ptrdiff_t(rows)));
+      h5::write_column(ev.id(), "violation", std::vector<double>(viol.begin(), viol.begin() + ptrdiff_t(rows)));
+      h5::write_column(ev.id(), "reason", std::vector<int32_t>(reas.begin(), reas.begin() + ptrdiff_t(rows)));
+      for (int k = 0; k < kPopMetrics; ++k)
+        h5::write_column(ev.id(), kPopMetricNames[k], std::vector<double>(met[size_t(k)].begin(), met[size_t(k)].begin() + ptrdiff_t(rows)));
+      h5::write_column(ev.id(), "generation", std::vector<int64_t>(gen.begin(), gen.begin() + ptrdiff_t(rows)));
+    }
+    uint64_t row = 0;
+    for (uint64_t k = 0; k < replay_gens; ++k) {
+      const uint64_t n = evals[k] - row;
+      if (n != P) throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
+                                           " genomes, the population is " + std::to_string(P));
+      agent.ask(pop);
+      scores.resize(st.nobj, P);
+      metrics.resize(P);
+      for (size_t i = 0; i < P; ++i) {
+        for (int32_t g = 0; g < view.ngenes; ++g)
+          if (pop.at(i, g) != genes[size_t(g)][row + i])
+            throw std::runtime_error(o.out + ": resume: the agent asked for other genomes than generation " +
+                                     std::to_string(k) + " holds (another cosmic version, agent or seed?)");
+        for (int32_t j = 0; j < st.nobj; ++j) scores.obj[size_t(j) * P + i] = objs[size_t(j)][row + i];
+        scores.violation[i] = viol[row + i];
+        scores.reason[i] = reas[row + i];
+        for (int m = 0; m < kPopMetrics; ++m) metrics.col[size_t(m) * P + i] = met[size_t(m)][row + i];
+      }
+      record(st, pop, scores, &metrics);
+      agent.tell(pop, scores);
+      row += n;
+      if (summary) {
+        summary->best_curve.push_back(best_value(st));
+        summary->evaluations_curve.push_back(st.evaluations);
+      }
+    }
+    st.wall_s = walls.back();
+    if (!o.quiet)
+      std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
+                << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
+  }
+
+  Pending pending;
+  double last_write = now_s();
+  SignalScope signals;
+  const double wall0 = st.wall_s;
+  double last_progress = -1e9;
+  double agent_total = 0, eval_total = 0;
+  std::string stopped = "budget";
+  uint64_t session_gens = 0;
+  const bool tty = isatty(2) != 0;
+  auto progress = [&](bool last) {
+    if (o.quiet) return;
+    const double t = now_s();
+    if (!last && t - last_progress < o.progress_every_s) return;
+    last_progress = t;
+    const double rate = st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0;
+    std::cerr << (tty && !last ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", "
+              << st.evaluations << "/" << o.budget << " evaluations, best " << fmt_g(best_value(st)) << ", "
+              << fmt_g(rate) << " evals/s" << (tty && !last ? "   " : "\n") << std::flush;
+  };
+  while (st.evaluations < o.budget) {
+    if (g_search_signal) {
+      stopped = "signal";
+      break;
+    }
+    if (o.time_limit_s > 0 && now_s() - t_session >= o.time_limit_s) {
+      stopped = "time_limit";
+      break;
+    }
+    if (o.stop_after_generations && session_gens >= o.stop_after_generations) {
+      stopped = "signal";
+      break;
+    }
+    const double t0 = now_s();
+    agent.ask(pop);
+    const double t1 = now_s();
+    const uint64_t left = o.budget - st.evaluations;
+    const bool partial = left < P;  // the last generation: only what the budget allows
+    agents::Population part;
+    if (partial) {
+      part.resize(pop.ngenes, size_t(left));
+      for (int32_t g = 0; g < pop.ngenes; ++g)
+        for (size_t i = 0; i < left; ++i) part.at(i, g) = pop.at(i, g);
+    }
+    const agents::Population& evp = partial ? part : pop;
+    eval->evaluate(evp, scores, &metrics);
+    const double t2 = now_s();
+    if (!partial) agent.tell(pop, scores);
+    const double t3 = now_s();
+    double gen_best = kInf;
+    for (size_t i = 0; i < scores.size; ++i)
+      if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
+    const uint64_t gen = st.generations;
+    const uint64_t infeasible = record(st, evp, scores, &metrics);
+    st.wall_s = wall0 + (now_s() - t_session);
+    const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;
+    agent_total += agent_s;
+    eval_total += eval_s;
+    pending.add(evp, scores, metrics, gen);
+    pending.best.push_back(best_value(st));
+    pending.evals.push_back(st.evaluations);
+    pending.wall.push_back(st.wall_s);
+    pending.size.push_back(evp.size);
+    pending.infeasible.push_back(infeasible);
+    pending.gen_best.push_back(gen_best);
+    pending.agent_s.push_back(agent_s);
+    pending.eval_s.push_back(eval_s);
+    if (pending.rows() >= 16384 || now_s() - last_write >= o.flush_s) {
+      pending.write(file.id(), ds);
+      h5::set_attr(file.id(), "generations", st.generations);
+      h5::set_attr(file.id(), "evaluated_count", st.evaluations);
+      h5::flush(file.id());
+      last_write = now_s();
+    }
+    ++session_gens;
+    if (summary) {
+      summary->best_curve.push_back(best_value(st));
+      summary->evaluations_curve.push_back(st.evaluations);
+    }
+    progress(false);
+  }
+  st.wall_s = wall0 + (now_s() - t_session);
+  pending.write(file.id(), ds);
+  const bool complete = st.evaluations >= o.budget;
+  if (complete) stopped = "budget";
+  write_final(file.id(), ds, st, stopped, complete);
+  h5::flush(file.id());
+  progress(true);
+  if (!o.quiet && stopped != "budget")
+    std::cerr << "search: stopped (" << stopped << ") after " << st.evaluations << " evaluations; " << o.out
+              << " is resumable with --resume\n";
+  if (summary) {
+    summary->generations = st.generations;
+    summary->evaluations = st.evaluations;
+    summary->feasible = st.feasible;
+    summary->best_objective = best_value(st);
+    summary->best_genome = st.best_genome;
+    summary->stopped = stopped;
+    summary->wall_s = st.wall_s;
+    summary->agent_s = agent_total;
+    summary->eval_s = eval_total;
+  }
+  if (stopped == "signal") return g_search_signal ? 128 + int(g_search_signal) : 130;
+  return 0;
+}
+
+}  // namespace cosmic

@@ -1,0 +1,56 @@
+// Search of a design space by an agent (agents/) fed by a population evaluator
+// (host/population.hpp): ask -> evaluate -> tell -> record, one generation per evaluator call,
+// streamed to HDF5 (layout: docs/results-format.md, "Search files").
+// Stops at the evaluation budget, at a wall-time limit or on SIGINT / SIGTERM (the generation
+// in flight is finished and written; the file is marked incomplete). --resume replays the
+// stored generations through a fresh agent with the same seed (checking that it asks for the
+// same genomes), then continues: the result equals that of an uninterrupted run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agents/params.hpp"
+#include "psa/space.hpp"
+
+namespace cosmic {
+
+struct SearchOptions {
+  std::string agent = "ga";       // rw, ga, aco, bo, nsga2
+  agents::Params params;          // "<agent>.<key>" -> value (PSA `agent:` section, then --param)
+  uint64_t seed = 0;
+  uint64_t budget = 0;            // evaluations (> 0)
+  std::string out;                // HDF5 file
+  std::string backend = "auto";   // auto, cpu, cuda
+  bool resume = false;
+  bool quiet = false;
+  double time_limit_s = 0;        // 0 = none; per session
+  double progress_every_s = 2;
+  double flush_s = 1;             // longest time between file writes (each writes whole generations)
+  uint64_t stop_after_generations = 0;  // tests: behave as if interrupted after this many (0 = off)
+};
+
+struct SearchSummary {
+  uint64_t generations = 0, evaluations = 0, feasible = 0;
+  double best_objective = 0;                 // objective 0 of the best point (+inf: none feasible)
+  std::vector<int32_t> best_genome;
+  std::vector<double> best_curve;            // best-so-far after each generation
+  std::vector<uint64_t> evaluations_curve;   // cumulative evaluations after each generation
+  std::string stopped;                       // budget, time_limit, signal
+  double wall_s = 0, agent_s = 0, eval_s = 0;
+};
+
+// Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also
+// for stop_after_generations, as 130). Throws std::exception with a message on errors
+// (bad hyperparameters: agents::ParamError).
+int run_search(const psa::DesignSpace& space, const SearchOptions& opts, SearchSummary* summary = nullptr);
+
+// The hyperparameters of `agent` in the PSA text's optional `agent:` mapping, e.g.
+//   agent:
+//     ga: {population: 8192, mutation_rate: 0.05}
+//     aco: {greediness: 0.7}
+// as "<agent>.<key>" -> value. Other agents' entries are ignored. Throws on a malformed section.
+agents::Params psa_agent_params(const std::string& psa_text, const std::string& agent);
+
+}  // namespace cosmic

@@ -1,0 +1,92 @@
+// `cosmic search PSA --agent rw|ga|aco|bo|nsga2 --budget N -o OUT.h5 ...`: a search agent over
+// whole populations fed by the batch evaluator (host/search.cpp), streamed to HDF5.
+#include <iostream>
+
+#include <cxxopts.hpp>
+
+#include "agents/factory.hpp"
+#include "host/commands.hpp"
+#include "host/search.hpp"
+#include "psa/config.hpp"
+
+namespace cosmic {
+
+int cmd_search(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic search",
+                        "Search a design space (PSA file) with a population agent: each generation is one batch\n"
+                        "evaluation; genomes, scores, the best-so-far curve, the best configuration and (several\n"
+                        "objectives) the Pareto front go to an HDF5 file (docs/results-format.md). Agents and\n"
+                        "hyperparameters: docs/agents.md. Interrupted (SIGINT, SIGTERM, --time-limit) it leaves a\n"
+                        "valid file; --resume continues it with the same result as an uninterrupted run.");
+  opts.positional_help("PSA.yaml");
+  opts.add_options()
+      ("psa", "design-space file", cxxopts::value<std::string>())
+      ("agent", std::string("rw, ga, aco, bo or nsga2"), cxxopts::value<std::string>()->default_value("ga"))
+      ("budget", "evaluations in all", cxxopts::value<uint64_t>())
+      ("population", "genomes per generation (sets <agent>.population)", cxxopts::value<uint64_t>())
+      ("param", "hyperparameter key=value (e.g. mutation_rate=0.05 or ga.mutation_rate=0.05); repeatable; "
+                "overrides the PSA file's agent: section", cxxopts::value<std::vector<std::string>>())
+      ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("0"))
+      ("o,out", "result file (HDF5)", cxxopts::value<std::string>())
+      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("time-limit", "stop after this many seconds (this session), file resumable", cxxopts::value<double>()->default_value("0"))
+      ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed and budget apply)")
+      ("q,quiet", "no progress output")
+      ("h,help", "show this help");
+  opts.parse_positional({"psa"});
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "cosmic search: " << e.what() << "\n" << opts.help();
+    return 2;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    return 0;
+  }
+  if (!args.count("psa") || !args.count("out") || (!args.count("budget") && !args.count("resume"))) {
+    std::cerr << "cosmic search: need PSA.yaml, --budget N and -o OUT.h5\n" << opts.help();
+    return 2;
+  }
+  SearchOptions o;
+  o.agent = args["agent"].as<std::string>();
+  o.seed = args["seed"].as<uint64_t>();
+  o.out = args["out"].as<std::string>();
+  o.backend = args["backend"].as<std::string>();
+  o.time_limit_s = args["time-limit"].as<double>();
+  o.resume = args.count("resume") > 0;
+  o.quiet = args.count("quiet") > 0;
+  if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") {
+    std::cerr << "cosmic search: --backend expects auto, cpu or cuda\n";
+    return 2;
+  }
+  if (!o.resume && o.budget == 0) {
+    std::cerr << "cosmic search: --budget expects a positive number of evaluations\n";
+    return 2;
+  }
+  if (o.time_limit_s < 0) {
+    std::cerr << "cosmic search: --time-limit expects seconds >= 0\n";
+    return 2;
+  }
+  try {
+    const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
+    if (!o.resume) {
+      o.params = psa_agent_params(ds.text, o.agent);
+      if (args.count("param"))
+        for (const auto& kv : args["param"].as<std::vector<std::string>>()) agents::add_param(o.params, o.agent, kv);
+      if (args.count("population"))
+        o.params[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+    }
+    return run_search(ds, o, nullptr);
+  } catch (const agents::ParamError& e) {
+    std::cerr << "cosmic search: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic search: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace cosmic

@@ -1,0 +1,67 @@
+// Scoring one individual of a population (host and device): decode the genome onto the base
+// configuration (kernels/space.hpp), check the PSA constraints, evaluate the model
+// (kernels/model.hpp) and compute the objectives. Used by host/population.cpp (OpenMP) and
+// kernels/population_cuda.cu (one thread per individual).
+//
+// Infeasible individuals get a violation > 0 that ranks them under the feasibility rules
+// (Deb 2000, agents/agent.hpp), in three tiers that never overlap:
+//   model OUT_OF_MEMORY        x / (1 + x), x = (memory - capacity) / capacity   in (0, 1)
+//   any other model reason     1 + reason / 100                                   in [1.01, 1.1]
+//   a PSA constraint violated  2 + v / (1 + v), v = check_constraints' violation  in (2, 3)
+//     (reason -1; the model is not run)
+// so "close to fitting in memory" beats "cannot be laid out", which beats "outside the space's
+// constraints", and within a tier a smaller excess ranks first. Objectives of infeasible
+// individuals are +infinity.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/hd.hpp"
+#include "kernels/model.hpp"
+#include "kernels/space.hpp"
+
+namespace cosmic {
+
+constexpr int kPopMetrics = 5;  // time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu
+
+struct PopObjectives {
+  int32_t n = 0;
+  Objective obj[kNumObjectives] = {};
+};
+
+// Genes are gene-major: gene g of individual i at genes[g * n + i]; outputs likewise
+// (obj[j * n + i], metrics[m * n + i]).
+COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& o, const int32_t* genes, size_t n,
+                                       size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
+  int32_t genome[kMaxGenes];
+  for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = genes[size_t(g) * n + i];
+  const Config c = decode(s, genome);
+  double v = 0;
+  for (int m = 0; m < kPopMetrics; ++m) metrics[size_t(m) * n + i] = 0;
+  for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = INFINITY;
+  if (!check_constraints(s, c, v)) {
+    reason[i] = -1;
+    violation[i] = 2 + v / (1 + v);
+    return;
+  }
+  const Result r = evaluate(c);
+  reason[i] = int32_t(r.reason);
+  metrics[0 * n + i] = r.time_s;
+  metrics[1 * n + i] = r.memory_bytes;
+  metrics[2 * n + i] = r.network_cost_usd;
+  metrics[3 * n + i] = r.tokens_per_s;
+  metrics[4 * n + i] = r.mfu;
+  if (r.reason == Reason::Ok) {
+    violation[i] = 0;
+    for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = objective_value(o.obj[j], c, r);
+  } else if (r.reason == Reason::OutOfMemory) {
+    const double cap = c.compute.mem_capacity_bytes;
+    const double x = cap > 0 ? (r.memory_bytes - cap) / cap : 1.0;
+    violation[i] = x > 0 ? x / (1 + x) : 1e-12;
+  } else {
+    violation[i] = 1 + double(int32_t(r.reason)) / 100;
+  }
+}
+
+}  // namespace cosmic

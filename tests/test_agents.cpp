@@ -1,0 +1,504 @@
+// Search agents (agents/), the population evaluator (host/population.*) and the search loop
+// (host/search.*): hyperparameter checks, determinism, resume, finding known optima,
+// non-dominated sorting against a brute-force reference.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "agents/aco.hpp"
+#include "agents/factory.hpp"
+#include "agents/nsga2.hpp"
+#include "agents/rng.hpp"
+#include "host/backend.hpp"
+#include "host/h5.hpp"
+#include "host/population.hpp"
+#include "host/search.hpp"
+#include "space_fixtures.hpp"
+
+namespace cosmic {
+namespace {
+
+using agents::Params;
+using agents::Population;
+using agents::Scores;
+
+const char* const kAgents[] = {"rw", "ga", "aco", "bo", "nsga2"};
+
+// dp x pp x cp x sharding x chunks x bw(dim 3): 7 x 3 x 4 x 2 x 4 x 10 = 6,720 points, with a
+// constraint (dp cp pp <= NPUs) and memory-infeasible points.
+psa::DesignSpace tiny_space(std::vector<Objective> objectives = {Objective::Latency}) {
+  test::ViewBuilder b(test::system1_base());
+  std::vector<double> bw;
+  for (int x = 50; x <= 500; x += 50) bw.push_back(x);
+  b.gene("workload.dp", Param::DP, -1, test::powers_of_two(0, 6))
+      .gene("workload.pp", Param::PP, -1, {1, 2, 4})
+      .gene("workload.cp", Param::CP, -1, test::powers_of_two(0, 3))
+      .gene("workload.sharding", Param::Sharding, -1, {0, 3})
+      .gene("collective.chunks", Param::Chunks, -1, {2, 4, 8, 16})
+      .gene("network.bandwidth_per_npu.3", Param::NpuBw, 3, bw);
+  b.view().derive_tp = true;
+  b.constraint({test::push_param(Param::DP), test::push_param(Param::CP), test::op(Op::Mul),
+                test::push_param(Param::PP), test::op(Op::Mul), Instr{Op::PushNpusTotal, -1, 0}, test::op(Op::Le)});
+  return b.build("tiny (built in code)", std::move(objectives));
+}
+
+std::vector<int32_t> cards(const SpaceView& v) {
+  std::vector<int32_t> c;
+  for (int32_t g = 0; g < v.ngenes; ++g) c.push_back(v.gene[g].card);
+  return c;
+}
+
+// Every genome of the space, evaluated: the true optimum of objective 0.
+double brute_force_best(const psa::DesignSpace& ds) {
+  const SpaceView& v = *ds.view;
+  const size_t n = size_t(space_size(v));
+  Population pop;
+  pop.resize(v.ngenes, n);
+  std::vector<int32_t> genome(size_t(v.ngenes));
+  for (size_t i = 0; i < n; ++i) {
+    unrank(v, u128(i), genome.data());
+    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = genome[size_t(g)];
+  }
+  Scores s;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, nullptr);
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < n; ++i)
+    if (s.feasible(i)) best = std::min(best, s.at(i, 0));
+  return best;
+}
+
+// Runs an agent for `gens` generations; returns every genome asked (the history).
+std::vector<int32_t> history(const std::string& name, const psa::DesignSpace& ds, const Params& p, uint64_t seed,
+                             int gens) {
+  auto made = agents::make_agent(name, cards(*ds.view), int32_t(ds.objectives.size()), p, seed);
+  auto eval = make_cpu_population_evaluator(*ds.view, ds.objectives);
+  Population pop;
+  pop.resize(ds.view->ngenes, made.population);
+  Scores s;
+  std::vector<int32_t> all;
+  for (int k = 0; k < gens; ++k) {
+    made.agent->ask(pop);
+    eval->evaluate(pop, s, nullptr);
+    made.agent->tell(pop, s);
+    all.insert(all.end(), pop.genes.begin(), pop.genes.end());
+  }
+  return all;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("cosmic_test_agents_" + name)).string();
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
+  const std::vector<int32_t> card{4, 3};
+  struct Case {
+    const char* agent;
+    const char* key;
+    const char* value;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"ga", "ga.mutation_rate", "2", "ga.mutation_rate: expected auto or a number in [0, 1], got 2"},
+      {"ga", "ga.population", "1", "ga.population: expected an integer in [2, 100000000], got 1"},
+      {"ga", "ga.tournament", "two", "ga.tournament: expected an integer in [1, 64], got two"},
+      {"ga", "ga.crossover_rate", "-0.1", "ga.crossover_rate: expected a number in [0, 1], got -0.1"},
+      {"rw", "rw.population", "0", "rw.population: expected an integer in [1, 100000000], got 0"},
+      {"aco", "aco.greediness", "1.5", "aco.greediness: expected a number in [0, 1], got 1.5"},
+      {"aco", "aco.evaporation", "nan", "aco.evaporation: expected a number in [0, 1], got nan"},
+      {"bo", "bo.gamma", "0", "bo.gamma: expected a number in [1e-06, 1], got 0"},
+      {"bo", "bo.candidates", "2.5", "bo.candidates: expected an integer in [1, 100000], got 2.5"},
+      {"nsga2", "nsga2.mutation_rate", "x", "nsga2.mutation_rate: expected auto or a number in [0, 1], got x"},
+  };
+  for (const Case& c : cases) {
+    Params p{{c.key, c.value}};
+    try {
+      agents::make_agent(c.agent, card, 2, p, 1);
+      ADD_FAILURE() << c.key << "=" << c.value << " accepted";
+    } catch (const agents::ParamError& e) {
+      EXPECT_EQ(std::string(e.what()), c.message);
+    }
+  }
+  for (const char* a : kAgents) {  // misspelled key
+    Params p{{std::string(a) + ".populaton", "8"}};
+    try {
+      agents::make_agent(a, card, 2, p, 1);
+      ADD_FAILURE() << a << ": unknown key accepted";
+    } catch (const agents::ParamError& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown hyperparameter"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(agents::make_agent("sa", card, 1, {}, 1), agents::ParamError);
+  Params p;
+  agents::add_param(p, "ga", "mutation_rate=0.25");
+  agents::add_param(p, "ga", "aco.greediness=0.3");
+  EXPECT_EQ(p.at("ga.mutation_rate"), "0.25");
+  EXPECT_EQ(p.at("aco.greediness"), "0.3");
+  EXPECT_THROW(agents::add_param(p, "ga", "mutation_rate"), agents::ParamError);
+  EXPECT_NO_THROW(agents::make_agent("ga", card, 1, p, 1));  // other agents' keys are ignored
+}
+
+TEST(AgentParams, PsaAgentSection) {
+  const std::string text = "name: x\nagent:\n  ga: {population: 64, mutation_rate: 0.1}\n  aco: {greediness: 0.2}\n";
+  const Params p = psa_agent_params(text, "ga");
+  EXPECT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.at("ga.population"), "64");
+  EXPECT_EQ(p.at("ga.mutation_rate"), "0.1");
+  EXPECT_TRUE(psa_agent_params("name: x\n", "ga").empty());
+  EXPECT_THROW(psa_agent_params("agent: [ga]\n", "ga"), agents::ParamError);
+}
+
+TEST(Agents, SameSeedSameHistoryDifferentSeedDifferent) {
+  const auto ds = tiny_space({Objective::Latency, Objective::Cost});
+  for (const char* a : kAgents) {
+    const Params p{{std::string(a) + ".population", "64"}};
+    const auto h1 = history(a, ds, p, 7, 6), h2 = history(a, ds, p, 7, 6), h3 = history(a, ds, p, 8, 6);
+    EXPECT_EQ(h1, h2) << a;
+    EXPECT_NE(h1, h3) << a;
+  }
+}
+
+TEST(Agents, HistoryDoesNotDependOnTheThreadCount) {
+  const auto ds = tiny_space({Objective::Latency, Objective::Cost});
+  const int threads = omp_get_max_threads();
+  for (const char* a : kAgents) {
+    const Params p{{std::string(a) + ".population", "200"}};
+    omp_set_num_threads(1);
+    const auto h1 = history(a, ds, p, 3, 5);
+    omp_set_num_threads(std::max(2, threads));
+    const auto h2 = history(a, ds, p, 3, 5);
+    EXPECT_EQ(h1, h2) << a;
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST(Agents, MutationRespectsCardinalities) {
+  const std::vector<int32_t> card{1, 2, 3, 7, 2048};
+  auto made = agents::make_agent("ga", card, 1, {{"ga.population", "500"}, {"ga.mutation_rate", "1"}}, 5);
+  Population pop;
+  pop.resize(int32_t(card.size()), made.population);
+  Scores s;
+  agents::Rng r(1);
+  for (int gen = 0; gen < 4; ++gen) {
+    made.agent->ask(pop);
+    for (size_t i = 0; i < pop.size; ++i)
+      for (int32_t g = 0; g < pop.ngenes; ++g) ASSERT_TRUE(pop.at(i, g) >= 0 && pop.at(i, g) < card[size_t(g)]);
+    s.resize(1, pop.size);
+    for (size_t i = 0; i < pop.size; ++i) s.obj[i] = r.uniform();
+    made.agent->tell(pop, s);
+  }
+}
+
+TEST(Agents, EachAgentFindsTheOptimumOfASmallSpace) {
+  const auto ds = tiny_space();
+  const double best = brute_force_best(ds);
+  ASSERT_TRUE(std::isfinite(best));
+  struct Case {
+    const char* agent;
+    uint64_t budget;
+    Params params;
+  };
+  const Case cases[] = {
+      {"rw", 60000, {{"rw.population", "1000"}}},
+      {"ga", 40000, {{"ga.population", "1000"}}},
+      {"aco", 40000, {{"aco.population", "500"}}},
+      {"bo", 3000, {{"bo.population", "16"}}},
+      {"nsga2", 40000, {{"nsga2.population", "1000"}}},
+  };
+  for (const Case& c : cases) {
+    SearchOptions o;
+    o.agent = c.agent;
+    o.params = c.params;
+    o.seed = 11;
+    o.budget = c.budget;
+    o.backend = "cpu";
+    o.quiet = true;
+    o.out = temp_path(std::string("opt_") + c.agent + ".h5");
+    SearchSummary sum;
+    ASSERT_EQ(run_search(ds, o, &sum), 0);
+    EXPECT_EQ(sum.best_objective, best) << c.agent << " best " << sum.best_objective << " vs optimum " << best;
+    EXPECT_EQ(sum.evaluations, c.budget);
+    std::filesystem::remove(o.out);
+  }
+}
+
+TEST(Agents, ResumeEqualsUninterrupted) {
+  const auto ds1 = tiny_space({Objective::Latency});
+  const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
+  for (const char* a : kAgents) {
+    const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
+    SearchOptions o;
+    o.agent = a;
+    o.params = {{std::string(a) + ".population", "50"}};
+    o.seed = 5;
+    o.budget = 420;  // 8 full generations and a partial one
+    o.backend = "cpu";
+    o.quiet = true;
+    o.out = temp_path(std::string("full_") + a + ".h5");
+    SearchSummary full;
+    ASSERT_EQ(run_search(ds, o, &full), 0);
+
+    SearchOptions part = o;
+    part.out = temp_path(std::string("part_") + a + ".h5");
+    part.stop_after_generations = 3;
+    SearchSummary s1;
+    EXPECT_EQ(run_search(ds, part, &s1), 130);
+    EXPECT_EQ(s1.evaluations, 150u);
+    {
+      h5::Handle f = h5::open_file(part.out, false);
+      EXPECT_EQ(h5::attr_int(f.id(), "complete"), 0);
+    }
+    SearchOptions res;
+    res.out = part.out;
+    res.resume = true;
+    res.quiet = true;
+    res.backend = "cpu";
+    res.stop_after_generations = 2;  // interrupted a second time
+    SearchSummary s2;
+    EXPECT_EQ(run_search(ds, res, &s2), 130);
+    res.stop_after_generations = 0;
+    SearchSummary s3;
+    ASSERT_EQ(run_search(ds, res, &s3), 0);
+    EXPECT_EQ(s3.evaluations, full.evaluations) << a;
+    EXPECT_EQ(s3.best_objective, full.best_objective) << a;
+    EXPECT_EQ(s3.best_genome, full.best_genome) << a;
+    EXPECT_EQ(s3.best_curve, full.best_curve) << a;
+    h5::Handle f1 = h5::open_file(o.out, false), f2 = h5::open_file(part.out, false);
+    h5::Handle e1 = h5::group(f1.id(), "evaluated", false), e2 = h5::group(f2.id(), "evaluated", false);
+    for (const auto& g : ds.genes)
+      EXPECT_EQ(h5::read_column<int16_t>(e1.id(), g.name), h5::read_column<int16_t>(e2.id(), g.name)) << a;
+    EXPECT_EQ(h5::read_column<double>(e1.id(), "violation"), h5::read_column<double>(e2.id(), "violation"));
+    EXPECT_EQ(h5::attr_int(f2.id(), "complete"), 1);
+    EXPECT_EQ(h5::attr_string(f2.id(), "stopped"), "budget");
+    std::filesystem::remove(o.out);
+    std::filesystem::remove(part.out);
+  }
+}
+
+TEST(Search, FileLayout) {
+  const auto ds = tiny_space({Objective::Latency, Objective::Cost});
+  SearchOptions o;
+  o.agent = "nsga2";
+  o.params = {{"nsga2.population", "100"}};
+  o.budget = 1000;
+  o.backend = "cpu";
+  o.quiet = true;
+  o.out = temp_path("layout.h5");
+  SearchSummary sum;
+  ASSERT_EQ(run_search(ds, o, &sum), 0);
+  h5::Handle f = h5::open_file(o.out, false);
+  EXPECT_EQ(h5::attr_string(f.id(), "agent"), "nsga2");
+  EXPECT_EQ(h5::attr_int(f.id(), "evaluated_count"), 1000);
+  h5::Handle g = h5::group(f.id(), "generations", false);
+  const auto best = h5::read_column<double>(g.id(), "best_objective");
+  ASSERT_EQ(best.size(), 10u);
+  for (size_t k = 1; k < best.size(); ++k) EXPECT_LE(best[k], best[k - 1]);
+  EXPECT_EQ(h5::read_column<uint64_t>(g.id(), "evaluations").back(), 1000u);
+  const auto infeasible = h5::read_column<uint64_t>(g.id(), "infeasible");
+  uint64_t total = 0;
+  for (auto x : infeasible) total += x;
+  EXPECT_EQ(total, 1000u - uint64_t(h5::attr_int(f.id(), "feasible_count")));
+  h5::Handle b = h5::group(f.id(), "best", false);
+  const auto labels = h5::read_strings(b.id(), "value");
+  EXPECT_EQ(labels.size(), ds.genes.size());
+  EXPECT_EQ(h5::attr_double(b.id(), "latency"), sum.best_objective);
+  h5::Handle p = h5::group(f.id(), "pareto", false);
+  const auto lat = h5::read_column<double>(p.id(), "latency"), cost = h5::read_column<double>(p.id(), "cost");
+  ASSERT_FALSE(lat.empty());
+  for (size_t i = 0; i < lat.size(); ++i)
+    for (size_t j = 0; j < lat.size(); ++j)
+      if (i != j) EXPECT_FALSE(lat[i] <= lat[j] && cost[i] <= cost[j]) << "front point dominated";
+  std::filesystem::remove(o.out);
+}
+
+// ---------------------------------------------------------------------------------------------
+std::vector<int32_t> reference_ranks(const std::vector<double>& obj, size_t n, int32_t m) {
+  auto dom = [&](size_t a, size_t b) {
+    bool strict = false;
+    for (int32_t j = 0; j < m; ++j) {
+      if (obj[size_t(j) * n + a] > obj[size_t(j) * n + b]) return false;
+      if (obj[size_t(j) * n + a] < obj[size_t(j) * n + b]) strict = true;
+    }
+    return strict;
+  };
+  std::vector<int32_t> rank(n, -1);
+  size_t left = n;
+  for (int32_t r = 0; left > 0; ++r) {
+    std::vector<size_t> front;
+    for (size_t i = 0; i < n; ++i) {
+      if (rank[i] >= 0) continue;
+      bool dominated = false;
+      for (size_t j = 0; j < n && !dominated; ++j) dominated = rank[j] < 0 && dom(j, i);
+      if (!dominated) front.push_back(i);
+    }
+    for (size_t i : front) rank[i] = r;
+    left -= front.size();
+  }
+  return rank;
+}
+
+TEST(Nsga2, NondominatedSortMatchesBruteForce) {
+  agents::Rng r(42);
+  for (int32_t m : {1, 2, 3, 4}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const size_t n = 1 + size_t(r.below(300));
+      const bool ties = trial % 2 == 0;  // integer-valued objectives: many ties and duplicates
+      std::vector<double> obj(size_t(m) * n);
+      for (double& x : obj) x = ties ? double(r.below(6)) : r.uniform();
+      EXPECT_EQ(agents::nondominated_sort(obj.data(), n, m, n), reference_ranks(obj, n, m)) << m << " " << trial;
+    }
+  }
+}
+
+TEST(Nsga2, ConstrainedRanksPutInfeasibleLastByViolation) {
+  Scores s;
+  s.resize(2, 5);
+  s.obj = {1, 2, 3, 0, 0, /**/ 3, 2, 1, 0, 0};
+  s.violation = {0, 0, 0, 0.5, 0.2};
+  EXPECT_EQ(agents::constrained_ranks(s), (std::vector<int32_t>{0, 0, 0, 2, 1}));
+}
+
+TEST(Nsga2, CrowdingDistanceByHand) {
+  // Front of 4 points, f1 = 0, 1, 3, 4 and f2 = 4, 3, 1, 0 (both ranges 4).
+  const std::vector<double> obj{0, 1, 3, 4, /**/ 4, 3, 1, 0};
+  const auto d = agents::crowding_distance(obj.data(), 4, 2, {0, 1, 2, 3});
+  EXPECT_TRUE(std::isinf(d[0]));
+  EXPECT_TRUE(std::isinf(d[3]));
+  EXPECT_DOUBLE_EQ(d[1], (3.0 - 0.0) / 4 + (4.0 - 1.0) / 4);  // 1.5
+  EXPECT_DOUBLE_EQ(d[2], (4.0 - 1.0) / 4 + (3.0 - 0.0) / 4);  // 1.5
+  const auto d2 = agents::crowding_distance(obj.data(), 4, 2, {0, 1, 2});  // f1 0,1,3; f2 4,3,1
+  EXPECT_DOUBLE_EQ(d2[1], 3.0 / 3 + 3.0 / 3);
+}
+
+TEST(Aco, PheromoneStaysPositiveAndFollowsTheBest) {
+  auto made = agents::make_agent("aco", {3, 3}, 1, {{"aco.population", "30"}}, 2);
+  Population pop;
+  pop.resize(2, 30);
+  Scores s;
+  for (int gen = 0; gen < 30; ++gen) {
+    made.agent->ask(pop);
+    s.resize(1, 30);
+    for (size_t i = 0; i < 30; ++i) s.obj[i] = std::abs(pop.at(i, 0) - 2) + std::abs(pop.at(i, 1) - 1);
+    made.agent->tell(pop, s);
+  }
+  const auto& tau = static_cast<agents::Aco&>(*made.agent).pheromone();
+  for (double t : tau) EXPECT_GT(t, 0);
+  EXPECT_GT(tau[2], tau[0]);
+  EXPECT_GT(tau[3 + 1], tau[3 + 0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
+  const auto ds = test::small_system1({Objective::Latency, Objective::Cost, Objective::RuntimeXBw});
+  const SpaceView& v = *ds.view;
+  const size_t n = 3000;
+  Population pop;
+  pop.resize(v.ngenes, n);
+  agents::Rng r(9);
+  for (size_t i = 0; i < n; ++i)
+    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = int32_t(r.below(uint64_t(v.gene[g].card)));
+  Scores s;
+  PopulationMetrics m;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
+  size_t feasible = 0, constraint = 0, oom = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int32_t genome[kMaxGenes];
+    for (int32_t g = 0; g < v.ngenes; ++g) genome[g] = pop.at(i, g);
+    const Config c = decode(v, genome);
+    double viol = 0;
+    if (!check_constraints(v, c, viol)) {
+      EXPECT_EQ(s.reason[i], -1);
+      EXPECT_GT(s.violation[i], 2);
+      EXPECT_LT(s.violation[i], 3);
+      ++constraint;
+      continue;
+    }
+    const Result res = evaluate(c);
+    EXPECT_EQ(s.reason[i], int32_t(res.reason));
+    EXPECT_EQ(m.metric(0)[i], res.time_s);
+    EXPECT_EQ(m.metric(1)[i], res.memory_bytes);
+    if (res.reason == Reason::Ok) {
+      ++feasible;
+      EXPECT_EQ(s.violation[i], 0);
+      for (int32_t j = 0; j < 3; ++j) EXPECT_EQ(s.at(i, j), objective_value(ds.objectives[size_t(j)], c, res));
+    } else if (res.reason == Reason::OutOfMemory) {
+      ++oom;
+      const double x = (res.memory_bytes - c.compute.mem_capacity_bytes) / c.compute.mem_capacity_bytes;
+      EXPECT_DOUBLE_EQ(s.violation[i], x / (1 + x));
+    } else {
+      EXPECT_DOUBLE_EQ(s.violation[i], 1 + int32_t(res.reason) / 100.0);
+    }
+  }
+  EXPECT_GT(feasible, 0u);
+  EXPECT_GT(constraint, 0u);
+  EXPECT_GT(oom, 0u);
+}
+
+TEST(PopulationEvaluator, CudaMatchesCpu) {
+  const CudaDevice dev = cuda_device();
+  if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
+  const auto ds = test::system1_fullstack();
+  const SpaceView& v = *ds.view;
+  const size_t n = 20000;
+  Population pop;
+  pop.resize(v.ngenes, n);
+  agents::Rng r(3);
+  for (size_t i = 0; i < n; ++i)
+    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = int32_t(r.below(uint64_t(v.gene[g].card)));
+  Scores a, b;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, a, nullptr);
+  make_cuda_population_evaluator(v, ds.objectives)->evaluate(pop, b, nullptr);
+  EXPECT_EQ(a.reason, b.reason);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_DOUBLE_EQ(a.violation[i], b.violation[i]);
+    for (int32_t j = 0; j < a.nobj; ++j)
+      if (a.feasible(i)) EXPECT_NEAR(a.at(i, j), b.at(i, j), 1e-12 * std::abs(a.at(i, j)));
+  }
+}
+
+TEST(PopulationEvaluator, CudaBackendRefusedWithoutDevice) {
+  if (cuda_device().available) GTEST_SKIP() << "a CUDA device is present";
+  const auto ds = tiny_space();
+  EXPECT_THROW(make_population_evaluator("cuda", *ds.view, ds.objectives), std::runtime_error);
+  EXPECT_EQ(make_population_evaluator("auto", *ds.view, ds.objectives)->name(), "cpu");
+}
+
+// ---------------------------------------------------------------------------------------------
+std::string run_cli(const std::string& args, int& status) {
+  const std::string cmd = std::string(COSMIC_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+  const int st = pclose(p);
+  status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+
+TEST(SearchCli, RunsAndRefusesBadInput) {
+  const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
+  if (!std::filesystem::exists(psa)) GTEST_SKIP() << psa << " not present";
+  const std::string out = temp_path("cli.h5");
+  int st = 0;
+  std::string text = run_cli("search " + psa + " --agent ga --budget 1000 --population 100 --seed 3 --backend cpu -o " + out, st);
+  EXPECT_EQ(st, 0) << text;
+  EXPECT_NE(text.find("1000/1000 evaluations"), std::string::npos) << text;
+  text = run_cli("search " + psa + " --agent ga --budget 100 --param mutation_rate=2 -o " + out, st);
+  EXPECT_EQ(st, 2);
+  EXPECT_NE(text.find("ga.mutation_rate: expected auto or a number in [0, 1], got 2"), std::string::npos) << text;
+  text = run_cli("search " + psa + " --agent sa --budget 100 -o " + out, st);
+  EXPECT_EQ(st, 2);
+  EXPECT_NE(text.find("unknown agent 'sa'"), std::string::npos) << text;
+  text = run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out, st);
+  EXPECT_EQ(st, 0);
+  EXPECT_TRUE(text.empty()) << text;
+  std::filesystem::remove(out);
+}
+
+}  // namespace
+}  // namespace cosmic
