@@ -508,20 +508,28 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     expect = m.end;
   }
   complete = complete && expect == first.space;
-  // The writer recomputes genomes and metrics from the PSA: load it from the recorded text.
-  std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
-  const int fd = mkstemps(tmp.data(), 5);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file");
-  close(fd);
-  { std::ofstream(tmp) << first.psa_text; }
+  // The writer recomputes genomes and metrics from the PSA: load the recorded file when it is
+  // still there unchanged (its relative paths resolve), else the recorded text.
   psa::DesignSpace ds;
-  try {
-    ds = psa::load_psa(tmp);
-  } catch (...) {
+  std::ifstream recorded(first.psa_file);
+  std::stringstream text;
+  text << recorded.rdbuf();
+  if (recorded && text.str() == first.psa_text) {
+    ds = psa::load_psa(first.psa_file);
+  } else {
+    std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
+    const int fd = mkstemps(tmp.data(), 5);
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file");
+    close(fd);
+    { std::ofstream(tmp) << first.psa_text; }
+    try {
+      ds = psa::load_psa(tmp);
+    } catch (...) {
+      std::remove(tmp.c_str());
+      throw;
+    }
     std::remove(tmp.c_str());
-    throw;
   }
-  std::remove(tmp.c_str());
   ds.file = first.psa_file;
 
   FileMeta m = first;
