@@ -15,41 +15,6 @@ void BatchOutput::reset(int nobj) {
   rows.clear();
 }
 
-const char* objective_name(Objective o) {
-  switch (o) {
-    case Objective::Latency: return "latency";
-    case Objective::Throughput: return "throughput";
-    case Objective::Memory: return "memory";
-    case Objective::Cost: return "cost";
-    case Objective::RuntimeXBw: return "runtime_x_bw";
-    case Objective::RuntimeXCost: return "runtime_x_cost";
-  }
-  return "objective";
-}
-
-std::string u128_to_string(u128 v) {
-  if (v == 0) return "0";
-  std::string s;
-  while (v > 0) {
-    s.insert(s.begin(), char('0' + int(v % 10)));
-    v /= 10;
-  }
-  return s;
-}
-
-bool u128_from_string(const std::string& s, u128& out) {
-  if (s.empty() || s.size() > 39) return false;
-  u128 v = 0;
-  for (char ch : s) {
-    if (ch < '0' || ch > '9') return false;
-    const u128 next = v * 10 + u128(ch - '0');
-    if (next / 10 != v) return false;
-    v = next;
-  }
-  out = v;
-  return true;
-}
-
 namespace {
 
 // Does gene g feed the value get_param(p, dim) reads from a decoded configuration? Follows

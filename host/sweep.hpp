@@ -131,8 +131,5 @@ int run_sweep(const psa::DesignSpace& space, const SweepOptions& opts);
 // Merges shard files into one. Returns 0, or 1 with a message on std::cerr.
 int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs, bool quiet);
 
-std::string u128_to_string(u128 v);
-bool u128_from_string(const std::string& s, u128& out);
-const char* objective_name(Objective o);
 
 }  // namespace cosmic

@@ -90,7 +90,7 @@ struct Table {
     put("index_hi", index_hi);
     for (size_t g = 0; g < genes.size(); ++g) put(gene_column(ds, int32_t(g)), genes[g]);
     put("reason", reason);
-    for (size_t j = 0; j < obj.size(); ++j) put(objective_name(k.obj[j]), obj[j]);
+    for (size_t j = 0; j < obj.size(); ++j) put(psa::objective_name(k.obj[j]), obj[j]);
     put("time_s", time_s);
     put("memory_bytes", memory_bytes);
     put("network_cost_usd", network_cost_usd);
@@ -131,9 +131,9 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, cons
   h5::set_attr(f, "backend", m.backend);
   h5::set_attr(f, "device", m.device);
   h5::set_attr(f, "seed", m.seed);
-  h5::set_attr(f, "space_size", u128_to_string(m.space));
-  h5::set_attr(f, "range_begin", u128_to_string(m.begin));
-  h5::set_attr(f, "range_end", u128_to_string(m.end));
+  h5::set_attr(f, "space_size", psa::to_string_u128(m.space));
+  h5::set_attr(f, "range_begin", psa::to_string_u128(m.begin));
+  h5::set_attr(f, "range_end", psa::to_string_u128(m.end));
   h5::set_attr(f, "shard", m.shard);
   h5::set_attr(f, "objectives", m.objectives);
   h5::set_attr(f, "top_k", int64_t(m.top_k));
@@ -167,7 +167,7 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
   {
     h5::Handle top = h5::group(f, "top", true);
     for (int j = 0; j < k.nobj; ++j) {
-      h5::Handle g = h5::group(top.id(), objective_name(k.obj[j]), true);
+      h5::Handle g = h5::group(top.id(), psa::objective_name(k.obj[j]), true);
       points_table(ds, k, st.top[j]).write(g.id(), ds, k, false);
     }
   }
@@ -180,7 +180,7 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
   {
     h5::Handle g = h5::group(f, "histogram", true);
     for (int j = 0; j < k.nobj; ++j)
-      h5::write_column(g.id(), objective_name(k.obj[j]),
+      h5::write_column(g.id(), psa::objective_name(k.obj[j]),
                        std::vector<uint64_t>(st.hist.begin() + j * kHistBins, st.hist.begin() + (j + 1) * kHistBins));
   }
   {
@@ -200,7 +200,7 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
   h5::set_attr(f, "swept_count", saturate(st.swept));
   h5::set_attr(f, "evaluated_count", st.evaluated());
   h5::set_attr(f, "feasible_count", st.feasible());
-  h5::set_attr(f, "next_index", u128_to_string(m.next));
+  h5::set_attr(f, "next_index", psa::to_string_u128(m.next));
   h5::set_attr(f, "wall_time_s", m.wall_s);
   h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
   h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
@@ -208,7 +208,7 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
 
 Objective objective_from_name(const std::string& n) {
   for (int o = 0; o < kNumObjectives; ++o)
-    if (n == objective_name(Objective(o))) return Objective(o);
+    if (n == psa::objective_name(Objective(o))) return Objective(o);
   throw std::runtime_error("unknown objective '" + n + "' in result file");
 }
 
@@ -233,7 +233,7 @@ std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
 
 u128 attr_u128(hid_t f, const std::string& name) {
   u128 v = 0;
-  if (!u128_from_string(h5::attr_string(f, name), v)) throw std::runtime_error("bad attribute " + name);
+  if (!psa::parse_u128(h5::attr_string(f, name), v)) throw std::runtime_error("bad attribute " + name);
   return v;
 }
 
@@ -347,7 +347,7 @@ class Progress {
     os << pct << " " << human(rate) << " configs/s, ETA "
        << (rate > 0 ? duration(double(total - done) / rate) : std::string("?")) << ", feasible "
        << human(double(st.feasible()));
-    if (!st.top[0].empty()) os << ", best " << objective_name(k.obj[0]) << " " << st.top[0][0].obj[0];
+    if (!st.top[0].empty()) os << ", best " << psa::objective_name(k.obj[0]) << " " << st.top[0][0].obj[0];
     os << (tty_ ? (last ? "\n" : "   ") : "\n");
     std::cerr << os.str() << std::flush;
   }
@@ -389,7 +389,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     m.shard = std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n);
     shard_range(m.space, o.shard_i, o.shard_n, m.begin, m.end);
     m.next = m.begin;
-    for (Objective obj : ds.objectives) m.objectives.push_back(objective_name(obj));
+    for (Objective obj : ds.objectives) m.objectives.push_back(psa::objective_name(obj));
   }
   std::vector<Objective> objectives;
   for (const auto& n : m.objectives) objectives.push_back(objective_from_name(n));
@@ -465,7 +465,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   (void)done0;
   if (g_signal) {
     if (!o.quiet)
-      std::cerr << "\nsweep: interrupted; " << o.out << " holds " << u128_to_string(m.next - m.begin)
+      std::cerr << "\nsweep: interrupted; " << o.out << " holds " << psa::to_string_u128(m.next - m.begin)
                 << " indices so far (complete = 0); continue with --resume\n";
     return 128 + int(g_signal);
   }
@@ -583,7 +583,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   }
   h5::flush(f.id());
   if (!quiet)
-    std::cerr << "merge: " << ins.size() << " files, " << u128_to_string(st.swept) << " indices, "
+    std::cerr << "merge: " << ins.size() << " files, " << psa::to_string_u128(st.swept) << " indices, "
               << st.feasible() << " feasible" << (complete ? "" : " (incomplete: missing or unfinished shards)")
               << " -> " << out << "\n";
   return 0;

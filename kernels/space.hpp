@@ -222,47 +222,53 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
   return c;
 }
 
-// Evaluates every constraint on a decoded configuration. Returns true when all hold;
-// `violation` is the sum over failed comparisons of |lhs - rhs| (feasibility-rule ranking).
-COSMIC_HD inline bool check_constraints(const SpaceView& s, const Config& c, double& violation) {
-  violation = 0;
+// Evaluates constraint program k on a decoded configuration. Each failed comparison adds
+// |lhs - rhs| (1 when equal, for !=) to `violation`, the measure feasibility rules rank by.
+COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k, double& violation) {
+  double stack[16];
+  int sp = 0;
   bool ok = true;
-  for (int32_t k = 0; k < s.nconstraints; ++k) {
-    double stack[16];
-    int sp = 0;
-    for (int32_t i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
-      const Instr& in = s.prog[i];
-      switch (in.op) {
-        case Op::PushConst: stack[sp++] = in.arg; break;
-        case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
-        case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
-        default: {
-          const double b = stack[--sp], a = stack[--sp];
-          double r = 0;
-          bool cmp = true, holds = true;
-          switch (in.op) {
-            case Op::Add: r = a + b; cmp = false; break;
-            case Op::Sub: r = a - b; cmp = false; break;
-            case Op::Mul: r = a * b; cmp = false; break;
-            case Op::Div: r = b != 0 ? a / b : 0; cmp = false; break;
-            case Op::Eq: holds = a == b; break;
-            case Op::Ne: holds = a != b; break;
-            case Op::Lt: holds = a < b; break;
-            case Op::Le: holds = a <= b; break;
-            case Op::Gt: holds = a > b; break;
-            case Op::Ge: holds = a >= b; break;
-            default: break;
-          }
-          if (cmp) {
-            if (!holds) violation += (a > b ? a - b : b - a) + (a == b ? 1 : 0);
-            r = holds ? 1 : 0;
-            ok = ok && holds;
-          }
-          stack[sp++] = r;
+  for (int32_t i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
+    const Instr& in = s.prog[i];
+    switch (in.op) {
+      case Op::PushConst: stack[sp++] = in.arg; break;
+      case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
+      case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
+      default: {
+        const double b = stack[--sp], a = stack[--sp];
+        double r = 0;
+        bool cmp = true, holds = true;
+        switch (in.op) {
+          case Op::Add: r = a + b; cmp = false; break;
+          case Op::Sub: r = a - b; cmp = false; break;
+          case Op::Mul: r = a * b; cmp = false; break;
+          case Op::Div: r = b != 0 ? a / b : 0; cmp = false; break;
+          case Op::Eq: holds = a == b; break;
+          case Op::Ne: holds = a != b; break;
+          case Op::Lt: holds = a < b; break;
+          case Op::Le: holds = a <= b; break;
+          case Op::Gt: holds = a > b; break;
+          case Op::Ge: holds = a >= b; break;
+          default: break;
         }
+        if (cmp) {
+          if (!holds) violation += (a > b ? a - b : b - a) + (a == b ? 1 : 0);
+          r = holds ? 1 : 0;
+          ok = ok && holds;
+        }
+        stack[sp++] = r;
       }
     }
   }
+  return ok;
+}
+
+// Evaluates every constraint. Returns true when all hold; `violation` is the sum over failed
+// comparisons (feasibility-rule ranking).
+COSMIC_HD inline bool check_constraints(const SpaceView& s, const Config& c, double& violation) {
+  violation = 0;
+  bool ok = true;
+  for (int32_t k = 0; k < s.nconstraints; ++k) ok = constraint_holds(s, c, k, violation) && ok;
   return ok;
 }
 

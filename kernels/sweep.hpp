@@ -66,44 +66,10 @@ COSMIC_HD inline int hist_bin(const SweepConst& k, double v) {
   return b;
 }
 
-// Evaluates constraint program k alone; same semantics as check_constraints()
-// (kernels/space.hpp), which evaluates all of them.
+// Whether constraint k holds (kernels/space.hpp), without the violation measure.
 COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k) {
-  double stack[16];
-  int sp = 0;
-  bool ok = true;
-  for (int32_t i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
-    const Instr& in = s.prog[i];
-    switch (in.op) {
-      case Op::PushConst: stack[sp++] = in.arg; break;
-      case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
-      case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
-      default: {
-        const double b = stack[--sp], a = stack[--sp];
-        double r = 0;
-        bool cmp = true, holds = true;
-        switch (in.op) {
-          case Op::Add: r = a + b; cmp = false; break;
-          case Op::Sub: r = a - b; cmp = false; break;
-          case Op::Mul: r = a * b; cmp = false; break;
-          case Op::Div: r = b != 0 ? a / b : 0; cmp = false; break;
-          case Op::Eq: holds = a == b; break;
-          case Op::Ne: holds = a != b; break;
-          case Op::Lt: holds = a < b; break;
-          case Op::Le: holds = a <= b; break;
-          case Op::Gt: holds = a > b; break;
-          case Op::Ge: holds = a >= b; break;
-          default: break;
-        }
-        if (cmp) {
-          r = holds ? 1 : 0;
-          ok = ok && holds;
-        }
-        stack[sp++] = r;
-      }
-    }
-  }
-  return ok;
+  double unused = 0;
+  return constraint_holds(s, c, k, unused);
 }
 
 // Checks the constraints; returns -1 when all hold, otherwise the highest low_gene of the

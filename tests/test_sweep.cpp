@@ -187,7 +187,7 @@ TEST(Sweep, EvaluatedCountEqualsFeasibleCountOfTheSpace) {
   const psa::DesignSpace ds = test::small_system1();
   const SweepState st = cpu_sweep(ds, 0, space_size(*ds.view), 3);
   EXPECT_TRUE(u128(st.evaluated()) == psa::feasible_count(ds))
-      << st.evaluated() << " vs " << u128_to_string(psa::feasible_count(ds));
+      << st.evaluated() << " vs " << psa::to_string_u128(psa::feasible_count(ds));
 }
 
 TEST(Sweep, CudaMatchesCpu) {
