@@ -48,7 +48,7 @@ void Aco::ask(Population& pop) {
     }
   }
   const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 4096)
   for (int64_t i = 0; i < n; ++i) {
     Rng r(stream_seed(seed_, gen_, uint64_t(i)));
     for (int32_t g = 0; g < ng; ++g) {

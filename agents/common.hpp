@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -47,22 +48,39 @@ inline std::vector<size_t> best_indices(const Scores& s, size_t k) {
 }
 
 // Per-gene categorical mutation: with probability `rate` a gene takes one of its other
-// card - 1 values, uniformly (so it always changes, and stays within its cardinality).
+// card - 1 values, uniformly (so it always changes, and stays within its cardinality). The genes
+// to mutate are found by geometric skips (one draw per mutated gene, not one per gene).
 inline void mutate(Population& pop, size_t i, const std::vector<int32_t>& card, double rate, Rng& r) {
-  for (int32_t g = 0; g < pop.ngenes; ++g) {
-    if (card[g] < 2 || r.uniform() >= rate) continue;
+  if (!(rate > 0)) return;
+  const double log_keep = rate < 1 ? std::log1p(-rate) : 0;
+  for (int32_t g = 0;; ++g) {
+    if (rate < 1) g += int32_t(std::min(1e9, std::floor(std::log(1 - r.uniform()) / log_keep)));
+    if (g >= pop.ngenes) return;
+    if (card[g] < 2) continue;
     pop.at(i, g) = int32_t((uint64_t(pop.at(i, g)) + 1 + r.below(uint64_t(card[g] - 1))) % uint64_t(card[g]));
   }
 }
 
 // Uniform crossover (Syswerda 1989): with probability `rate` each gene comes from parent a or b
-// with equal chance; otherwise the child copies a.
-inline void crossover(const Population& parents, size_t a, size_t b, Population& child, size_t i, double rate,
-                      Rng& r) {
+// with equal chance (one random bit per gene); otherwise the child copies a. Parents are rows
+// of `ngenes` genes (individual-major copies, for locality).
+inline void crossover(const int32_t* a, const int32_t* b, Population& child, size_t i, double rate, Rng& r) {
   const bool mix = r.uniform() < rate;
+  uint64_t bits = 0;
   for (int32_t g = 0; g < child.ngenes; ++g) {
-    const bool from_b = mix && (r.next() >> 63);
-    child.at(i, g) = parents.at(from_b ? b : a, g);
+    if (mix && (g & 63) == 0) bits = r.next();
+    const bool from_b = mix && ((bits >> (g & 63)) & 1);
+    child.at(i, g) = from_b ? b[g] : a[g];
+  }
+}
+
+// Individual-major copy of a population: row i holds individual i's genes.
+inline void to_rows(const Population& pop, std::vector<int32_t>& rows) {
+  const size_t n = pop.size, ng = size_t(pop.ngenes);
+  rows.resize(n * ng);
+  for (size_t g = 0; g < ng; ++g) {
+    const int32_t* col = &pop.genes[g * n];
+    for (size_t i = 0; i < n; ++i) rows[i * ng + g] = col[i];
   }
 }
 

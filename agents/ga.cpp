@@ -35,7 +35,7 @@ size_t Ga::tournament(Rng& r) const {
 void Ga::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
   const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 4096)
   for (int64_t i = 0; i < n; ++i) {
     Rng r(stream_seed(seed_, gen_, uint64_t(i)));
     if (!have_parents_) {
@@ -43,7 +43,8 @@ void Ga::ask(Population& pop) {
       continue;
     }
     const size_t a = tournament(r), b = tournament(r);
-    crossover(parents_, a, b, pop, size_t(i), p_.crossover_rate, r);
+    const size_t ng = card_.size();
+    crossover(&rows_[a * ng], &rows_[b * ng], pop, size_t(i), p_.crossover_rate, r);
     mutate(pop, size_t(i), card_, mutation_rate_, r);
   }
 }
@@ -52,27 +53,34 @@ void Ga::tell(const Population& pop, const Scores& scores) {
   ++gen_;
   if (have_parents_ && elites_ > 0) {
     // Elitism: the best parents replace the worst children when they rank before them.
-    Population next = pop;
-    Scores next_scores = scores;
     const std::vector<size_t> elite = best_indices(parent_scores_, elites_);
-    // The children in reverse order, worst first (only the first `elites_` sorted).
+    Population keep;
+    keep.resize(pop.ngenes, elite.size());
+    Scores keep_s;
+    keep_s.resize(scores.nobj, elite.size());
+    for (size_t j = 0; j < elite.size(); ++j) {
+      for (int32_t g = 0; g < pop.ngenes; ++g) keep.at(j, g) = parents_.at(elite[j], g);
+      copy_scores(parent_scores_, elite[j], keep_s, j);
+    }
+    parents_ = pop;
+    parent_scores_ = scores;
+    // The children in reverse order, worst first (only the first `elite.size()` sorted).
     std::vector<size_t> worst_first(scores.size);
     std::iota(worst_first.begin(), worst_first.end(), size_t(0));
     const size_t k = std::min(elite.size(), worst_first.size());
     std::partial_sort(worst_first.begin(), worst_first.begin() + ptrdiff_t(k), worst_first.end(),
                       [&](size_t a, size_t b) { return ranks_before(scores, b, a); });
     for (size_t j = 0; j < k; ++j) {
-      const size_t e = elite[j], worst = worst_first[j];
-      if (!better(parent_scores_, e, scores, worst)) break;
-      for (int32_t g = 0; g < pop.ngenes; ++g) next.at(worst, g) = parents_.at(e, g);
-      copy_scores(parent_scores_, e, next_scores, worst);
+      const size_t worst = worst_first[j];
+      if (!better(keep_s, j, scores, worst)) break;
+      for (int32_t g = 0; g < pop.ngenes; ++g) parents_.at(worst, g) = keep.at(j, g);
+      copy_scores(keep_s, j, parent_scores_, worst);
     }
-    parents_ = std::move(next);
-    parent_scores_ = std::move(next_scores);
   } else {
     parents_ = pop;
     parent_scores_ = scores;
   }
+  to_rows(parents_, rows_);
   have_parents_ = true;
 }
 

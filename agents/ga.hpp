@@ -41,6 +41,7 @@ class Ga : public Agent {
   bool have_parents_ = false;
   Population parents_;
   Scores parent_scores_;
+  std::vector<int32_t> rows_;  // parents_, individual-major
 };
 
 }  // namespace cosmic::agents

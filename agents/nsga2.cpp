@@ -151,7 +151,7 @@ bool Nsga2::wins(size_t a, size_t b) const {
 void Nsga2::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
   const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 4096)
   for (int64_t i = 0; i < n; ++i) {
     Rng r(stream_seed(seed_, gen_, uint64_t(i)));
     if (!have_parents_) {
@@ -162,7 +162,8 @@ void Nsga2::ask(Population& pop) {
     size_t b = size_t(r.below(parents_.size)), b2 = size_t(r.below(parents_.size));
     if (wins(a2, a)) a = a2;
     if (wins(b2, b)) b = b2;
-    crossover(parents_, a, b, pop, size_t(i), p_.crossover_rate, r);
+    const size_t ng = card_.size();
+    crossover(&rows_[a * ng], &rows_[b * ng], pop, size_t(i), p_.crossover_rate, r);
     mutate(pop, size_t(i), card_, mutation_rate_, r);
   }
 }
@@ -188,6 +189,7 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
     parents_ = pop;
     parent_scores_ = scores;
     assign(parents_, parent_scores_);
+    to_rows(parents_, rows_);
     have_parents_ = true;
     return;
   }
@@ -213,15 +215,21 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   next.resize(pop.ngenes, P);
   Scores next_s;
   next_s.resize(scores.nobj, P);
+  std::vector<int32_t> next_rank(P);
+  std::vector<double> next_crowd(P);
   for (size_t k = 0; k < P; ++k) {
     for (int32_t g = 0; g < pop.ngenes; ++g) next.at(k, g) = all.at(order[k], g);
     copy_scores(all_s, order[k], next_s, k);
+    next_rank[k] = rank_[order[k]];
+    next_crowd[k] = crowd_[order[k]];
   }
   parents_ = std::move(next);
   parent_scores_ = std::move(next_s);
-  // Deb et al. keep the selection's (rank, distance) for the next tournaments; recomputing them
-  // on the survivors alone is the common variant (e.g. pymoo) and keeps the state small.
-  assign(parents_, parent_scores_);
+  // As in Deb et al. 2002, the survivors keep the (rank, distance) of the selection for the next
+  // generation's tournaments.
+  rank_ = std::move(next_rank);
+  crowd_ = std::move(next_crowd);
+  to_rows(parents_, rows_);
 }
 
 }  // namespace cosmic::agents

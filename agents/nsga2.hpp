@@ -56,6 +56,7 @@ class Nsga2 : public Agent {
   Scores parent_scores_;
   std::vector<int32_t> rank_;
   std::vector<double> crowd_;
+  std::vector<int32_t> rows_;  // parents_, individual-major
 };
 
 }  // namespace cosmic::agents

@@ -36,7 +36,7 @@ class CpuPopulationEvaluator : public PopulationEvaluator {
     m.resize(n);
     const SpaceView& s = *view_;
     const int64_t nn = int64_t(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nn >= 1024)
     for (int64_t i = 0; i < nn; ++i)
       score_individual(s, obj_, pop.genes.data(), n, size_t(i), scores.obj.data(), scores.violation.data(),
                        scores.reason.data(), m.col.data());

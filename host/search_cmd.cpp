@@ -2,7 +2,7 @@
 // whole populations fed by the batch evaluator (host/search.cpp), streamed to HDF5.
 #include <iostream>
 
-#include <cxxopts.hpp>
+#include "host/cli.hpp"
 
 #include "agents/factory.hpp"
 #include "host/commands.hpp"

@@ -1,0 +1,90 @@
+// The agents' own work per generation (ask + tell, no evaluation) at population 10^5 on the
+// COSMIC System 1 full-stack space, next to the CPU evaluation of such a population.
+//
+//   build/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval'
+//
+// Each agent first runs 3 evaluated generations, so it is measured in its steady state
+// (parents with realistic scores), not on the random first generation. Results: docs/agents.md.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "agents/factory.hpp"
+#include "host/population.hpp"
+#include "psa/space.hpp"
+
+namespace {
+
+constexpr size_t kPop = 100000;
+
+cosmic::psa::DesignSpace fullstack(bool two_objectives) {
+  auto ds = cosmic::psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml");
+  if (two_objectives) ds.objectives = {cosmic::Objective::RuntimeXBw, cosmic::Objective::RuntimeXCost};
+  return ds;
+}
+
+std::vector<int32_t> cards(const cosmic::SpaceView& v) {
+  std::vector<int32_t> c;
+  for (int32_t g = 0; g < v.ngenes; ++g) c.push_back(v.gene[g].card);
+  return c;
+}
+
+void run_agent(benchmark::State& state, const std::string& name) {
+  const auto ds = fullstack(name == "nsga2");
+  auto made = cosmic::agents::make_agent(name, cards(*ds.view), int32_t(ds.objectives.size()),
+                                         {{name + ".population", std::to_string(kPop)}}, 1);
+  auto eval = cosmic::make_cpu_population_evaluator(*ds.view, ds.objectives);
+  cosmic::agents::Population pop;
+  pop.resize(ds.view->ngenes, kPop);
+  cosmic::agents::Scores s;
+  for (int k = 0; k < 3; ++k) {
+    made.agent->ask(pop);
+    eval->evaluate(pop, s, nullptr);
+    made.agent->tell(pop, s);
+  }
+  for (auto _ : state) {
+    made.agent->ask(pop);
+    state.PauseTiming();
+    eval->evaluate(pop, s, nullptr);
+    state.ResumeTiming();
+    made.agent->tell(pop, s);
+  }
+  state.counters["genomes_per_s"] = benchmark::Counter(double(state.iterations() * kPop), benchmark::Counter::kIsRate);
+}
+
+void BM_AgentRandomWalk(benchmark::State& state) { run_agent(state, "rw"); }
+void BM_AgentGa(benchmark::State& state) { run_agent(state, "ga"); }
+void BM_AgentAco(benchmark::State& state) { run_agent(state, "aco"); }
+void BM_AgentNsga2(benchmark::State& state) { run_agent(state, "nsga2"); }
+BENCHMARK(BM_AgentRandomWalk)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AgentGa)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AgentAco)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AgentNsga2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Evaluation of 10^5 genomes on all CPU cores: a uniform random population (mostly stopped by
+// the PSA constraints) and a GA population after 10 generations (mostly feasible, full model).
+void run_eval(benchmark::State& state, int ga_generations) {
+  const auto ds = fullstack(false);
+  auto made = cosmic::agents::make_agent("ga", cards(*ds.view), 1, {{"ga.population", std::to_string(kPop)}}, 1);
+  auto eval = cosmic::make_cpu_population_evaluator(*ds.view, ds.objectives);
+  cosmic::agents::Population pop;
+  pop.resize(ds.view->ngenes, kPop);
+  cosmic::agents::Scores s;
+  made.agent->ask(pop);
+  for (int k = 0; k < ga_generations; ++k) {
+    eval->evaluate(pop, s, nullptr);
+    made.agent->tell(pop, s);
+    made.agent->ask(pop);
+  }
+  for (auto _ : state) eval->evaluate(pop, s, nullptr);
+  size_t feasible = 0;
+  for (size_t i = 0; i < s.size; ++i) feasible += s.feasible(i) ? 1 : 0;
+  state.counters["feasible_share"] = double(feasible) / double(kPop);
+  state.counters["genomes_per_s"] = benchmark::Counter(double(state.iterations() * kPop), benchmark::Counter::kIsRate);
+}
+void BM_PopulationEvalCpuRandom(benchmark::State& state) { run_eval(state, 0); }
+void BM_PopulationEvalCpuGa10(benchmark::State& state) { run_eval(state, 10); }
+BENCHMARK(BM_PopulationEvalCpuRandom)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PopulationEvalCpuGa10)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
