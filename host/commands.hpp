@@ -10,5 +10,6 @@ int cmd_space(int argc, const char* const* argv);
 int cmd_sweep(int argc, const char* const* argv);
 int cmd_merge(int argc, const char* const* argv);
 int cmd_search(int argc, const char* const* argv);
+int cmd_study(int argc, const char* const* argv);
 
 }  // namespace cosmic

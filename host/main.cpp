@@ -24,6 +24,7 @@ const Command kCommands[] = {
     {"sweep", cosmic::cmd_sweep, "evaluate every point of a design space, reductions streamed to HDF5"},
     {"merge", cosmic::cmd_merge, "combine the result files of a sharded sweep"},
     {"search", cosmic::cmd_search, "search a design space with a population agent (rw, ga, aco, bo, nsga2)"},
+    {"study", cosmic::cmd_study, "run a study file's experiments and write a report with tables and figures"},
 };
 
 void usage(std::ostream& os) {

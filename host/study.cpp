@@ -1,0 +1,716 @@
+#include "host/study.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "agents/params.hpp"
+#include "host/h5.hpp"
+#include "host/search.hpp"
+#include "host/sweep.hpp"
+#include "kernels/cost.hpp"
+#include "kernels/model.hpp"
+#include "kernels/space.hpp"
+#include "psa/config.hpp"
+#include "psa/names.hpp"
+#include "psa/space.hpp"
+#include "psa/study.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace cosmic {
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string fmt(double x, int digits = 4) {
+  if (!std::isfinite(x)) return "-";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.*g", digits, x);
+  return b;
+}
+
+std::string fmt_fixed(double x, int decimals) {
+  if (!std::isfinite(x)) return "-";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.*f", decimals, x);
+  return b;
+}
+
+std::string gain_text(double g) { return std::isfinite(g) ? fmt(g, 4) + "x" : "-"; }
+
+// Total per-NPU bandwidth over the dimensions (the study's "bw", GB/s).
+double total_npu_bw(const Config& c) {
+  double bw = 0;
+  for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+  return bw;
+}
+
+std::string algo_short(Algo a) {
+  switch (a) {
+    case Algo::Ring: return "ring";
+    case Algo::Direct: return "direct";
+    case Algo::HalvingDoubling: return "hd";
+    case Algo::DoubleBinaryTree: return "dbt";
+  }
+  return "?";
+}
+
+// One line a reader can act on: the parallel layout, the collective settings, the network.
+std::string describe(const Config& c) {
+  std::ostringstream os;
+  const Workload& w = c.work;
+  os << "dp " << w.dp << " tp " << w.tp << " pp " << w.pp << " cp " << w.cp << ", "
+     << names::name(names::kSharding, w.sharding) << "; " << names::name(names::kPolicy, c.net.policy) << ", "
+     << c.net.chunks << " chunks, " << names::name(names::kMultiDim, c.net.multidim) << "; ";
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    const NetDim& n = c.net.dim[d];
+    os << (d ? " | " : "") << names::name(names::kTopology, n.topology) << " " << n.npus << " @ "
+       << fmt(n.link_bw_GBps * links_per_npu(n.topology), 4) << " GB/s";
+    bool same = true;
+    for (int k = 1; k < kNumColls; ++k) same = same && n.algo[k] == n.algo[0];
+    os << " (";
+    if (same) os << algo_short(n.algo[0]);
+    else
+      os << "AR " << algo_short(n.algo[0]) << ", AG " << algo_short(n.algo[1]) << ", RS " << algo_short(n.algo[2])
+         << ", A2A " << algo_short(n.algo[3]);
+    os << ")";
+  }
+  return os.str();
+}
+
+// The parallel layout and network shape (no bandwidths, no algorithms): what makes two
+// configurations structurally different.
+std::string structure_key(const Config& c) {
+  std::ostringstream os;
+  os << c.work.dp << "/" << c.work.tp << "/" << c.work.pp << "/" << c.work.cp << "/" << int(c.work.sharding);
+  for (int32_t d = 0; d < c.net.ndims; ++d) os << "|" << int(c.net.dim[d].topology) << ":" << c.net.dim[d].npus;
+  return os.str();
+}
+
+struct Point {
+  bool found = false;  // a feasible point exists
+  std::vector<int32_t> genome;
+  std::vector<double> obj;  // as stored in the file
+  Config cfg{};
+  Result res{};
+  double bw = 0;
+  std::string file;
+  uint64_t seed = 0;
+};
+
+struct RunInfo {
+  std::string file;
+  uint64_t seed = 0;
+  double best = kInf;
+  uint64_t evaluations = 0;
+  double wall_s = 0;
+  bool reused = false;
+  Point point;
+};
+
+struct ExpResult {
+  const psa::StudyExperiment* e = nullptr;
+  std::string psa_file;  // the materialised PSA file
+  std::unique_ptr<psa::DesignSpace> ds;
+  std::vector<RunInfo> runs;
+  Point best;
+  double wall_s = 0;
+  std::string limit_constraint;
+  double limit_value = 0;
+};
+
+std::string obj_name(const ExpResult& r, size_t j = 0) { return psa::objective_name(r.ds->objectives[j]); }
+
+// Fills cfg, res and bw from the genome; checks the stored objective against a fresh evaluation.
+void score(const psa::DesignSpace& ds, Point& p) {
+  p.cfg = decode(*ds.view, p.genome.data());
+  p.res = evaluate(p.cfg);
+  p.bw = total_npu_bw(p.cfg);
+  const double again = objective_value(ds.objectives[0], p.cfg, p.res);
+  if (!p.obj.empty() && std::fabs(again - p.obj[0]) > 1e-9 * std::max(1.0, std::fabs(p.obj[0])))
+    std::cerr << "study: warning: " << p.file << ": stored objective " << p.obj[0] << " but the model gives " << again
+              << "\n";
+}
+
+Point read_sweep_best(const psa::DesignSpace& ds, const std::string& file) {
+  Point p;
+  p.file = file;
+  h5::Handle f = h5::open_file(file, false);
+  h5::Handle top = h5::group(h5::group(f.id(), "top", false).id(), psa::objective_name(ds.objectives[0]), false);
+  if (h5::column_size(top.id(), psa::objective_name(ds.objectives[0])) == 0) return p;
+  for (const auto& g : ds.genes) p.genome.push_back(h5::read_column<int32_t>(top.id(), g.name)[0]);
+  for (Objective o : ds.objectives) p.obj.push_back(h5::read_column<double>(top.id(), psa::objective_name(o))[0]);
+  p.found = true;
+  score(ds, p);
+  return p;
+}
+
+Point read_search_best(const psa::DesignSpace& ds, const std::string& file) {
+  Point p;
+  p.file = file;
+  h5::Handle f = h5::open_file(file, false);
+  if (!h5::exists(f.id(), "best")) return p;
+  h5::Handle b = h5::group(f.id(), "best", false);
+  if (!h5::attr_int(b.id(), "feasible")) return p;
+  p.genome = h5::read_column<int32_t>(b.id(), "index");
+  for (Objective o : ds.objectives) p.obj.push_back(h5::attr_double(b.id(), psa::objective_name(o)));
+  p.found = true;
+  score(ds, p);
+  return p;
+}
+
+// Every point a run kept (sweep: its top-K list; search: every feasible evaluated point) with
+// objective 0, as (value, genome).
+struct Kept {
+  std::vector<double> value;
+  std::vector<std::vector<int32_t>> genome;
+  bool capped = false;  // a sweep's top-K list is full: more points may lie within the bound
+};
+
+void read_kept(const ExpResult& r, const RunInfo& run, Kept& k) {
+  const psa::DesignSpace& ds = *r.ds;
+  h5::Handle f = h5::open_file(run.file, false);
+  const std::string o = obj_name(r);
+  if (r.e->method == "sweep") {
+    h5::Handle top = h5::group(h5::group(f.id(), "top", false).id(), o, false);
+    const std::vector<double> v = h5::read_column<double>(top.id(), o);
+    std::vector<std::vector<int32_t>> cols;
+    for (const auto& g : ds.genes) cols.push_back(h5::read_column<int32_t>(top.id(), g.name));
+    for (size_t i = 0; i < v.size(); ++i) {
+      k.value.push_back(v[i]);
+      std::vector<int32_t> gen;
+      for (const auto& c : cols) gen.push_back(c[i]);
+      k.genome.push_back(gen);
+    }
+    k.capped = k.capped || int64_t(v.size()) >= h5::attr_int(f.id(), "top_k");
+    return;
+  }
+  if (!h5::exists(f.id(), "evaluated")) return;
+  h5::Handle ev = h5::group(f.id(), "evaluated", false);
+  const std::vector<double> v = h5::read_column<double>(ev.id(), o);
+  const std::vector<double> viol = h5::read_column<double>(ev.id(), "violation");
+  const std::vector<int32_t> reason = h5::read_column<int32_t>(ev.id(), "reason");
+  std::vector<std::vector<int16_t>> cols;
+  for (const auto& g : ds.genes) cols.push_back(h5::read_column<int16_t>(ev.id(), g.name));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (reason[i] != 0 || viol[i] != 0) continue;
+    k.value.push_back(v[i]);
+    std::vector<int32_t> gen;
+    for (const auto& c : cols) gen.push_back(c[i]);
+    k.genome.push_back(gen);
+  }
+}
+
+// --- PSA files made for each experiment -------------------------------------------------
+
+std::string find_file(const std::string& name, const std::string& relative_to) {
+  for (const fs::path& p : {fs::path(relative_to).parent_path() / name, fs::path(name), fs::path(psa::data_dir()) / name})
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+std::string num(double x) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", x);
+  return b;
+}
+
+// sum over dims of the per-NPU dollar cost of dimension d (LIBRA prices, kernels/cost.hpp),
+// written with the constraint language's + - * / over topology codes (Ring 0, Switch 1,
+// FullyConnected 2), NPUs and per-link bandwidth; times npus_total it is the network cost.
+std::string cost_expression(int32_t ndims) {
+  std::string s;
+  for (int32_t d = 0; d < ndims; ++d) {
+    const TierPrice p = libra_price(tier_of_dim(d, ndims));
+    const double L = p.link_usd_per_GBps;
+    const double K = 2 * L + (p.switch_usd_per_GBps > 0 ? p.switch_usd_per_GBps : 0) + p.nic_usd_per_GBps;
+    const std::string t = "network.topology." + std::to_string(d), n = "network.npus." + std::to_string(d),
+                      b = "network.bandwidth_GBps." + std::to_string(d);
+    // Ring: 2 L b = [(1-t)(2-t)/2] 2 L b; Switch: K b = [t(2-t)] K b; FullyConnected: (n-1) L b = [t(t-1)/2] (n-1) L b
+    s += (d ? " + " : "") + b + " * ((1 - " + t + ") * (2 - " + t + ") * " + num(L) + " + " + t + " * (2 - " + t +
+         ") * " + num(K) + " + " + t + " * (" + t + " - 1) * (" + n + " - 1) * " + num(L / 2) + ")";
+  }
+  return "(" + s + ") * npus_total";
+}
+
+// Writes DIR/psa/<id>.yaml: the experiment's PSA file with its base configuration inlined, the
+// `set` edits applied, the objectives replaced and the budget constraint added; returns its path.
+std::string materialise(const psa::StudyExperiment& e, const std::string& dir, const std::string& extra_constraint) {
+  YAML::Node root = psa::load_yaml_file(e.psa);
+  if (root["base"].IsScalar()) {
+    const std::string base = find_file(root["base"].Scalar(), e.psa);
+    if (base.empty()) throw psa::ConfigError(e.psa + ": base '" + root["base"].Scalar() + "' not found");
+    YAML::Node b = psa::load_yaml_file(base);
+    b.remove("name");
+    b.remove("description");
+    root["base"] = b;
+  }
+  psa::Sources src;
+  src.config_file = e.psa;
+  for (const auto& s : e.sets) psa::apply_set(root, s, src);
+  if (!e.objectives.empty()) {
+    root.remove("objective");
+    root.remove("pareto");
+    YAML::Node l(YAML::NodeType::Sequence);
+    for (const auto& o : e.objectives) l.push_back(o);
+    root["objectives"] = l;
+  }
+  if (!extra_constraint.empty()) {
+    if (!root["constraints"].IsDefined() || root["constraints"].IsNull()) root["constraints"] = YAML::Node(YAML::NodeType::Sequence);
+    root["constraints"].push_back(extra_constraint);
+  }
+  root["name"] = e.id;
+  const std::string out = (fs::path(dir) / "psa" / (e.id + ".yaml")).string();
+  std::ofstream os(out);
+  YAML::Emitter em;
+  em << root;
+  os << "# Made by `cosmic study` for experiment " << e.id << " (" << e.where << ") from " << e.psa << "\n"
+     << em.c_str() << "\n";
+  if (!os) throw std::runtime_error("cannot write " + out);
+  return out;
+}
+
+// A run's file can be reused when it is complete and was made from the same PSA text and settings.
+bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::StudyExperiment& e, uint64_t seed) {
+  if (!fs::is_regular_file(file)) return false;
+  try {
+    h5::Handle f = h5::open_file(file, false);
+    if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
+    if (h5::attr_string(f.id(), "psa") != ds.text) return false;
+    if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
+    return h5::attr_string(f.id(), "agent") == e.method && uint64_t(h5::attr_int(f.id(), "seed")) == seed &&
+           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+json point_json(const ExpResult& r, const Point& p) {
+  json j;
+  j["found"] = p.found;
+  if (!p.found) return j;
+  j["file"] = fs::path(p.file).filename().string();
+  j["seed"] = p.seed;
+  for (size_t k = 0; k < r.ds->objectives.size(); ++k) j["objectives"][obj_name(r, k)] = p.obj[k];
+  j["objective"] = p.obj[0];
+  j["time_s"] = p.res.time_s;
+  j["memory_bytes"] = p.res.memory_bytes;
+  j["bandwidth_GBps"] = p.bw;
+  j["network_cost_usd"] = p.res.network_cost_usd;
+  j["config"] = describe(p.cfg);
+  j["genome"] = p.genome;
+  json genes = json::object();
+  for (size_t g = 0; g < r.ds->genes.size(); ++g) {
+    const auto& gi = r.ds->genes[g];
+    const int32_t v = p.genome[g];
+    genes[gi.name] = size_t(v) < gi.labels.size() ? gi.labels[size_t(v)] : std::to_string(v);
+  }
+  j["genes"] = genes;
+  return j;
+}
+
+std::string vars_text(const std::vector<std::pair<std::string, std::string>>& vars) {
+  std::string s;
+  for (const auto& [k, v] : vars) s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+std::string md_escape(std::string s) {
+  for (size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2)) s.replace(at, 1, "\\|");
+  return s;
+}
+
+}  // namespace
+
+int run_study(const std::string& study_file, const StudyOptions& o) {
+  const double t0 = now_s();
+  const psa::Study st = psa::load_study(study_file);
+  fs::create_directories(fs::path(o.out_dir) / "psa");
+  std::map<std::string, ExpResult> res;
+  const size_t nexp = st.experiments.size();
+  std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir << "\n";
+
+  for (size_t i = 0; i < nexp; ++i) {
+    const psa::StudyExperiment& e = st.experiments[i];
+    ExpResult r;
+    r.e = &e;
+    const double te = now_s();
+    std::string extra;
+    if (!e.budget_of.empty()) {
+      const ExpResult& ref = res.at(e.budget_of);
+      if (!ref.best.found) throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " found no feasible point");
+      // A relative margin of 1e-9 keeps the reference point itself on the right side of rounding.
+      if (e.limit == "bandwidth") {
+        r.limit_value = ref.best.bw;
+        extra = "sum(network.npu_bandwidth_GBps) <= " + num(ref.best.bw * (1 + 1e-9));
+      } else {
+        r.limit_value = ref.best.res.network_cost_usd;
+        extra = cost_expression(ref.best.cfg.net.ndims) + " <= " + num(r.limit_value * (1 + 1e-9));
+      }
+      r.limit_constraint = extra;
+    }
+    r.psa_file = materialise(e, o.out_dir, extra);
+    r.ds = std::make_unique<psa::DesignSpace>(psa::load_psa(r.psa_file));
+    if (!e.limit.empty() && r.ds->view->base.net.ndims != res.at(e.budget_of).best.cfg.net.ndims)
+      throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " has another number of network dimensions");
+
+    const std::vector<uint64_t> seeds = e.method == "sweep" ? std::vector<uint64_t>{0} : e.seeds;
+    for (uint64_t seed : seeds) {
+      RunInfo run;
+      run.seed = seed;
+      run.file = (fs::path(o.out_dir) / (e.method == "sweep" ? e.id + ".h5" : e.id + "-s" + std::to_string(seed) + ".h5")).string();
+      run.reused = o.reuse && reusable(run.file, *r.ds, e, seed);
+      const double tr = now_s();
+      if (!run.reused) {
+        int rc = 0;
+        if (e.method == "sweep") {
+          SweepOptions so;
+          so.out = run.file;
+          so.backend = o.backend;
+          so.top_k = e.top;
+          so.keep = r.ds->objectives.size() >= 2 ? "pareto" : "top";
+          so.quiet = o.quiet;
+          rc = run_sweep(*r.ds, so);
+        } else {
+          SearchOptions so;
+          so.agent = e.method;
+          so.params = psa_agent_params(r.ds->text, e.method);
+          for (const auto& [k, v] : e.params) agents::add_param(so.params, e.method, k + "=" + v);
+          so.seed = seed;
+          so.budget = e.budget;
+          so.out = run.file;
+          so.backend = o.backend;
+          so.quiet = o.quiet;
+          rc = run_search(*r.ds, so, nullptr);
+        }
+        if (rc != 0) {
+          std::cerr << "study: " << e.id << " stopped (status " << rc << "); finished runs are kept, --reuse skips them\n";
+          return rc;
+        }
+      }
+      run.point = e.method == "sweep" ? read_sweep_best(*r.ds, run.file) : read_search_best(*r.ds, run.file);
+      run.point.seed = seed;
+      run.best = run.point.found ? run.point.obj[0] : kInf;
+      {
+        h5::Handle f = h5::open_file(run.file, false);
+        run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
+        run.wall_s = run.reused ? h5::attr_double(f.id(), "wall_time_s") : now_s() - tr;
+      }
+      if (run.point.found && (!r.best.found || run.best < r.best.obj[0])) r.best = run.point;
+      r.runs.push_back(std::move(run));
+    }
+    r.wall_s = now_s() - te;
+    std::cout << "[" << i + 1 << "/" << nexp << "] " << e.id << " (" << e.method << (e.method == "sweep" ? "" : " x" + std::to_string(seeds.size()))
+              << "): " << obj_name(r) << " " << (r.best.found ? fmt(r.best.obj[0], 6) : "no feasible point") << ", "
+              << fmt_fixed(r.wall_s, 1) << " s" << (r.runs[0].reused ? " (reused)" : "") << "\n"
+              << std::flush;
+    res.emplace(e.id, std::move(r));
+  }
+  const double run_s = now_s() - t0;
+
+  // --- Comparisons ------------------------------------------------------------------------
+  json summary;
+  summary["study"] = st.name;
+  summary["study_file"] = st.file;
+  summary["backend"] = o.backend;
+  summary["experiments"] = json::object();
+  for (const auto& e : st.experiments) {
+    const ExpResult& r = res.at(e.id);
+    json j;
+    j["label"] = e.label;
+    j["method"] = e.method;
+    j["psa"] = fs::relative(r.psa_file, o.out_dir).string();
+    j["source_psa"] = e.psa;
+    j["objectives"] = json::array();
+    for (size_t k = 0; k < r.ds->objectives.size(); ++k) j["objectives"].push_back(obj_name(r, k));
+    j["vars"] = json::object();
+    for (const auto& [k, v] : e.vars) j["vars"][k] = v;
+    j["wall_s"] = r.wall_s;
+    j["space_size"] = psa::to_string_u128(space_size(*r.ds->view));
+    if (!e.budget_of.empty()) j["budget_of"] = {{"experiment", e.budget_of}, {"limit", e.limit}, {"value", r.limit_value}};
+    j["runs"] = json::array();
+    for (const auto& run : r.runs)
+      j["runs"].push_back({{"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
+                           {"best", run.point.found ? json(run.best) : json(nullptr)}, {"evaluations", run.evaluations},
+                           {"wall_s", run.wall_s}, {"reused", run.reused}});
+    j["best"] = point_json(r, r.best);
+    summary["experiments"][e.id] = j;
+  }
+
+  std::ostringstream md;
+  md << "# Study " << st.name << "\n\n";
+  if (!st.description.empty()) md << st.description << "\n\n";
+  md << "Made by `cosmic study " << st.file << " -o " << o.out_dir << "` (backend " << o.backend << "): " << nexp
+     << " experiments in " << fmt_fixed(run_s, 1) << " s. Every number below is read back from the experiments' HDF5 files "
+     << "in this folder (best point: a sweep's `/top/<objective>` row 0, a search's `/best`, the best over seeds), "
+     << "decoded and re-scored with the model. Times are per training iteration (or per inference request) of the "
+     << "whole model; memory is per NPU; bandwidth is the sum over dimensions of per-NPU bandwidth.\n\n";
+
+  summary["comparisons"] = json::array();
+  int32_t last_entry = -1;
+  for (const auto& c : st.comparisons) {
+    json jc;
+    jc["kind"] = c.kind;
+    jc["title"] = c.title;
+    jc["entry"] = c.entry;
+    jc["figure"] = c.figure;
+    jc["x"] = c.x;
+    jc["series"] = c.series;
+    jc["vars"] = json::object();
+    for (const auto& [k, v] : c.vars) jc["vars"][k] = v;
+    jc["rows"] = json::array();
+    const bool first = c.entry != last_entry;
+    last_entry = c.entry;
+    md << "## " << c.title << "\n\n";
+
+    if (c.kind == "gain") {
+      const ExpResult& t = res.at(c.target);
+      const std::string on = obj_name(t);
+      jc["target"] = c.target;
+      jc["objective"] = on;
+      md << "Objective `" << on << "` (lower is better). Gain = baseline / `" << c.target
+         << "`; on the metric and on raw time; the metric gain is time gain x denominator gain "
+         << (on == "runtime_x_bw" ? "(total per-NPU bandwidth ratio)" : on == "runtime_x_cost" ? "(network cost ratio)" : "(1: no denominator)")
+         << ".\n\n";
+      md << "| experiment | objective | time (s) | memory/NPU (GiB) | bandwidth/NPU (GB/s) | network cost ($) | gain (metric) | gain (time) | gain from denominator | configuration |\n"
+         << "|---|---|---|---|---|---|---|---|---|---|\n";
+      std::vector<std::string> ids{c.target};
+      ids.insert(ids.end(), c.others.begin(), c.others.end());
+      for (const auto& id : ids) {
+        const ExpResult& b = res.at(id);
+        if (obj_name(b) != on) throw std::runtime_error(c.where + ": " + id + " optimises " + obj_name(b) + ", " + c.target + " " + on);
+        json row;
+        row["experiment"] = id;
+        row["label"] = b.e->label;
+        row["role"] = id == c.target ? "target" : "baseline";
+        const Point& p = b.best;
+        double gm = kInf, gt = kInf, gd = kInf;
+        if (p.found && t.best.found) {
+          gm = p.obj[0] / t.best.obj[0];
+          gt = p.res.time_s / t.best.res.time_s;
+          gd = gm / gt;
+          row["gain_metric"] = gm;
+          row["gain_time"] = gt;
+          row["gain_denominator"] = gd;
+        }
+        row["best"] = point_json(b, p);
+        jc["rows"].push_back(row);
+        md << "| " << md_escape(b.e->label) << (id == c.target ? " (target)" : "") << " | ";
+        if (!p.found) {
+          md << "no feasible point | | | | | | | | |\n";
+          continue;
+        }
+        md << fmt(p.obj[0]) << " | " << fmt(p.res.time_s) << " | " << fmt_fixed(p.res.memory_bytes / 1073741824.0, 2) << " | "
+           << fmt(p.bw) << " | " << fmt(p.res.network_cost_usd, 6) << " | " << (id == c.target ? "" : gain_text(gm)) << " | "
+           << (id == c.target ? "" : gain_text(gt)) << " | " << (id == c.target ? "" : gain_text(gd)) << " | "
+           << md_escape(describe(p.cfg)) << " |\n";
+      }
+      md << "\n";
+    } else if (c.kind == "gap") {
+      const ExpResult& opt = res.at(c.target);
+      const std::string on = obj_name(opt);
+      jc["optimum"] = c.target;
+      jc["optimum_value"] = opt.best.found ? json(opt.best.obj[0]) : json(nullptr);
+      md << "Exact optimum of `" << c.target << "` (exhaustive sweep, " << opt.runs[0].evaluations
+         << " points scored): " << (opt.best.found ? fmt(opt.best.obj[0], 6) : "none") << " (`" << on << "`).\n\n"
+         << "| agent run | seed | evaluations | best | gap to optimum |\n|---|---|---|---|---|\n";
+      for (const auto& id : c.others) {
+        const ExpResult& a = res.at(id);
+        if (obj_name(a) != on) throw std::runtime_error(c.where + ": " + id + " optimises " + obj_name(a) + ", " + c.target + " " + on);
+        for (const auto& run : a.runs) {
+          const double gap = run.point.found && opt.best.found ? run.best / opt.best.obj[0] - 1 : kInf;
+          jc["rows"].push_back({{"experiment", id}, {"seed", run.seed}, {"evaluations", run.evaluations},
+                                {"best", run.point.found ? json(run.best) : json(nullptr)},
+                                {"gap", std::isfinite(gap) ? json(gap) : json(nullptr)}});
+          md << "| " << md_escape(a.e->label) << " | " << run.seed << " | " << run.evaluations << " | " << fmt(run.best, 6)
+             << " | " << (std::isfinite(gap) ? fmt_fixed(100 * gap, 3) + "%" : "-") << " |\n";
+        }
+      }
+      md << "\n";
+    } else if (c.kind == "near_optimal") {
+      jc["within"] = c.within;
+      md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: all distinct genomes, and distinct "
+         << "structures (parallel layout dp/tp/pp/cp/sharding and network topology x NPUs per dimension; bandwidths and "
+         << "collective algorithms left out). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
+         << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
+      for (const auto& id : c.others) {
+        const ExpResult& r = res.at(id);
+        Kept k;
+        for (const auto& run : r.runs) read_kept(r, run, k);
+        std::set<std::vector<int32_t>> genomes;
+        std::vector<std::pair<double, std::string>> structs;
+        std::set<std::string> seen;
+        const double bound = r.best.found ? r.best.obj[0] * (1 + c.within) : -kInf;
+        std::vector<size_t> order(k.value.size());
+        for (size_t q = 0; q < order.size(); ++q) order[q] = q;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return k.value[a] < k.value[b]; });
+        bool last_within = false;
+        for (size_t q : order) {
+          last_within = k.value[q] <= bound;
+          if (!last_within) break;
+          if (!genomes.insert(k.genome[q]).second) continue;
+          const Config cfg = decode(*r.ds->view, k.genome[q].data());
+          const std::string key = structure_key(cfg);
+          if (seen.insert(key).second) structs.emplace_back(k.value[q], describe(cfg));
+        }
+        const bool capped = k.capped && last_within;
+        json row = {{"experiment", id}, {"best", r.best.found ? json(r.best.obj[0]) : json(nullptr)},
+                    {"genomes", genomes.size()}, {"structures", structs.size()}, {"capped", capped}};
+        row["examples"] = json::array();
+        std::string ex;
+        for (size_t q = 0; q < structs.size() && q < 3; ++q) {
+          row["examples"].push_back({{"objective", structs[q].first}, {"config", structs[q].second}});
+          ex += (q ? "<br>" : "") + fmt(structs[q].first) + ": " + md_escape(structs[q].second);
+        }
+        jc["rows"].push_back(row);
+        md << "| " << md_escape(r.e->label) << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " | "
+           << (capped ? ">= " : "") << genomes.size() << " | " << (capped ? ">= " : "") << structs.size() << " | " << ex << " |\n";
+      }
+      md << "\n";
+    } else if (c.kind == "convergence") {
+      md << "Best objective after each generation is in each run's `/generations` (figure `convergence-*.png`).\n\n"
+         << "| run | seed | evaluations | best | evaluations to within 1% of the best of all runs |\n|---|---|---|---|---|\n";
+      double best_all = kInf;
+      for (const auto& id : c.others)
+        for (const auto& run : res.at(id).runs) best_all = std::min(best_all, run.best);
+      for (const auto& id : c.others) {
+        const ExpResult& r = res.at(id);
+        for (const auto& run : r.runs) {
+          uint64_t reach = 0;
+          if (r.e->method != "sweep") {
+            h5::Handle f = h5::open_file(run.file, false);
+            if (h5::exists(f.id(), "generations")) {
+              h5::Handle g = h5::group(f.id(), "generations", false);
+              const auto b = h5::read_column<double>(g.id(), "best_objective");
+              const auto ev = h5::read_column<uint64_t>(g.id(), "evaluations");
+              for (size_t q = 0; q < b.size(); ++q)
+                if (b[q] <= best_all * 1.01) {
+                  reach = ev[q];
+                  break;
+                }
+            }
+          }
+          jc["rows"].push_back({{"experiment", id}, {"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
+                                {"evaluations", run.evaluations}, {"best", run.point.found ? json(run.best) : json(nullptr)},
+                                {"to_within_1pct", reach}});
+          md << "| " << md_escape(r.e->label) << " | " << run.seed << " | " << run.evaluations << " | " << fmt(run.best, 6)
+             << " | " << (reach ? std::to_string(reach) : "not reached") << " |\n";
+        }
+      }
+      md << "\n";
+    } else if (c.kind == "pareto") {
+      const ExpResult& fr = res.at(c.target);
+      jc["front"] = c.target;
+      if (fr.ds->objectives.size() < 2) throw std::runtime_error(c.where + ": " + c.target + " has one objective: no front");
+      std::vector<double> f0, f1;
+      for (const auto& run : fr.runs) {
+        h5::Handle f = h5::open_file(run.file, false);
+        if (!h5::exists(f.id(), "pareto")) continue;
+        h5::Handle p = h5::group(f.id(), "pareto", false);
+        const auto a = h5::read_column<double>(p.id(), obj_name(fr, 0));
+        const auto b = h5::read_column<double>(p.id(), obj_name(fr, 1));
+        f0.insert(f0.end(), a.begin(), a.end());
+        f1.insert(f1.end(), b.begin(), b.end());
+      }
+      const std::string n0 = obj_name(fr, 0), n1 = obj_name(fr, 1);
+      jc["objectives"] = {n0, n1};
+      jc["front_points"] = f0.size();
+      md << "Front of `" << c.target << "` over (" << n0 << ", " << n1 << "): " << f0.size()
+         << " points (figure `pareto-*.png`). Where each marked winner sits: the best " << n0
+         << " on the front at no more " << n1 << ", and the ratio.\n\n"
+         << "| winner | " << n0 << " | " << n1 << " | front's best " << n0 << " at <= its " << n1 << " | ratio |\n|---|---|---|---|---|\n";
+      for (const auto& id : c.others) {
+        const ExpResult& m = res.at(id);
+        if (!m.best.found) continue;
+        const auto metric = [&](const std::string& n, const Point& p) {
+          return n == "latency" ? p.res.time_s : n == "cost" ? p.res.network_cost_usd : objective_value(Objective::Latency, p.cfg, p.res);
+        };
+        const double a = metric(n0, m.best), b = metric(n1, m.best);
+        double bestf = kInf;
+        for (size_t q = 0; q < f0.size(); ++q)
+          if (f1[q] <= b * (1 + 1e-12)) bestf = std::min(bestf, f0[q]);
+        jc["rows"].push_back({{"experiment", id}, {"label", m.e->label}, {n0, a}, {n1, b},
+                              {"front_best", std::isfinite(bestf) ? json(bestf) : json(nullptr)}});
+        md << "| " << md_escape(m.e->label) << " | " << fmt(a) << " | " << fmt(b, 6) << " | " << fmt(bestf) << " | "
+           << (std::isfinite(bestf) ? gain_text(a / bestf) : "-") << " |\n";
+      }
+      md << "\n";
+    }
+    (void)first;
+    summary["comparisons"].push_back(jc);
+  }
+
+  md << "## Experiments\n\n| experiment | method | space | runs | evaluations | best | wall (s) | PSA file |\n|---|---|---|---|---|---|---|---|\n";
+  for (const auto& e : st.experiments) {
+    const ExpResult& r = res.at(e.id);
+    uint64_t ev = 0;
+    for (const auto& run : r.runs) ev += run.evaluations;
+    md << "| " << e.id << " | " << e.method << (e.method == "sweep" ? "" : " (budget " + std::to_string(e.budget) + ")")
+       << " | " << psa::with_commas(psa::to_string_u128(space_size(*r.ds->view))) << " | " << r.runs.size() << " | " << ev
+       << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " " << obj_name(r) << " | " << fmt_fixed(r.wall_s, 1)
+       << " | `" << fs::relative(r.psa_file, o.out_dir).string() << "`" << (r.limit_constraint.empty() ? "" : " (+ " + e.limit + " <= " + fmt(r.limit_value, 6) + ")") << " |\n";
+  }
+  md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n";
+
+  summary["wall_s"] = run_s;
+  const fs::path dir(o.out_dir);
+  {
+    std::ofstream js(dir / "summary.json");
+    js << summary.dump(1) << "\n";
+  }
+  std::string figures;
+  if (o.plots) {
+    const std::string script = (fs::path(psa::data_dir()).parent_path() / "scripts" / "study_plots.py").string();
+    // The python3 on PATH may lack Debian's packages (pyenv, venv): fall back to /usr/bin/python3.
+    std::string py;
+    for (const char* cand : {"python3", "/usr/bin/python3"})
+      if (py.empty() && fs::is_regular_file(script) &&
+          std::system((std::string(cand) + " -c 'import matplotlib, h5py' >/dev/null 2>&1").c_str()) == 0)
+        py = cand;
+    if (!py.empty()) {
+      const std::string cmd = py + " '" + script + "' '" + o.out_dir + "'";
+      if (std::system(cmd.c_str()) != 0) std::cerr << "study: the figures failed: " << cmd << "\n";
+    } else {
+      std::cout << "figures: python3 with matplotlib and h5py not found (Debian: apt-get install python3-matplotlib "
+                   "python3-h5py); then run: python3 scripts/study_plots.py "
+                << o.out_dir << "\n";
+    }
+  }
+  std::vector<std::string> pngs;
+  if (fs::is_directory(dir / "figures"))
+    for (const auto& f : fs::directory_iterator(dir / "figures"))
+      if (f.path().extension() == ".png") pngs.push_back(f.path().filename().string());
+  std::sort(pngs.begin(), pngs.end());
+  if (!pngs.empty()) {
+    md << "\n## Figures\n\n";
+    for (const auto& p : pngs) md << "![" << p << "](figures/" << p << ")\n\n";
+  }
+  {
+    std::ofstream rep(dir / "report.md");
+    rep << md.str();
+  }
+  std::cout << "report: " << (dir / "report.md").string() << "\nsummary: " << (dir / "summary.json").string() << "\n";
+  if (!pngs.empty()) std::cout << "figures: " << (dir / "figures").string() << " (" << pngs.size() << " PNG)\n";
+  return 0;
+}
+
+}  // namespace cosmic

@@ -1,0 +1,216 @@
+#include "psa/study.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "psa/config.hpp"
+#include "psa/yaml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cosmic::psa {
+
+namespace {
+
+using Vars = std::vector<std::pair<std::string, std::string>>;
+
+std::string subst(std::string s, const Vars& vars) {
+  for (const auto& [k, v] : vars) {
+    const std::string pat = "{" + k + "}";
+    for (size_t at = s.find(pat); at != std::string::npos; at = s.find(pat, at + v.size())) s.replace(at, pat.size(), v);
+  }
+  return s;
+}
+
+// A scalar or a list of scalars, as strings.
+std::vector<std::string> text_list(const Section& s, const char* key) {
+  std::vector<std::string> out;
+  const YAML::Node n = s.raw(key);
+  if (n.IsNull()) return out;
+  if (n.IsScalar()) return {n.Scalar()};
+  if (!n.IsSequence()) s.fail(key, "a value or a list of values");
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsScalar()) s.fail_node(n[i], s.key_path(key) + "." + std::to_string(i), "a value");
+    out.push_back(n[i].Scalar());
+  }
+  return out;
+}
+
+// The combinations of an entry's `for:` mapping (one empty combination without it), first key
+// varying slowest.
+std::vector<Vars> expand_for(const Section& entry) {
+  const Section f = entry.sub("for");
+  std::vector<Vars> out{{}};
+  if (!f.node().IsMap()) return out;
+  for (auto it = f.node().begin(); it != f.node().end(); ++it) {
+    const std::string var = it->first.as<std::string>();
+    const std::vector<std::string> values = text_list(f, var.c_str());
+    if (values.empty()) f.fail(var.c_str(), "a value or a non-empty list of values");
+    std::vector<Vars> next;
+    for (const Vars& v : out)
+      for (const std::string& x : values) {
+        Vars w = v;
+        w.emplace_back(var, x);
+        next.push_back(w);
+      }
+    out.swap(next);
+  }
+  return out;
+}
+
+bool valid_id(const std::string& id) {
+  if (id.empty() || id.size() > 100) return false;
+  for (char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  return id[0] != '.';
+}
+
+std::string find_psa(const std::string& name, const std::string& study_path) {
+  for (const fs::path& p : {fs::path(study_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+const std::set<std::string> kMethods = {"sweep", "rw", "ga", "aco", "bo", "nsga2"};
+const std::set<std::string> kKinds = {"gain", "gap", "near_optimal", "convergence", "pareto"};
+const std::set<std::string> kFigures = {"", "bars", "batch", "convergence", "pareto"};
+
+}  // namespace
+
+const StudyExperiment* Study::find(const std::string& id) const {
+  for (const auto& e : experiments)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+Study load_study(const std::string& path) {
+  Study st;
+  st.file = path;
+  const YAML::Node root = load_yaml_file(path);
+  Sources src;
+  src.config_file = path;
+  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with experiments and comparisons");
+  const Section top(root, "", src);
+  top.check_keys({"name", "description", "experiments", "comparisons"});
+  st.name = top.text("name", fs::path(path).stem().string());
+  st.description = top.text("description");
+
+  const YAML::Node exps = top.raw("experiments");
+  if (!exps.IsSequence() || exps.size() == 0) top.fail("experiments", "a non-empty list of experiments");
+  for (size_t i = 0; i < exps.size(); ++i) {
+    const Section e(exps[i], "experiments." + std::to_string(i), src);
+    e.check_keys({"id", "label", "for", "psa", "objective", "objectives", "method", "budget", "seeds", "params", "top",
+                  "set", "budget_of"});
+    if (!e.has("id")) e.fail("id", "an experiment id (required)");
+    if (!e.has("psa")) e.fail("psa", "a PSA file (required)");
+    for (const Vars& vars : expand_for(e)) {
+      StudyExperiment x;
+      x.vars = vars;
+      x.where = where(src, e.key_path("id"), e.raw("id"));
+      x.id = subst(e.text("id"), vars);
+      if (!valid_id(x.id)) e.fail("id", "letters, digits, '-', '_' or '.' (after {var} substitution: '" + x.id + "')");
+      if (st.find(x.id)) e.fail("id", "an id not used before ('" + x.id + "' is)");
+      x.label = subst(e.text("label", x.id), vars);
+      const std::string psa_name = subst(e.text("psa"), vars);
+      x.psa = find_psa(psa_name, path);
+      if (x.psa.empty())
+        e.fail("psa", "a PSA file relative to the study file, the working directory or " + data_dir() + " ('" +
+                          psa_name + "' not found)");
+      if (e.has("objective") && e.has("objectives")) e.fail("objectives", "either objective or objectives, not both");
+      for (const auto& o : text_list(e, e.has("objective") ? "objective" : "objectives")) x.objectives.push_back(subst(o, vars));
+      x.method = subst(e.text("method", "sweep"), vars);
+      if (!kMethods.count(x.method)) e.fail("method", "sweep, rw, ga, aco, bo or nsga2");
+      const bool agent = x.method != "sweep";
+      if (agent) {
+        if (!e.has("budget")) e.fail("budget", "evaluations per seed (required for an agent)");
+        x.budget = uint64_t(e.integer("budget", 0, 1, int64_t(1) << 40));
+        for (const auto& s : text_list(e, "seeds")) {
+          try {
+            size_t used = 0;
+            const unsigned long long v = std::stoull(s, &used);
+            if (used != s.size()) throw std::invalid_argument(s);
+            x.seeds.push_back(v);
+          } catch (const std::logic_error&) {
+            e.fail("seeds", "a list of non-negative integers");
+          }
+        }
+        if (x.seeds.empty()) x.seeds.push_back(0);
+        const Section p = e.sub("params");
+        if (p.node().IsMap())
+          for (auto it = p.node().begin(); it != p.node().end(); ++it) {
+            const std::string k = it->first.as<std::string>();
+            if (!it->second.IsScalar()) p.fail(k.c_str(), "a value");
+            x.params.emplace_back(k, subst(it->second.Scalar(), vars));
+          }
+        if (e.has("top")) e.fail("top", "nothing for an agent (top is for sweeps)");
+      } else {
+        for (const char* k : {"budget", "seeds", "params"})
+          if (e.has(k)) e.fail(k, std::string("nothing for a sweep (") + k + " is for agents)");
+        x.top = int32_t(e.integer("top", 1000, 1, 1000000));
+      }
+      for (const auto& s : text_list(e, "set")) {
+        const std::string v = subst(s, vars);
+        if (v.find('=') == std::string::npos) e.fail("set", "key=value assignments");
+        x.sets.push_back(v);
+      }
+      if (e.has("budget_of")) {
+        const Section b = e.sub("budget_of");
+        b.check_keys({"experiment", "limit"});
+        x.budget_of = subst(b.text("experiment"), vars);
+        x.limit = b.text("limit", "bandwidth");
+        if (x.limit != "bandwidth" && x.limit != "cost") b.fail("limit", "bandwidth or cost");
+        if (!st.find(x.budget_of)) b.fail("experiment", "an experiment defined earlier ('" + x.budget_of + "' is not)");
+      }
+      st.experiments.push_back(x);
+    }
+  }
+
+  const YAML::Node comps = top.raw("comparisons");
+  if (!comps.IsNull() && !comps.IsSequence()) top.fail("comparisons", "a list of comparisons");
+  for (size_t i = 0; comps.IsSequence() && i < comps.size(); ++i) {
+    const Section c(comps[i], "comparisons." + std::to_string(i), src);
+    c.check_keys({"kind", "title", "for", "target", "baselines", "optimum", "agents", "experiments", "within", "front",
+                  "marks", "figure", "x", "series"});
+    const std::string kind = c.text("kind");
+    if (!kKinds.count(kind)) c.fail("kind", "gain, gap, near_optimal, convergence or pareto");
+    const std::string figure = c.text("figure");
+    if (!kFigures.count(figure)) c.fail("figure", "bars, batch, convergence or pareto");
+    // Which keys name the target and the others, per kind.
+    const char* tkey = kind == "gain" ? "target" : kind == "gap" ? "optimum" : kind == "pareto" ? "front" : nullptr;
+    const char* okey = kind == "gain" ? "baselines" : kind == "gap" ? "agents" : kind == "pareto" ? "marks" : "experiments";
+    for (const char* k : {"target", "baselines", "optimum", "agents", "experiments", "front", "marks"})
+      if (c.has(k) && std::string(k) != (tkey ? tkey : "") && std::string(k) != okey)
+        c.fail(k, std::string("nothing for kind ") + kind);
+    if (tkey && !c.has(tkey)) c.fail(tkey, "an experiment id (required)");
+    if (kind != "pareto" && text_list(c, okey).empty()) c.fail(okey, "a non-empty list of experiment ids");
+    const auto check_id = [&](const char* key, const std::string& id) {
+      if (!st.find(id)) c.fail(key, "the id of an experiment ('" + id + "' is not one)");
+    };
+    for (const Vars& vars : expand_for(c)) {
+      StudyComparison x;
+      x.kind = kind;
+      x.entry = int32_t(i);
+      x.vars = vars;
+      x.where = where(src, c.key_path("kind"), c.raw("kind"));
+      x.title = subst(c.text("title", kind), vars);
+      x.within = c.number("within", 0.01, 0, 10);
+      x.figure = figure;
+      x.x = c.text("x");
+      x.series = c.text("series");
+      if (tkey) {
+        x.target = subst(c.text(tkey), vars);
+        check_id(tkey, x.target);
+      }
+      for (const auto& o : text_list(c, okey)) {
+        x.others.push_back(subst(o, vars));
+        check_id(okey, x.others.back());
+      }
+      if (kind == "gap" && st.find(x.target)->method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
+      st.comparisons.push_back(x);
+    }
+    st.entries = int32_t(i) + 1;
+  }
+  return st;
+}
+
+}  // namespace cosmic::psa
