@@ -1,8 +1,54 @@
-// cxxopts, as every subcommand includes it. cxxopts splits the values of list options at commas
-// by default; `--set key=value` values are YAML and may hold lists (`--set x=[1,2]`), so values
-// are split at newlines instead, which never occur in one argument typed on a command line.
-// Every file that uses cxxopts must include it through this header (one definition for all).
+// cxxopts, as every subcommand includes it, and the argument handling they share.
+//
+// cxxopts splits the values of list options at commas by default; `--set key=value` values
+// are YAML and may hold lists (`--set x=[1,2]`), so values are split at newlines instead, which
+// never occur in one argument typed on a command line. Every file that uses cxxopts must
+// include it through this header (one definition for all).
 #pragma once
 
 #define CXXOPTS_VECTOR_DELIMITER '\n'
 #include <cxxopts.hpp>
+
+#include <initializer_list>
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cosmic {
+
+// Parses a subcommand's arguments into `args`. Returns false when the command must stop at once
+// with `status`: 0 after printing --help, 2 after a usage error or a missing required argument
+// (the message and the help go to stderr). `required` pairs an option with how the help
+// names it, e.g. {"config", "CONFIG.yaml"}.
+inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* argv,
+                          std::initializer_list<std::pair<const char*, const char*>> required,
+                          cxxopts::ParseResult& args, int& status) {
+  const std::string name = opts.program();
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << name << ": " << e.what() << "\n" << opts.help();
+    status = 2;
+    return false;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help();
+    status = 0;
+    return false;
+  }
+  for (const auto& [option, shown] : required)
+    if (!args.count(option)) {
+      std::cerr << name << ": missing " << shown << "\n" << opts.help();
+      status = 2;
+      return false;
+    }
+  return true;
+}
+
+// The values of a repeatable option such as --set; empty when it was not given.
+inline std::vector<std::string> list_option(const cxxopts::ParseResult& args, const char* option) {
+  return args.count(option) ? args[option].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+}  // namespace cosmic

@@ -25,22 +25,9 @@ int cmd_eval(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"config"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic eval: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("config")) {
-    std::cerr << "cosmic eval: missing CONFIG.yaml\n" << opts.help();
-    return 2;
-  }
-  std::vector<std::string> sets;
-  if (args.count("set")) sets = args["set"].as<std::vector<std::string>>();
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"config", "CONFIG.yaml"}}, args, status)) return status;
+  const std::vector<std::string> sets = list_option(args, "set");
   try {
     const psa::LoadedConfig lc = psa::load_config(args["config"].as<std::string>(), sets);
     EvalReport rep{lc.model_name, lc.system_name, lc.config, evaluate(lc.config)};

@@ -54,22 +54,9 @@ int cmd_space(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic space: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("psa")) {
-    std::cerr << "cosmic space: missing PSA.yaml\n" << opts.help();
-    return 2;
-  }
-  std::vector<std::string> sets;
-  if (args.count("set")) sets = args["set"].as<std::vector<std::string>>();
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"psa", "PSA.yaml"}}, args, status)) return status;
+  const std::vector<std::string> sets = list_option(args, "set");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>(), sets);
     const SpaceView& v = *ds.view;

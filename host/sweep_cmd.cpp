@@ -34,20 +34,8 @@ int cmd_sweep(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic sweep: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("psa") || !args.count("out")) {
-    std::cerr << "cosmic sweep: need PSA.yaml and -o OUT.h5\n" << opts.help();
-    return 2;
-  }
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"psa", "PSA.yaml"}, {"out", "-o OUT.h5"}}, args, status)) return status;
   SweepOptions o;
   o.out = args["out"].as<std::string>();
   o.backend = args["backend"].as<std::string>();
@@ -108,18 +96,9 @@ int cmd_merge(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"files"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic merge: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  std::vector<std::string> files;
-  if (args.count("files")) files = args["files"].as<std::vector<std::string>>();
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {}, args, status)) return status;
+  const std::vector<std::string> files = list_option(args, "files");
   if (files.size() < 2) {
     std::cerr << "cosmic merge: need OUT.h5 and at least one input\n" << opts.help();
     return 2;

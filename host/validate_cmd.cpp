@@ -24,20 +24,8 @@ int cmd_validate(int argc, const char* const* argv) {
       cxxopts::value<std::string>())("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic validate: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("file")) {
-    std::cerr << "cosmic validate: missing FILE.csv\n" << opts.help();
-    return 2;
-  }
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"file", "FILE.csv"}}, args, status)) return status;
   try {
     if (args.count("row")) {
       const std::string id = args["row"].as<std::string>();
