@@ -45,22 +45,6 @@ std::string error_of(const std::string& path) {
   return "";
 }
 
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(COSMIC_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 TEST(Psa, PaperCountSystem1) {
   // 76,859,228,160,000 = 286 x 4,096 x 65,610,000 (cosmic-study.md §1).
@@ -70,10 +54,10 @@ TEST(Psa, PaperCountSystem1) {
   EXPECT_EQ(psa::with_commas(psa::to_string_u128(n)), "76,859,228,160,000");
   EXPECT_EQ(n, u128(286) * 4096 * 65610000);
 
-  const CliRun text = run_cli("space " + path);
+  const test::CliRun text = test::run_cli("space " + path);
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(text.out.find("76,859,228,160,000"), std::string::npos) << text.out;
-  const CliRun json = run_cli("space " + path + " --json");
+  const test::CliRun json = test::run_cli("space " + path + " --json");
   ASSERT_EQ(json.status, 0) << json.out;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["feasible_count"], "76859228160000");
@@ -222,7 +206,7 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
     for (const auto& e : c.expect) EXPECT_NE(msg.find(e), std::string::npos) << c.file << ": " << msg;
   }
   // The CLI prints the same message and exits 1.
-  const CliRun r = run_cli("space " + write_psa("cli_bad.yaml", head + "    dp: {pow2: {min: 1}}\nobjectives: latency\n"));
+  const test::CliRun r = test::run_cli("space " + write_psa("cli_bad.yaml", head + "    dp: {pow2: {min: 1}}\nobjectives: latency\n"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("cli_bad.yaml:4:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("parameters.workload.dp.pow2.max"), std::string::npos) << r.out;

@@ -1,6 +1,10 @@
 // Helpers shared by the tests: small hand-written networks and configurations.
 #pragma once
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <string>
 
 #include "kernels/types.hpp"
@@ -55,5 +59,22 @@ inline Config gpt175b_cluster() {
 }
 
 inline std::string data_path(const std::string& rel) { return std::string(COSMIC_DATA_DIR) + "/" + rel; }
+
+// Runs the cosmic binary with `args` (shell words), capturing stdout and stderr together.
+struct CliRun {
+  int status = -1;  // exit status, -1 when it did not exit normally
+  std::string out;
+};
+inline CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(COSMIC_BINARY) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
 
 }  // namespace cosmic::test
