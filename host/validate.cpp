@@ -110,7 +110,7 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-ValidationReport validate_collectives(const CsvTable& t, const std::string& path) {
+ValidationReport validate_collectives(const CsvTable& t) {
   ValidationReport rep;
   rep.kind = "collectives";
   for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -177,7 +177,6 @@ ValidationReport validate_collectives(const CsvTable& t, const std::string& path
     v.error_pct = 100 * (v.predicted_s - v.measured_s) / v.measured_s;
     rep.rows.push_back(v);
   }
-  (void)path;
   summarise(rep);
   return rep;
 }
@@ -302,7 +301,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
 ValidationReport validate_file(const std::string& path) {
   const CsvTable t = read_csv(path);
   auto has = [&](const char* col) { return std::find(t.header.begin(), t.header.end(), col) != t.header.end(); };
-  if (has("collective") && has("time_ns")) return validate_collectives(t, path);
+  if (has("collective") && has("time_ns")) return validate_collectives(t);
   for (const char* col : {"row_id", "model_name", "num_gpus", "tp", "pp", "dp", "metric_scope"})
     if (!has(col))
       throw std::runtime_error(path + ": not a ground-truth CSV (missing column '" + col +
