@@ -256,6 +256,10 @@ std::string cost_expression(int32_t ndims) {
 // `set` edits applied, the objectives replaced and the budget constraint added; returns its path.
 std::string materialise(const psa::StudyExperiment& e, const std::string& dir, const std::string& extra_constraint) {
   YAML::Node root = psa::load_yaml_file(e.psa);
+  psa::Sources src;
+  src.config_file = e.psa;
+  for (const auto& s : e.sets)  // `base=FILE` first: it replaces the base the base.* edits apply to
+    if (s.rfind("base=", 0) == 0) psa::apply_set(root, s, src);
   if (root["base"].IsScalar()) {
     const std::string base = find_file(root["base"].Scalar(), e.psa);
     if (base.empty()) throw psa::ConfigError(e.psa + ": base '" + root["base"].Scalar() + "' not found");
@@ -264,9 +268,8 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
     b.remove("description");
     root["base"] = b;
   }
-  psa::Sources src;
-  src.config_file = e.psa;
-  for (const auto& s : e.sets) psa::apply_set(root, s, src);
+  for (const auto& s : e.sets)
+    if (s.rfind("base=", 0) != 0) psa::apply_set(root, s, src);
   if (!e.objectives.empty()) {
     root.remove("objective");
     root.remove("pareto");

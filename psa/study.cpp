@@ -157,8 +157,9 @@ Study load_study(const std::string& path) {
         const Section b = e.sub("budget_of");
         b.check_keys({"experiment", "limit"});
         x.budget_of = subst(b.text("experiment"), vars);
-        x.limit = b.text("limit", "bandwidth");
-        if (x.limit != "bandwidth" && x.limit != "cost") b.fail("limit", "bandwidth or cost");
+        x.limit = subst(b.text("limit", "bandwidth"), vars);
+        if (x.limit == "bw") x.limit = "bandwidth";
+        if (x.limit != "bandwidth" && x.limit != "cost") b.fail("limit", "bandwidth (or bw) or cost");
         if (!st.find(x.budget_of)) b.fail("experiment", "an experiment defined earlier ('" + x.budget_of + "' is not)");
       }
       st.experiments.push_back(x);

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Figures of a `cosmic study` output folder: DIR/figures/*.png.
+
+usage: python3 scripts/study_plots.py DIR
+
+Reads DIR/summary.json (written by `cosmic study`) and the HDF5 files it names; needs matplotlib
+and h5py (Debian: python3-matplotlib, python3-h5py). One figure per comparison entry with a
+`figure:` key in the study file:
+  bars         full-stack gain over each single-stack result, on the metric and on raw time
+  batch        the same gains against a study variable (x), one line per series
+  convergence  best objective against evaluations, per run (agent and seed)
+  pareto       the front of a two-objective experiment with the marked winners
+"""
+import json
+import math
+import os
+import sys
+from collections import OrderedDict
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+DPI = 90
+
+
+def entries(summary, figure):
+    """Comparisons with this figure, grouped by the study file's entry they came from."""
+    out = OrderedDict()
+    for c in summary["comparisons"]:
+        if c.get("figure") == figure:
+            out.setdefault(c["entry"], []).append(c)
+    return out
+
+
+def vars_text(c):
+    return ", ".join(str(v) for v in c["vars"].values()) or c["title"]
+
+
+def save(fig, folder, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, name), dpi=DPI)
+    plt.close(fig)
+    print("figure:", os.path.join(folder, name))
+
+
+def bars(summary, folder):
+    for entry, comps in entries(summary, "bars").items():
+        labels = []
+        for c in comps:
+            for r in c["rows"]:
+                if r["role"] == "baseline" and r["label"] not in labels:
+                    labels.append(r["label"])
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        width = 0.8 / max(1, len(labels))
+        for k, (key, title) in enumerate([("gain_metric", "gain on the study's metric"), ("gain_time", "gain on raw time")]):
+            ax = axes[k]
+            for i, lab in enumerate(labels):
+                xs, ys = [], []
+                for g, c in enumerate(comps):
+                    for r in c["rows"]:
+                        if r["role"] == "baseline" and r["label"] == lab and key in r:
+                            xs.append(g + i * width)
+                            ys.append(r[key])
+                ax.bar(xs, ys, width, label=lab)
+            ax.axhline(1.0, color="black", lw=0.8)
+            ax.set_xticks([g + width * (len(labels) - 1) / 2 for g in range(len(comps))])
+            ax.set_xticklabels([vars_text(c) for c in comps], rotation=20, ha="right", fontsize=8)
+            ax.set_yscale("log")
+            ax.set_ylabel("baseline / full stack (x)")
+            ax.set_title(title, fontsize=10)
+        axes[0].legend(fontsize=7)
+        fig.suptitle(comps[0]["title"].split(",")[0], fontsize=10)
+        save(fig, folder, "bars-%d.png" % entry)
+
+
+def batch(summary, folder):
+    for entry, comps in entries(summary, "batch").items():
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        series = OrderedDict()
+        for c in comps:
+            s = c["vars"].get(c["series"], "")
+            x = float(c["vars"][c["x"]])
+            for r in c["rows"]:
+                if r["role"] == "baseline" and "gain_metric" in r:
+                    series.setdefault((s, r["label"]), []).append((x, r["gain_metric"], r["gain_time"]))
+        for (s, lab), pts in series.items():
+            pts.sort()
+            name = s if len({k[1] for k in series}) == 1 else "%s (%s)" % (s, lab)
+            axes[0].plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name)
+            axes[1].plot([p[0] for p in pts], [p[2] for p in pts], "o-", label=name)
+        for ax, t in zip(axes, ["gain on the study's metric", "gain on raw time"]):
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel(comps[0]["x"])
+            ax.set_ylabel("single stack / full stack (x)")
+            ax.axhline(1.0, color="black", lw=0.8)
+            ax.set_title(t, fontsize=10)
+        axes[0].legend(fontsize=8)
+        save(fig, folder, "batch-%d.png" % entry)
+
+
+def convergence(summary, folder, root):
+    for entry, comps in entries(summary, "convergence").items():
+        n = len(comps)
+        cols = min(3, n)
+        rows = (n + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+        for k, c in enumerate(comps):
+            ax = axes[k // cols][k % cols]
+            for r in c["rows"]:
+                with h5py.File(os.path.join(root, r["file"]), "r") as f:
+                    if "generations" not in f:
+                        continue
+                    ev = f["generations/evaluations"][:]
+                    best = f["generations/best_objective"][:]
+                ok = [i for i in range(len(best)) if math.isfinite(best[i])]
+                label = "%s s%d" % (summary["experiments"][r["experiment"]]["method"], r["seed"])
+                ax.plot([ev[i] for i in ok], [best[i] for i in ok], label=label, lw=1)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("evaluations")
+            ax.set_ylabel("best objective")
+            ax.set_title(c["title"], fontsize=8)
+            ax.legend(fontsize=6)
+        for k in range(n, rows * cols):
+            axes[k // cols][k % cols].axis("off")
+        save(fig, folder, "convergence-%d.png" % entry)
+
+
+def pareto(summary, folder, root):
+    for entry, comps in entries(summary, "pareto").items():
+        n = len(comps)
+        cols = min(3, n)
+        rows = (n + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 3.6 * rows), squeeze=False)
+        for k, c in enumerate(comps):
+            ax = axes[k // cols][k % cols]
+            o0, o1 = c["objectives"]
+            xs, ys = [], []
+            for run in summary["experiments"][c["front"]]["runs"]:
+                with h5py.File(os.path.join(root, run["file"]), "r") as f:
+                    if "pareto" in f:
+                        xs += list(f["pareto"][o1][:])
+                        ys += list(f["pareto"][o0][:])
+            pts = sorted(zip(xs, ys))
+            ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", color="gray", lw=1)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], ".", color="gray", ms=3, label="front (%d)" % len(pts))
+            for r in c["rows"]:
+                ax.plot([r[o1]], [r[o0]], "o", ms=7, label=r["label"])
+            ax.set_xscale("log")
+            ax.set_xlabel(o1 + (" ($)" if o1 == "cost" else ""))
+            ax.set_ylabel(o0 + (" (s)" if o0 == "latency" else ""))
+            ax.set_title(c["title"], fontsize=8)
+            ax.legend(fontsize=6)
+        for k in range(n, rows * cols):
+            axes[k // cols][k % cols].axis("off")
+        save(fig, folder, "pareto-%d.png" % entry)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    with open(os.path.join(root, "summary.json")) as f:
+        summary = json.load(f)
+    folder = os.path.join(root, "figures")
+    os.makedirs(folder, exist_ok=True)
+    bars(summary, folder)
+    batch(summary, folder)
+    convergence(summary, folder, root)
+    pareto(summary, folder, root)
+
+
+if __name__ == "__main__":
+    main()

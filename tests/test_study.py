@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""End-to-end test of `cosmic study` on data/studies/ci-small.yaml: runs the reduced study, then
+checks report.md and summary.json against the HDF5 files they came from (best objective per
+experiment, gains, gaps, budget limits).
+
+usage: test_study.py COSMIC_BINARY DATA_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+
+
+def check(cond, msg):
+    if not cond:
+        print("FAIL:", msg)
+        sys.exit(1)
+
+
+def best_from_h5(folder, exp):
+    """(objective, time_s, network_cost_usd) of an experiment's best point, straight from its files."""
+    obj = exp["objectives"][0]
+    best = None
+    for run in exp["runs"]:
+        with h5py.File(os.path.join(folder, run["file"]), "r") as f:
+            check(int(f.attrs["complete"]) == 1, run["file"] + " is not complete")
+            if exp["method"] == "sweep":
+                top = f["top"][obj]
+                if len(top[obj]) == 0:
+                    continue
+                cand = (float(top[obj][0]), float(top["time_s"][0]), float(top["network_cost_usd"][0]))
+            else:
+                if "best" not in f or int(f["best"].attrs["feasible"]) != 1:
+                    continue
+                b = f["best"].attrs
+                cand = (float(b[obj]), float(b["time_s"]), float(b["network_cost_usd"]))
+        if best is None or cand[0] < best[0]:
+            best = cand
+    return best
+
+
+def fmt_gain(g):
+    return "%.4gx" % g
+
+
+def main():
+    cosmic, data = sys.argv[1], sys.argv[2]
+    study = os.path.join(data, "studies", "ci-small.yaml")
+    with tempfile.TemporaryDirectory() as out:
+        r = subprocess.run([cosmic, "study", study, "-o", out, "--quiet"], capture_output=True, text=True)
+        print(r.stdout[-3000:], r.stderr[-3000:])
+        check(r.returncode == 0, "cosmic study failed")
+        check("report: " in r.stdout, "no report path printed")
+        report = open(os.path.join(out, "report.md")).read()
+        summary = json.load(open(os.path.join(out, "summary.json")))
+        exps = summary["experiments"]
+
+        # Every experiment's best point equals what its HDF5 files hold.
+        for eid, e in exps.items():
+            h = best_from_h5(out, e)
+            if h is None:
+                check(not e["best"]["found"], eid + ": summary has a best point, the files none")
+                continue
+            b = e["best"]
+            check(b["found"], eid + ": no best point in summary")
+            check(close(b["objective"], h[0], 1e-12), "%s: objective %r vs file %r" % (eid, b["objective"], h[0]))
+            check(close(b["time_s"], h[1]), "%s: time %r vs file %r" % (eid, b["time_s"], h[1]))
+            check(close(b["network_cost_usd"], h[2]), "%s: cost %r vs file %r" % (eid, b["network_cost_usd"], h[2]))
+            if e["objectives"][0] == "runtime_x_bw":  # objective = time x bw / 2000
+                check(close(b["bandwidth_GBps"], h[0] * 2000 / h[1], 1e-9), eid + ": bandwidth inconsistent")
+            # Same-budget experiments stay within the full-stack winner's bandwidth or dollars.
+            if "budget_of" in e:
+                ref = exps[e["budget_of"]["experiment"]]["best"]
+                key = "bandwidth_GBps" if e["budget_of"]["limit"] == "bandwidth" else "network_cost_usd"
+                check(close(e["budget_of"]["value"], ref[key]), eid + ": limit is not the reference's " + key)
+                check(b[key] <= ref[key] * (1 + 1e-9), "%s: %s %r over the limit %r" % (eid, key, b[key], ref[key]))
+
+        kinds = set()
+        for c in summary["comparisons"]:
+            kinds.add(c["kind"])
+            check(("## " + c["title"]) in report, "report lacks section " + c["title"])
+            if c["kind"] == "gain":
+                t = best_from_h5(out, exps[c["target"]])
+                for row in c["rows"]:
+                    if row["role"] != "baseline" or "gain_metric" not in row:
+                        continue
+                    b = best_from_h5(out, exps[row["experiment"]])
+                    gm, gt = b[0] / t[0], b[1] / t[1]
+                    check(close(row["gain_metric"], gm), "%s: gain %r vs %r" % (row["experiment"], row["gain_metric"], gm))
+                    check(close(row["gain_time"], gt), "%s: time gain %r vs %r" % (row["experiment"], row["gain_time"], gt))
+                    check(close(row["gain_denominator"] * gt, gm), row["experiment"] + ": split does not multiply out")
+                    line = [l for l in report.splitlines() if l.startswith("| " + row["label"].replace("|", "\\|") + " |")]
+                    check(any(fmt_gain(gm) in l and fmt_gain(gt) in l for l in line),
+                          "report row of %s lacks %s / %s" % (row["experiment"], fmt_gain(gm), fmt_gain(gt)))
+            elif c["kind"] == "gap":
+                opt = best_from_h5(out, exps[c["optimum"]])[0]
+                check(close(c["optimum_value"], opt, 1e-12), "gap: optimum differs")
+                for row in c["rows"]:
+                    check(row["best"] >= opt * (1 - 1e-12), "an agent beat the exhaustive optimum")
+                    check(close(row["gap"], row["best"] / opt - 1), "gap value")
+                    check(("%.3f%%" % (100 * row["gap"])) in report, "gap not in report")
+            elif c["kind"] == "near_optimal":
+                for row in c["rows"]:
+                    check(1 <= row["structures"] <= row["genomes"], "near-optimal counts")
+            elif c["kind"] == "pareto":
+                check(c["front_points"] >= 1, "empty front")
+        check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
+
+        figs = os.path.join(out, "figures")
+        if os.path.isdir(figs):
+            pngs = sorted(os.listdir(figs))
+            print("figures:", pngs)
+            for want in ("bars-0.png", "convergence-4.png", "pareto-5.png", "batch-6.png"):
+                check(want in pngs, "missing figure " + want)
+        else:
+            check("study_plots.py" in r.stdout, "no figures and no hint how to make them")
+
+        # --reuse: nothing is run again, the numbers are the same.
+        r2 = subprocess.run([cosmic, "study", study, "-o", out, "--quiet", "--reuse", "--no-plots"],
+                            capture_output=True, text=True)
+        check(r2.returncode == 0, "--reuse failed: " + r2.stderr)
+        check(r2.stdout.count("(reused)") == len(exps), "--reuse ran some experiments again")
+        again = json.load(open(os.path.join(out, "summary.json")))
+        for eid, e in exps.items():
+            check(again["experiments"][eid]["best"] == e["best"], eid + ": --reuse changed the best point")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
