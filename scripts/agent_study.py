@@ -129,8 +129,8 @@ def main():
         print("\n### %s (`%s`): %s %.6g\n" % (space, psa, "optimum (sweep)" if opt is not None else
                                              "best found by any run", ref))
         print("| agent | " + " | ".join("gap after %s evals" % format(c, ",") for c in checks) +
-              " | seeds at optimum | wall s / run |")
-        print("|---" * (len(checks) + 3) + "|")
+              " | gap at its budget | seeds at optimum | wall s / run |")
+        print("|---" * (len(checks) + 4) + "|")
         for label, (b, runs) in results.items():
             cells = []
             for c in checks:
@@ -138,6 +138,7 @@ def main():
                     cells.append("")
                     continue
                 cells.append(fmt_gap([(best_after(e, v, c) - ref) / ref for e, v, _ in runs]))
+            cells.append("%s (%s)" % (fmt_gap([(v[-1] - ref) / ref for e, v, _ in runs]), format(b, ",")))
             hits = sum(1 for e, v, _ in runs if v[-1] <= ref * (1 + 1e-12))
             wall = statistics.median(w for _, _, w in runs)
             print("| %s | %s | %d/%d | %.1f |" % (label, " | ".join(cells), hits, len(runs), wall))
