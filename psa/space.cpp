@@ -481,7 +481,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   }
 
   const Section top(root, "", src);
-  top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "objectives", "objective", "pareto"});
+  // `agent:` holds search hyperparameters per agent ({ga: {population: 4096}, ...}); the search
+  // command reads and checks it (host/search.cpp, psa_agent_params).
+  top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "objectives", "objective", "pareto",
+                  "agent"});
   ds.name = top.text("name", fs::path(path).stem().string());
 
   // Base configuration.

@@ -18,6 +18,7 @@
 #include "host/population.hpp"
 #include "host/search.hpp"
 #include "space_fixtures.hpp"
+#include "test_util.hpp"
 
 namespace cosmic {
 namespace {
@@ -150,6 +151,15 @@ TEST(AgentParams, PsaAgentSection) {
   EXPECT_EQ(p.at("ga.mutation_rate"), "0.1");
   EXPECT_TRUE(psa_agent_params("name: x\n", "ga").empty());
   EXPECT_THROW(psa_agent_params("agent: [ga]\n", "ga"), agents::ParamError);
+  // A PSA file may carry the section: the loader accepts it, the search reads it.
+  const std::string path = ::testing::TempDir() + "agent_section.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_TRUE(f);
+  std::fputs("base: configs/cosmic-system1-baseline.yaml\nparameters: {workload: {dp: [4, 8]}}\n"
+             "objectives: latency\nagent: {ga: {population: 32}}\n", f);
+  std::fclose(f);
+  const psa::DesignSpace ds = psa::load_psa(path);
+  EXPECT_EQ(psa_agent_params(ds.text, "ga").at("ga.population"), "32");
 }
 
 TEST(Agents, SameSeedSameHistoryDifferentSeedDifferent) {
@@ -468,35 +478,22 @@ TEST(PopulationEvaluator, CudaBackendRefusedWithoutDevice) {
 }
 
 // ---------------------------------------------------------------------------------------------
-std::string run_cli(const std::string& args, int& status) {
-  const std::string cmd = std::string(COSMIC_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
-  const int st = pclose(p);
-  status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
-}
-
 TEST(SearchCli, RunsAndRefusesBadInput) {
   const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
   if (!std::filesystem::exists(psa)) GTEST_SKIP() << psa << " not present";
   const std::string out = temp_path("cli.h5");
-  int st = 0;
-  std::string text = run_cli("search " + psa + " --agent ga --budget 1000 --population 100 --seed 3 --backend cpu -o " + out, st);
-  EXPECT_EQ(st, 0) << text;
-  EXPECT_NE(text.find("1000/1000 evaluations"), std::string::npos) << text;
-  text = run_cli("search " + psa + " --agent ga --budget 100 --param mutation_rate=2 -o " + out, st);
-  EXPECT_EQ(st, 2);
-  EXPECT_NE(text.find("ga.mutation_rate: expected auto or a number in [0, 1], got 2"), std::string::npos) << text;
-  text = run_cli("search " + psa + " --agent sa --budget 100 -o " + out, st);
-  EXPECT_EQ(st, 2);
-  EXPECT_NE(text.find("unknown agent 'sa'"), std::string::npos) << text;
-  text = run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out, st);
-  EXPECT_EQ(st, 0);
-  EXPECT_TRUE(text.empty()) << text;
+  test::CliRun r = test::run_cli("search " + psa + " --agent ga --budget 1000 --population 100 --seed 3 --backend cpu -o " + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("1000/1000 evaluations"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --param mutation_rate=2 -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("ga.mutation_rate: expected auto or a number in [0, 1], got 2"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent sa --budget 100 -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("unknown agent 'sa'"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
   std::filesystem::remove(out);
 }
 
