@@ -286,7 +286,7 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   std::ofstream os(out);
   YAML::Emitter em;
   em << root;
-  os << "# Made by `cosmic study` for experiment " << e.id << " (" << e.where << ") from " << e.psa << "\n"
+  os << "# Made by `cosmic study` for experiment " << e.id << " from " << e.psa << "\n"
      << em.c_str() << "\n";
   if (!os) throw std::runtime_error("cannot write " + out);
   return out;
