@@ -71,8 +71,8 @@ def bars(summary, folder):
             ax.set_yscale("log")
             ax.set_ylabel("baseline / full stack (x)")
             ax.set_title(title, fontsize=10)
-        axes[0].legend(fontsize=7)
-        fig.suptitle(comps[0]["title"].split(",")[0], fontsize=10)
+        axes[1].legend(fontsize=6, loc="upper right")
+        fig.suptitle(comps[0]["title"].split(":")[0], fontsize=10)
         save(fig, folder, "bars-%d.png" % entry)
 
 
