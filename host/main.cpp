@@ -1,5 +1,6 @@
 // The `cosmic` command line: one binary, one subcommand per job.
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -50,8 +51,15 @@ int main(int argc, char** argv) {
     std::cout << "cosmic " << COSMIC_VERSION << "\n";
     return 0;
   }
-  for (const auto& c : kCommands)
-    if (cmd == c.name) return c.run(argc - 1, argv + 1);
+  for (const auto& c : kCommands) {
+    if (cmd != c.name) continue;
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const std::exception& e) {  // each command reports its own errors; this is the net
+      std::cerr << "cosmic " << cmd << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
   std::cerr << "cosmic: unknown command '" << cmd << "'\n";
   usage(std::cerr);
   return 2;

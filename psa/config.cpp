@@ -378,12 +378,25 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
   out.sources.config_file = path;
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with model, system and workload");
-  resolve_presets(root, out.sources);
-  for (const auto& s : sets) apply_set(root, s, out.sources);
-  expand_nodes(root["system"], out.sources);
-  out.config = convert_config(root, out.sources);
-  out.model_name = root["model"]["name"] ? root["model"]["name"].as<std::string>() : "inline";
-  out.system_name = root["system"]["name"] ? root["system"]["name"].as<std::string>() : "inline";
+  try {
+    resolve_presets(root, out.sources);
+    for (const auto& s : sets) apply_set(root, s, out.sources);
+    expand_nodes(root["system"], out.sources);
+    out.config = convert_config(root, out.sources);
+    auto name_of = [](const YAML::Node& n) {
+      return n.IsMap() && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
+    };
+    out.model_name = name_of(root["model"]);
+    out.system_name = name_of(root["system"]);
+  } catch (const YAML::Exception& e) {
+    // A shape the checks above did not foresee (a mapping where a scalar belongs, a subscript
+    // into a scalar): still an error in the input, reported with the place yaml-cpp knows.
+    std::ostringstream os;
+    os << path;
+    if (e.mark.line >= 0) os << ":" << e.mark.line + 1 << ":" << e.mark.column + 1;
+    os << ": unexpected structure (" << e.msg << "); see docs/config.md for the expected keys";
+    throw ConfigError(os.str());
+  }
   out.resolved = root;
   return out;
 }

@@ -99,6 +99,16 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
   EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
 }
 
+TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
+  // Shapes the strict reader does not foresee still come back as ConfigError with a place.
+  const std::string preset_map = write_temp("shape1.yaml", "model: {preset: {a: 1}}\nsystem: dgx-a100\nworkload: {}\n");
+  EXPECT_NE(error_of(preset_map).find(preset_map + ":1:"), std::string::npos) << error_of(preset_map);
+  const std::string dims = write_temp(
+      "shape2.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 2, network: {dims: [5]}}\nworkload: {}\n");
+  EXPECT_NE(error_of(dims).find(dims), std::string::npos) << error_of(dims);
+  EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp.x=1"}), "");
+}
+
 TEST(Config, UnknownPresetListsTheKnownOnes) {
   const std::string p = write_temp("nopreset.yaml", "model: GPT-9000\nsystem: dgx-a100\nworkload: {}\n");
   const std::string e = error_of(p);
