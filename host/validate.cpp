@@ -87,6 +87,10 @@ ValidationReport validate_training(const CsvTable& t) {
         rep.skipped.push_back({id, "no measured or derived iteration time"});
         continue;
       }
+      if (!(v.measured_s > 0)) {
+        rep.skipped.push_back({id, v.measured_from + " is not positive"});
+        continue;
+      }
       const Result r = evaluate(c);
       if (r.reason != Reason::Ok && r.reason != Reason::OutOfMemory) {
         rep.skipped.push_back({id, std::string("model reports ") + names::name(names::kReason, r.reason) + ": " +
@@ -156,6 +160,12 @@ ValidationReport validate_collectives(const CsvTable& t) {
          number(row.at("size_bytes"), size) && number(row.at("time_ns"), measured);
     if (!ok) {
       fail("a topology, algorithm or numeric field could not be read");
+      continue;
+    }
+    bool sizes_ok = splits >= 1 && active >= 1 && size > 0 && measured > 0 && mem > 0;
+    for (int d = 0; d < net.ndims; ++d) sizes_ok = sizes_ok && net.dim[d].npus >= 1 && net.dim[d].link_bw_GBps > 0;
+    if (!sizes_ok) {
+      fail("npus_per_dim, splits and active_chunks must be >= 1; bandwidths, memory bandwidth, size and time > 0");
       continue;
     }
     net.chunks = int32_t(splits);
@@ -298,15 +308,37 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   return true;
 }
 
+// Columns each kind of CSV must have (the ones read by name; other columns may be blank).
+const char* const kTrainingColumns[] = {
+    "row_id", "model_name", "arch_family", "num_layers", "hidden_size", "ffn_hidden_size", "num_heads",
+    "num_kv_heads", "seq_len", "vocab_size", "gpu_type", "num_gpus", "gpus_per_node", "peak_tflops_per_gpu",
+    "precision", "intra_node_bw_GBps_per_dir", "inter_node_bw_Gbps_per_gpu", "tp", "pp", "dp", "cp",
+    "sequence_parallel", "vpp_chunks", "micro_batch_size", "global_batch_size", "activation_recompute",
+    "optimizer_sharding", "metric_scope", "measured_iteration_time_s", "measured_other", "derived_iteration_time_s"};
+const char* const kCollectiveColumns[] = {
+    "collective", "topology", "npus_per_dim", "bandwidth_GBps_per_link", "latency_ns", "algorithm", "multidim",
+    "splits", "active_chunks", "endpoint_delay_ns", "local_mem_bw_GBps", "size_bytes", "mode", "time_ns"};
+
+std::string csv_kind(const CsvTable& t, const std::string& path) {
+  auto has = [&](const char* col) { return std::find(t.header.begin(), t.header.end(), col) != t.header.end(); };
+  const bool collectives = has("collective") && has("time_ns");
+  std::string missing;
+  if (collectives) {
+    for (const char* col : kCollectiveColumns) if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
+  } else {
+    for (const char* col : kTrainingColumns) if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
+  }
+  if (!missing.empty())
+    throw std::runtime_error(path + ": " + (collectives ? "collective-timing" : "ground-truth") +
+                             " CSV without the column(s) " + missing +
+                             " (the columns of data/validation/" +
+                             (collectives ? "astrasim-collectives-dev.csv" : "groundtruth-dev.csv") + ")");
+  return collectives ? "collectives" : "training";
+}
+
 ValidationReport validate_file(const std::string& path) {
   const CsvTable t = read_csv(path);
-  auto has = [&](const char* col) { return std::find(t.header.begin(), t.header.end(), col) != t.header.end(); };
-  if (has("collective") && has("time_ns")) return validate_collectives(t);
-  for (const char* col : {"row_id", "model_name", "num_gpus", "tp", "pp", "dp", "metric_scope"})
-    if (!has(col))
-      throw std::runtime_error(path + ": not a ground-truth CSV (missing column '" + col +
-                               "') nor a collective-timing CSV (columns collective, ..., time_ns)");
-  return validate_training(t);
+  return csv_kind(t, path) == "collectives" ? validate_collectives(t) : validate_training(t);
 }
 
 nlohmann::json to_json(const ValidationReport& r) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/csv.hpp"
 #include "kernels/types.hpp"
 
 namespace cosmic {
@@ -36,6 +37,8 @@ struct ValidationReport {
 bool groundtruth_config(const std::map<std::string, std::string>& row, Config& out, std::string& why);
 
 ValidationReport validate_file(const std::string& path);
+// "training" or "collectives" by the header; throws naming the file and the missing columns.
+std::string csv_kind(const CsvTable& t, const std::string& path);
 nlohmann::json to_json(const ValidationReport& r);
 std::string to_text(const ValidationReport& r);
 

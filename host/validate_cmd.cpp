@@ -29,7 +29,9 @@ int cmd_validate(int argc, const char* const* argv) {
   try {
     if (args.count("row")) {
       const std::string id = args["row"].as<std::string>();
-      const CsvTable t = read_csv(args["file"].as<std::string>());
+      const std::string file = args["file"].as<std::string>();
+      const CsvTable t = read_csv(file);
+      if (csv_kind(t, file) != "training") throw std::runtime_error(file + ": --row needs a ground-truth CSV");
       for (const auto& row : t.rows) {
         if (row.count("row_id") == 0 || row.at("row_id") != id) continue;
         Config c;

@@ -68,6 +68,35 @@ TEST(Validate, JsonShape) {
     EXPECT_TRUE(j["summary"].contains(k)) << k;
 }
 
+TEST(Validate, MissingColumnsAndBadValues) {
+  const std::string dir = ::testing::TempDir();
+  // A collective CSV without `mode`: the error names the file and the column.
+  const std::string a = dir + "no_mode.csv";
+  std::FILE* f = std::fopen(a.c_str(), "w");
+  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
+             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,time_ns\n"
+             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,36790164\n", f);
+  std::fclose(f);
+  try {
+    validate_file(a);
+    ADD_FAILURE() << "accepted a CSV without mode";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(a), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("mode"), std::string::npos) << e.what();
+  }
+  // Zero NPUs or a zero measured time: the row is listed as skipped, not predicted as -100% or inf.
+  const std::string b = dir + "bad_values.csv";
+  f = std::fopen(b.c_str(), "w");
+  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
+             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode,time_ns\n"
+             "all_reduce,Ring,0,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,36790164\n"
+             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n", f);
+  std::fclose(f);
+  const ValidationReport r = validate_file(b);
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.skipped.size(), 2u);
+}
+
 TEST(Validate, RejectsOtherCsv) {
   EXPECT_THROW(validate_file(test::data_path("models/GPT-22B.yaml")), std::runtime_error);
 }
