@@ -469,6 +469,7 @@ COSMIC_HD inline double collective_ns(const Network& net, double local_mem_bw_GB
   // [Chunking] C = floor(D/S); if not all-gather and C < N_total then C = N_total; chunks =
   // ceil(D/C). Assumption (as ASTRA-sim's split loop): the last chunk carries the remainder.
   const double D = std::floor(bytes);
+  if (D < 1) return 0.0;  // nothing to send (a sub-byte payload floors to zero bytes)
   const double S = net.chunks > 0 ? double(net.chunks) : 1.0;
   double C = std::floor(D / S);
   if (c != Coll::AllGather && C < double(system_npus)) C = double(system_npus);

@@ -69,6 +69,10 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   };
   // Ring algorithm: k-1 neighbour steps of bytes/k each (reduce-scatter or all-gather).
   auto ring_once = [&]() -> double { return (kd - 1) * (step_lat + d) + (kd - 1) / kd * bytes / ring_bw; };
+  // Ring all-to-all: each piece goes the shorter way round, floor(k/2) forwarding steps.
+  auto ring_all_to_all = [&]() -> double {
+    return half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
+  };
   // Recursive halving (or doubling): log2 k steps; step j moves bytes/2^(j+1) to the partner
   // 2^j ranks away. On a Ring topology that partner is min(2^j, k-2^j) logical hops away and
   // up to that many flows share a link direction.
@@ -94,8 +98,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   switch (algo) {
     case Algo::Ring:
       if (c == Coll::AllReduce) return 2 * ring_once();
-      if (c == Coll::AllToAll)
-        return half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
+      if (c == Coll::AllToAll) return ring_all_to_all();
       return ring_once();
     case Algo::Direct:
       return c == Coll::AllReduce ? 2 * direct_once() : direct_once();
@@ -107,9 +110,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       // does): reduce up and broadcast down two trees that each carry half the data, pipelined.
       // Latency 2 ceil(log2 k) steps; each NPU injects about 2 x bytes over its port(s)
       // (analytical-models.md §4: "bandwidth term about 2 S / BW").
-      if (c != Coll::AllReduce) return c == Coll::AllToAll
-          ? half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw
-          : ring_once();
+      if (c != Coll::AllReduce) return c == Coll::AllToAll ? ring_all_to_all() : ring_once();
       const double depth = double(ceil_log2(k));
       const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;
       const double inject = topo == Topology::Ring ? 2 * B / (st * ring_distance_sum(k) / (kd - 1))

@@ -251,6 +251,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   for (int32_t i = 0; i < c.net.ndims; ++i) {
     const NetDim& d = c.net.dim[i];
     if (d.npus < 1 || (d.npus > 1 && !positive(d.link_bw_GBps)) || !(d.latency_ns >= 0)) return Reason::InvalidInput;
+    if (npus > kMaxNpus / d.npus) return Reason::InvalidInput;  // more NPUs than any system (and no overflow)
     npus *= d.npus;
   }
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
@@ -267,7 +268,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (!positive(k.gemm_eff_max) || k.gemm_eff_max > 1 || !(k.gemm_half_flops >= 0) || !positive(k.attn_eff) ||
       !positive(k.fp8_eff) ||
       !positive(k.mem_eff) || !positive(k.net_eff) || !(k.layer_overhead_s >= 0) || !(k.tp_overlap >= 0 && k.tp_overlap <= 1) ||
-      !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.dp_overlap >= 0) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
+      !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.dp_overlap >= 0 && k.dp_overlap <= 1) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
       !(k.optimizer_bytes_per_param >= 0))
     return Reason::InvalidInput;
   if (w.mode == Mode::Decode && w.kv_len < 1) return Reason::InvalidInput;
@@ -419,17 +420,21 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     }
     const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3;
 
-    // Gradient synchronisation over DP x CP at the end of the step, overlapped with the last
-    // micro-batch's backward (bucketed DDP; dp_overlap = fraction of that backward usable):
-    // an all-reduce, or with the distributed optimizer (ZeRO-1/2) a reduce-scatter of gradients
-    // and an all-gather of the updated weights.
-    double dp_sync = 0;
-    if (sync && !zero3)
-      dp_sync = w.sharding == Sharding::None
-                    ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce, c.cal.grad_bytes * P_rank, npus)
-                    : scatter_g + gather_w;
-    const double window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
-    const double dp_exposed = dp_sync > window ? dp_sync - window : 0.0;
+    // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
+    // (no sharding) or reduce-scatter (ZeRO-1/2, the distributed optimizer) overlaps the last
+    // micro-batch's backward (bucketed DDP); dp_overlap = the usable fraction of that backward.
+    // The all-gather of updated weights follows the optimizer step, so it can only overlap the
+    // next iteration's first forward (Megatron's overlap-param-gather), by the same fraction.
+    double dp_exposed = 0;
+    if (sync && !zero3) {
+      const double grads = w.sharding == Sharding::None
+                               ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce,
+                                                   c.cal.grad_bytes * P_rank, npus)
+                               : scatter_g;
+      const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
+      const double fwd_window = c.cal.dp_overlap * stage_layers * lt.fwd_s;
+      dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
+    }
 
     // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
     const double opt_params = w.sharding == Sharding::None ? P_rank : P_rank / replicas;

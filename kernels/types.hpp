@@ -12,6 +12,7 @@
 namespace cosmic {
 
 constexpr int kMaxDims = 8;  // network dimensions supported (the study uses 4)
+constexpr int64_t kMaxNpus = int64_t(1) << 31;  // NPUs in a network at most (products stay in range)
 
 enum class Mlp : int8_t { Gelu = 0, SwiGLU = 1 };  // 2-matrix GELU MLP, 3-matrix gated SwiGLU MLP
 
@@ -116,7 +117,7 @@ struct Calibration {
   double layer_overhead_s = 0;        // fixed cost per layer per pass (kernel launches, syncs)
   double tp_overlap = 0;              // fraction of TP communication hidden behind compute
   double cp_overlap = 0;              // fraction of context-parallel K/V exchange hidden
-  double dp_overlap = 1.0;            // fraction of the last micro-batch's backward that hides DP sync
+  double dp_overlap = 1.0;            // fraction of a micro-batch's pass that hides the DP sync (0-1)
   double grad_bytes = 2;              // bytes per gradient element (reduced and stored)
   double master_bytes = 12;           // fp32 master weight + 2 Adam moments per parameter
   double optimizer_bytes_per_param = 32;  // bytes the optimizer step reads and writes per parameter

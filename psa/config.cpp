@@ -240,7 +240,7 @@ void convert_calibration(const Section& s, Calibration& k) {
   k.layer_overhead_s = s.number("layer_overhead_s", k.layer_overhead_s, 0, 1);
   k.tp_overlap = s.number("tp_overlap", k.tp_overlap, 0, 1);
   k.cp_overlap = s.number("cp_overlap", k.cp_overlap, 0, 1);
-  k.dp_overlap = s.number("dp_overlap", k.dp_overlap, 0, 1e6);
+  k.dp_overlap = s.number("dp_overlap", k.dp_overlap, 0, 1);
   k.grad_bytes = s.number("grad_bytes", k.grad_bytes, 0, 16);
   k.master_bytes = s.number("master_bytes", k.master_bytes, 0, 64);
   k.optimizer_bytes_per_param = s.number("optimizer_bytes_per_param", k.optimizer_bytes_per_param, 0, 1024);
