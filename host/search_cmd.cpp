@@ -35,18 +35,10 @@ int cmd_search(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic search: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("psa") || !args.count("out") || (!args.count("budget") && !args.count("resume"))) {
-    std::cerr << "cosmic search: need PSA.yaml, --budget N and -o OUT.h5\n" << opts.help();
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"psa", "PSA.yaml"}, {"out", "-o OUT.h5"}}, args, status)) return status;
+  if (!args.count("budget") && !args.count("resume")) {
+    std::cerr << "cosmic search: missing --budget N (or --resume)\n" << opts.help();
     return 2;
   }
   SearchOptions o;
@@ -74,8 +66,7 @@ int cmd_search(int argc, const char* const* argv) {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (!o.resume) {
       o.params = psa_agent_params(ds.text, o.agent);
-      if (args.count("param"))
-        for (const auto& kv : args["param"].as<std::vector<std::string>>()) agents::add_param(o.params, o.agent, kv);
+      for (const auto& kv : list_option(args, "param")) agents::add_param(o.params, o.agent, kv);
       if (args.count("population"))
         o.params[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
     }

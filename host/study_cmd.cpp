@@ -28,20 +28,8 @@ int cmd_study(int argc, const char* const* argv) {
       ("h,help", "show this help");
   opts.parse_positional({"study"});
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "cosmic study: " << e.what() << "\n" << opts.help();
-    return 2;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help();
-    return 0;
-  }
-  if (!args.count("study") || !args.count("out")) {
-    std::cerr << "cosmic study: need STUDY.yaml and -o DIR\n" << opts.help();
-    return 2;
-  }
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"study", "STUDY.yaml"}, {"out", "-o DIR"}}, args, status)) return status;
   StudyOptions o;
   o.out_dir = args["out"].as<std::string>();
   o.backend = args["backend"].as<std::string>();
