@@ -66,11 +66,9 @@ struct Table {
   std::vector<double> time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu;
 
   Table(int32_t ngenes, int32_t nobj) : genes(size_t(ngenes)), obj(size_t(nobj)) {}
-  void add(const SpaceView& s, u128 idx, int32_t why, const double* o, const Result& r) {
+  void add(u128 idx, const int32_t* genome, int32_t why, const double* o, const Result& r) {
     index.push_back(uint64_t(idx));
     index_hi.push_back(uint64_t(idx >> 64));
-    int32_t genome[kMaxGenes];
-    unrank(s, idx, genome);
     for (size_t g = 0; g < genes.size(); ++g) genes[g].push_back(genome[g]);
     reason.push_back(why);
     for (size_t j = 0; j < obj.size(); ++j) obj[j].push_back(o[j]);
@@ -107,7 +105,7 @@ Table points_table(const psa::DesignSpace& ds, const SweepConst& k, const std::v
     int32_t genome[kMaxGenes];
     unrank(s, p.index, genome);
     const Config c = decode(s, genome);
-    t.add(s, p.index, int32_t(Reason::Ok), p.obj, evaluate(c));
+    t.add(p.index, genome, int32_t(Reason::Ok), p.obj, evaluate(c));
   }
   return t;
 }
@@ -357,6 +355,27 @@ class Progress {
   double every_s_, last_s_ = -1e300;
 };
 
+// Drops the rows of /all whose index is `next` or more (rows are in index order).
+void drop_rows_from(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, u128 next) {
+  h5::Handle g = h5::group(f, "all", false);
+  const auto lo = h5::read_column<uint64_t>(g.id(), "index");
+  const auto hi = h5::read_column<uint64_t>(g.id(), "index_hi");
+  size_t keep = 0;
+  while (keep < lo.size() && ((u128(hi[keep]) << 64) | lo[keep]) < next) ++keep;
+  if (keep == lo.size()) return;
+  auto cut = [&](const std::string& name, auto tag) {
+    auto v = h5::read_column<decltype(tag)>(g.id(), name);
+    v.resize(keep);
+    h5::write_column(g.id(), name, v);
+  };
+  cut("index", uint64_t{});
+  cut("index_hi", uint64_t{});
+  for (int32_t gg = 0; gg < ds.view->ngenes; ++gg) cut(gene_column(ds, gg), int32_t{});
+  cut("reason", int32_t{});
+  for (int j = 0; j < k.nobj; ++j) cut(psa::objective_name(k.obj[j]), double{});
+  for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cut(c, double{});
+}
+
 // [begin, end) of shard i of n over a space of `size` points.
 void shard_range(u128 size, uint64_t i, uint64_t n, u128& begin, u128& end) {
   const u128 q = size / n, r = size % n;
@@ -407,6 +426,17 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   m.device = backend->device();
   if (o.resume) {
     st = read_state(file.id(), m);
+    // Rows of /all are appended before next_index is updated: rows of a batch that was being
+    // written when the sweep stopped lie beyond next_index and are swept again, so drop them.
+    if (p.keep_all) {
+      try {
+        drop_rows_from(file.id(), ds, k, m.next);
+      } catch (const h5::Error& e) {
+        throw std::runtime_error(o.out + ": /all cannot be read back (" + e.what() +
+                                 "): the sweep was killed while writing it; start this sweep again " +
+                                 "without --resume");
+      }
+    }
     h5::set_attr(file.id(), "backend", m.backend);  // the backend of the latest run
     h5::set_attr(file.id(), "device", m.device);
   } else {
@@ -429,7 +459,6 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   const int32_t coarse = coarse_gene_for(s, 4096);
   uint64_t target = backend->min_batch();
   BatchOutput out;
-  const u128 done0 = m.next - m.begin;
   while (m.next < m.end && !g_signal) {
     const double b0 = elapsed();
     const u128 from = m.next;
@@ -448,7 +477,9 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
         res.network_cost_usd = r.network_cost_usd;
         res.tokens_per_s = r.tokens_per_s;
         res.mfu = r.mfu;
-        t.add(s, r.index, r.reason, r.obj, res);
+        int32_t genome[kMaxGenes];
+        unrank(s, r.index, genome);
+        t.add(r.index, genome, r.reason, r.obj, res);
       }
       h5::Handle g = h5::group(file.id(), "all", true);
       t.write(g.id(), ds, k, true);
@@ -462,7 +493,6 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     const double f = dt > 0 ? std::min(2.0, std::max(0.5, o.batch_s / dt)) : 2.0;
     target = uint64_t(std::min(double(backend->max_batch()), std::max(double(backend->min_batch()), double(target) * f)));
   }
-  (void)done0;
   if (g_signal) {
     if (!o.quiet)
       std::cerr << "\nsweep: interrupted; " << o.out << " holds " << psa::to_string_u128(m.next - m.begin)
