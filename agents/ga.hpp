@@ -1,5 +1,5 @@
 // Genetic algorithm over categorical genomes, generational with elitism (Goldberg 1989; the
-// COSMIC study's GA, cosmic-study.md §5, at populations of 32-64; here up to millions):
+// COSMIC study's GA, shared/reference/cosmic-study.md §5, at populations of 32-64; here up to millions):
 //   selection   k-way tournament under the feasibility rules (Deb 2000)
 //   crossover   uniform (each gene from either parent)
 //   mutation    per gene, to one of the gene's other values (respects its cardinality)

@@ -1,7 +1,7 @@
 // Collective communication time: the Physical convention (cosmic's own model of real
 // collectives) and a dispatch to the ASTRA-sim-compatible convention (kernels/astra.hpp).
 //
-// Physical convention, one dimension (alpha-beta model; analytical-models.md §4, with the
+// Physical convention, one dimension (alpha-beta model; shared/reference/analytical-models.md §4, with the
 // topology-specific link usage spelled out below). A collective over a group with k ranks in a
 // dimension, `stride` NPUs apart, link bandwidth B (bytes/s, per direction, times net_eff),
 // per-hop latency a and endpoint delay d per message:
@@ -19,7 +19,7 @@
 // standard closed form: T = (sum of one chunk's phase times) + (chunks - 1) x (largest
 // per-dimension load of one chunk). It equals ASTRA-sim's measured "t0 + S t1" pattern.
 // Scheduling policy (LIFO/FIFO) does not enter: ASTRA-sim measured no difference on
-// transformer traces (astrasim-semantics.md), and our model issues one collective at a time.
+// transformer traces (shared/reference/astrasim-semantics.md), and our model issues one collective at a time.
 #pragma once
 
 #include <cmath>
@@ -109,7 +109,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       // NCCL-style double binary tree, all-reduce only (other collectives use the ring, as NCCL
       // does): reduce up and broadcast down two trees that each carry half the data, pipelined.
       // Latency 2 ceil(log2 k) steps; each NPU injects about 2 x bytes over its port(s)
-      // (analytical-models.md §4: "bandwidth term about 2 S / BW").
+      // (shared/reference/analytical-models.md §4: "bandwidth term about 2 S / BW").
       if (c != Coll::AllReduce) return c == Coll::AllToAll ? ring_all_to_all() : ring_once();
       const double depth = double(ceil_log2(k));
       const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;

@@ -1,4 +1,4 @@
-// Network dollar cost with LIBRA unit costs (cosmic-study.md §4).
+// Network dollar cost with LIBRA unit costs (shared/reference/cosmic-study.md §4).
 //
 // Unit prices are dollars per GB/s of per-link bandwidth, by tier. Dimensions map to tiers from
 // the outside in: the outermost dimension is the pod tier (the only one with a NIC price), the

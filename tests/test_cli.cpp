@@ -1,5 +1,5 @@
 // The `cosmic` binary end to end: `eval --json` on the shipped study configurations gives the
-// LIBRA network costs of cosmic-study.md §4, and bad input fails with a clear message.
+// LIBRA network costs of shared/reference/cosmic-study.md §4, and bad input fails with a clear message.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,5 @@
 // Collective times, Physical convention, against values worked out by hand from the formulas
-// in kernels/collective.hpp (alpha-beta model, analytical-models.md §4). Every expected number
+// in kernels/collective.hpp (alpha-beta model, shared/reference/analytical-models.md §4). Every expected number
 // below is written out from link bandwidth B, hop latency a, endpoint delay d = 10 ns.
 #include <gtest/gtest.h>
 

@@ -132,7 +132,7 @@ TEST(Inference, DecodeIsBoundByStreamingWeights) {
 
 TEST(Inference, GenerateIsPrefillPlusDecodeSteps) {
   // The study's inference latency: prefill of the prompt + N_out decode steps at the mid-point
-  // context (cosmic-study.md §4), decode steps pipelined back to back, here 1000 prompt + 200 output tokens, GPT3-175B, tp 8 pp 8.
+  // context (shared/reference/cosmic-study.md §4), decode steps pipelined back to back, here 1000 prompt + 200 output tokens, GPT3-175B, tp 8 pp 8.
   Config c = test::gpt175b_cluster();
   c.work.global_batch = 8;
   c.work.prompt_tokens = 1000;
@@ -229,7 +229,7 @@ TEST(Feasibility, NeverNanOrInfOverRandomInputs) {
 }
 
 TEST(Cost, LibraStudySystems) {
-  // cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
+  // shared/reference/cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
   using test::dim;
   Network s1;
   s1.ndims = 4;
