@@ -15,49 +15,16 @@ void BatchOutput::reset(int nobj) {
   rows.clear();
 }
 
-namespace {
-
-// Does gene g feed the value get_param(p, dim) reads from a decoded configuration? Follows
-// decode()'s derived parameters: TP from DP, CP, PP and NPUs; per-link bandwidth from per-NPU
-// bandwidth and topology; algorithms from topology. Conservative: true when unsure.
-bool gene_feeds(const SpaceView& s, const Gene& g, Param p, int32_t dim) {
-  const int32_t d = dim < 0 ? 0 : dim;  // get_param reads dimension 0 for dim -1
-  const bool same_dim = g.dim < 0 || g.dim == d;  // global genes carry dim -1
-  auto is_algo = [](Param q) { return q >= Param::Algo && q <= Param::AlgoAllToAll; };
-  if (g.param == p) return same_dim;
-  if (p == Param::TP)
-    return s.derive_tp && (g.param == Param::DP || g.param == Param::CP || g.param == Param::PP ||
-                           g.param == Param::Npus);
-  if (p == Param::LinkBw || p == Param::NpuBw)
-    return same_dim && (g.param == Param::LinkBw || g.param == Param::NpuBw || g.param == Param::Topology);
-  if (is_algo(p)) return same_dim && (is_algo(g.param) || (s.algo_follows_topology && g.param == Param::Topology));
-  return false;
-}
-
-}  // namespace
-
 SweepConst make_sweep_const(const SpaceView& s, const std::vector<Objective>& objectives) {
   if (objectives.empty() || objectives.size() > size_t(kMaxSweepObjectives))
     throw std::runtime_error("a sweep needs 1 to " + std::to_string(kMaxSweepObjectives) + " objectives");
   SweepConst k;
   k.nobj = int32_t(objectives.size());
   for (size_t j = 0; j < objectives.size(); ++j) k.obj[j] = objectives[j];
+  // The lowest gene each constraint reads, by the same rules as feasible counting.
   for (int32_t c = 0; c < s.nconstraints; ++c) {
-    int32_t low = s.ngenes;
-    for (int32_t i = s.prog_start[c]; i < s.prog_start[c + 1]; ++i) {
-      const Instr& in = s.prog[i];
-      for (int32_t g = 0; g < low; ++g) {
-        const Gene& ge = s.gene[g];
-        bool feeds = false;
-        if (in.op == Op::PushNpusTotal) feeds = ge.param == Param::Npus;
-        else if (in.op == Op::PushParam) feeds = gene_feeds(s, ge, Param(int16_t(in.arg)), in.dim);
-        if (feeds) {
-          low = g;
-          break;
-        }
-      }
-    }
-    k.low_gene[c] = low;
+    const std::vector<int32_t> genes = psa::constraint_genes(s, c);
+    k.low_gene[c] = genes.empty() ? s.ngenes : genes.front();
   }
   for (int i = 0; i < kHistEdges; ++i) k.hist_edge[i] = std::pow(10.0, double(i - 120) / 10.0);
   return k;

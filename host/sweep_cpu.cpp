@@ -121,15 +121,12 @@ class CpuSweep final : public SweepBackend {
 
   void score(const SpaceView&, const Config& c, u128 index, const Pruning& prune, Partial& me) const {
     const SweepConst& k = p_.k;
-    const Result r = evaluate(c);
-    me.out.reasons[int(r.reason)]++;
     SweepPoint pt;
     pt.index = index;
+    const Result r = score_config(c, k.obj, k.nobj, pt.obj);  // walk() has checked the constraints
+    me.out.reasons[int(r.reason)]++;
     if (r.reason == Reason::Ok) {
-      for (int j = 0; j < k.nobj; ++j) {
-        pt.obj[j] = objective_value(k.obj[j], c, r);
-        me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;
-      }
+      for (int j = 0; j < k.nobj; ++j) me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;
       for (int j = 0; j < k.nobj; ++j) offer_top(pt, j, prune, me.top[j]);
       if (p_.want_front) offer_front(pt, prune, me.front);
     }
@@ -137,7 +134,7 @@ class CpuSweep final : public SweepBackend {
       SweepRow row;
       row.index = index;
       row.reason = int32_t(r.reason);
-      for (int j = 0; j < k.nobj; ++j) row.obj[j] = r.reason == Reason::Ok ? pt.obj[j] : objective_value(k.obj[j], c, r);
+      for (int j = 0; j < k.nobj; ++j) row.obj[j] = pt.obj[j];
       row.time_s = r.time_s;
       row.memory_bytes = r.memory_bytes;
       row.network_cost_usd = r.network_cost_usd;

@@ -1,7 +1,7 @@
 // Scoring one individual of a population (host and device): decode the genome onto the base
-// configuration (kernels/space.hpp), check the PSA constraints, evaluate the model
-// (kernels/model.hpp) and compute the objectives. Used by host/population.cpp (OpenMP) and
-// kernels/population_cuda.cu (one thread per individual).
+// configuration (kernels/space.hpp), then check the PSA constraints, evaluate the model and
+// compute the objectives with the sweeps' code (score_point, kernels/score.hpp). Used by
+// host/population.cpp (OpenMP) and kernels/population_cuda.cu (one thread per individual).
 //
 // Infeasible individuals get a violation > 0 that ranks them under the feasibility rules
 // (Deb 2000, agents/agent.hpp), in three tiers that never overlap:
@@ -19,6 +19,7 @@
 
 #include "kernels/hd.hpp"
 #include "kernels/model.hpp"
+#include "kernels/score.hpp"
 #include "kernels/space.hpp"
 
 namespace cosmic {
@@ -40,12 +41,13 @@ COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& 
   double v = 0;
   for (int m = 0; m < kPopMetrics; ++m) metrics[size_t(m) * n + i] = 0;
   for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = INFINITY;
-  if (!check_constraints(s, c, v)) {
+  Result r;
+  double values[kNumObjectives];
+  if (!score_point(s, c, o.obj, o.n, v, r, values)) {
     reason[i] = -1;
     violation[i] = 2 + v / (1 + v);
     return;
   }
-  const Result r = evaluate(c);
   reason[i] = int32_t(r.reason);
   metrics[0 * n + i] = r.time_s;
   metrics[1 * n + i] = r.memory_bytes;
@@ -54,7 +56,7 @@ COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& 
   metrics[4 * n + i] = r.mfu;
   if (r.reason == Reason::Ok) {
     violation[i] = 0;
-    for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = objective_value(o.obj[j], c, r);
+    for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = values[j];
   } else if (r.reason == Reason::OutOfMemory) {
     const double cap = c.compute.mem_capacity_bytes;
     const double x = cap > 0 ? (r.memory_bytes - cap) / cap : 1.0;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/cost.hpp"
 #include "kernels/hd.hpp"
 #include "kernels/model.hpp"
 #include "kernels/types.hpp"
@@ -50,6 +51,8 @@ enum class Op : int8_t {
   PushConst = 0,   // arg: value
   PushParam,       // arg: Param code, dim: network dimension or -1 (reads the decoded Config)
   PushNpusTotal,   // product of npus over dimensions
+  PushNetworkCost, // network_cost_usd (kernels/cost.hpp), USD
+  PushNpuBwTotal,  // npu_bandwidth_total: sum over dimensions of per-NPU bandwidth, GB/s
   Add, Sub, Mul, Div,
   Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; record the violation |lhs - rhs| when false
 };
@@ -85,7 +88,7 @@ struct SpaceView {
 
 // Links per NPU of a topology in the study's convention (per-link bandwidth = per-NPU
 // bandwidth / links): Ring 2, FullyConnected 7 (hard-coded, whatever the dimension size),
-// Switch 1 (cosmic-study.md §1).
+// Switch 1 (shared/reference/cosmic-study.md §1).
 COSMIC_HD inline double links_per_npu(Topology t) {
   return t == Topology::Ring ? 2.0 : (t == Topology::FullyConnected ? 7.0 : 1.0);
 }
@@ -222,6 +225,14 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
   return c;
 }
 
+// Sum over dimensions of the per-NPU bandwidth (per-link bandwidth x links per NPU), GB/s: the
+// study's "bw", read by the RuntimeXBw objective and the constraint name npu_bandwidth_total.
+COSMIC_HD inline double npu_bandwidth_total(const Config& c) {
+  double bw = 0;
+  for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+  return bw;
+}
+
 // Evaluates constraint program k on a decoded configuration. Each failed comparison adds
 // |lhs - rhs| (1 when equal, for !=) to `violation`, the measure feasibility rules rank by.
 COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k, double& violation) {
@@ -234,6 +245,14 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
       case Op::PushConst: stack[sp++] = in.arg; break;
       case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
       case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
+      case Op::PushNetworkCost: {
+        // The dollar figure even where a Switch sits on an unpriced tier: the model rejects
+        // those points itself (Reason::SwitchNotPriced).
+        bool priced = true;
+        stack[sp++] = network_cost_usd(c.net, priced);
+        break;
+      }
+      case Op::PushNpuBwTotal: stack[sp++] = npu_bandwidth_total(c); break;
       default: {
         const double b = stack[--sp], a = stack[--sp];
         double r = 0;
@@ -279,11 +298,7 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
     case Objective::Throughput: return r.tokens_per_s > 0 ? 1.0 / r.tokens_per_s : 0.0;
     case Objective::Memory: return r.memory_bytes;
     case Objective::Cost: return r.network_cost_usd;
-    case Objective::RuntimeXBw: {
-      double bw = 0;
-      for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
-      return r.time_s * bw / 2000.0;
-    }
+    case Objective::RuntimeXBw: return r.time_s * npu_bandwidth_total(c) / 2000.0;
     case Objective::RuntimeXCost: return r.time_s * r.network_cost_usd;
   }
   return 0;

@@ -1,13 +1,15 @@
 // Per-point code of exhaustive sweeps, shared by the CPU backend (host/sweep_cpu.cpp) and the
 // CUDA kernel (kernels/sweep_cuda.cu): mixed-radix stepping of a genome, one constraint at a
 // time (to know how far a violation lets the sweep skip), the objective histogram's bins, and
-// the orders used by top-K and the Pareto front. Host and device, no allocation.
+// the orders used by top-K and the Pareto front. Scoring a point is kernels/score.hpp's
+// score_config(). Host and device, no allocation.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/hd.hpp"
 #include "kernels/model.hpp"
+#include "kernels/score.hpp"
 #include "kernels/space.hpp"
 
 namespace cosmic {

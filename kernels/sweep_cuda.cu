@@ -1,7 +1,7 @@
 // CUDA sweep backend: one thread per live index of a batch. The SpaceView (value tables,
 // constraint programs) and the sweep constants live in __constant__ memory; a thread finds its
-// segment, steps the segment's start genome by its offset (no 128-bit division), decodes,
-// checks the constraints and, when they hold, runs the same evaluate() as the CPU.
+// segment, steps the segment's start genome by its offset (no 128-bit division), decodes and
+// scores the point with the CPU's code (score_point / score_config, kernels/score.hpp).
 // Reductions stay on the device: reason counts and objective histograms per block with
 // cub::BlockHistogram, then one atomicAdd per non-empty bin; top-K and Pareto candidates are
 // the points that beat what the host already kept (K-th best per objective, current front),
@@ -99,12 +99,11 @@ __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, i
     SweepRow row;
     row.index = index;
     row.reason = -1;
-    if (check_constraints(c_view, c, violation)) {
-      const Result r = evaluate(c);
+    Result r;
+    SweepPoint pt;
+    pt.index = index;
+    if (score_point(c_view, c, c_k.obj, c_k.nobj, violation, r, pt.obj)) {
       reason_sample[0] = int(r.reason);
-      SweepPoint pt;
-      pt.index = index;
-      for (int j = 0; j < c_k.nobj; ++j) pt.obj[j] = objective_value(c_k.obj[j], c, r);
       if (r.reason == Reason::Ok) {
         for (int j = 0; j < c_k.nobj; ++j) bins[j] = hist_bin(c_k, pt.obj[j]);
         if (is_candidate(pt, pr)) {

@@ -259,7 +259,8 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
 //   sum        := term (('+' | '-') term)*
 //   term       := factor (('*' | '/') factor)*
 //   factor     := NUMBER | NAME | product(NAME) | sum(NAME) | '(' sum ')' | '-' factor
-// NAME: [stack.]param[.dim], npus_total, true, false, or an enumeration value (Switch, zero3, ...).
+// NAME: [stack.]param[.dim], npus_total, network_cost, npu_bandwidth_total, true, false, or an
+// enumeration value (Switch, zero3, ...).
 
 class ExprCompiler {
  public:
@@ -278,7 +279,10 @@ class ExprCompiler {
     // The evaluator's stack holds 16 values.
     int depth = 0, most = 0;
     for (const auto& in : code_) {
-      depth += (in.op == Op::PushConst || in.op == Op::PushParam || in.op == Op::PushNpusTotal) ? 1 : -1;
+      depth += (in.op == Op::PushConst || in.op == Op::PushParam || in.op == Op::PushNpusTotal ||
+                in.op == Op::PushNetworkCost || in.op == Op::PushNpuBwTotal)
+                   ? 1
+                   : -1;
       most = std::max(most, depth);
     }
     if (most > 16) fail("expression too deeply nested (the evaluator's stack holds 16 values)");
@@ -374,6 +378,8 @@ class ExprCompiler {
       return;
     }
     if (name == "npus_total") { code_.push_back(Instr{Op::PushNpusTotal, -1, 0}); return; }
+    if (name == "network_cost") { code_.push_back(Instr{Op::PushNetworkCost, -1, 0}); return; }
+    if (name == "npu_bandwidth_total") { code_.push_back(Instr{Op::PushNpuBwTotal, -1, 0}); return; }
     if (name == "true" || name == "false") { code_.push_back(Instr{Op::PushConst, -1, name == "true" ? 1.0 : 0.0}); return; }
     auto [base, dim] = split_dim(name);
     if (base.find('.') == std::string::npos && dim < 0 && !find_param("", base)) {
@@ -407,7 +413,7 @@ class ExprCompiler {
     const ParamDef* d = find_param(stack, param);
     if (!d) {
       pos_ = at;
-      fail("unknown parameter '" + name + "' (parameters: " + param_list("") + ", npus_total)");
+      fail("unknown parameter '" + name + "' (parameters: " + param_list("") + ", npus_total, network_cost, npu_bandwidth_total)");
     }
     if (want_per_dim && !d->per_dim) { pos_ = at; fail("product() and sum() take a per-dimension parameter, not '" + name + "'"); }
     return d;
@@ -677,15 +683,14 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 }
 
 // ---------------------------------------------------------------------------------------------
-// Feasible counting.
+// Which genes each constraint reads (constraint_genes): the one rule set that sweep skipping
+// (host/sweep.cpp) and exact feasible counting (below) both use.
 //
-// Each constraint reads some configuration fields; each gene writes some (including what the
-// derived parameters make it write: DP / CP / PP / npus genes write TP when TP is derived; a
-// topology gene writes the algorithms when they follow the topology, and the per-link bandwidth
-// when that dimension's bandwidth is given per NPU). Genes linked through constraints form
-// components; the feasible count is the product over components of their feasible sub-counts,
-// times the cardinality of every gene no constraint reads. A component is enumerated with the
-// other genes at index 0, which is exact because its constraints read none of their fields.
+// Each constraint reads some configuration fields; each gene writes some (including what
+// decode()'s derived parameters make it write: DP / CP / PP / npus genes write TP when TP is
+// derived; a topology gene writes the algorithms when they follow the topology, and the per-link
+// bandwidth when that dimension's bandwidth is given per NPU). A constraint reads a gene when
+// the gene writes a field the constraint reads.
 
 namespace {
 
@@ -722,21 +727,62 @@ std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw
   return out;
 }
 
+// The fields the values constraint k pushes depend on (get_param and the Push ops of
+// kernels/space.hpp).
 std::set<Field> constraint_reads(const SpaceView& s, int k) {
   const int nd = s.base.net.ndims;
   std::set<Field> out;
   for (int i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
     const Instr& in = s.prog[i];
-    if (in.op == Op::PushNpusTotal) add_fields(out, Param::Npus, -1, nd);
-    if (in.op != Op::PushParam) continue;
-    const Param p = Param(int16_t(in.arg));
-    const int d = in.dim < 0 ? 0 : in.dim;
-    if (p == Param::Algo) out.insert({int(Param::AlgoAllReduce), d});
-    else if (p == Param::NpuBw) { out.insert({int(Param::LinkBw), d}); out.insert({int(Param::Topology), d}); }
-    else add_fields(out, p, is_per_dim(p) ? d : -1, nd);
+    switch (in.op) {
+      case Op::PushNpusTotal: add_fields(out, Param::Npus, -1, nd); break;
+      case Op::PushNetworkCost:  // topology, NPUs and per-link bandwidth of every dimension
+        add_fields(out, Param::Npus, -1, nd);
+        [[fallthrough]];
+      case Op::PushNpuBwTotal:  // per-link bandwidth x links per NPU (topology) of every dimension
+        add_fields(out, Param::Topology, -1, nd);
+        add_fields(out, Param::LinkBw, -1, nd);
+        break;
+      case Op::PushParam: {
+        const Param p = Param(int16_t(in.arg));
+        const int d = in.dim < 0 ? 0 : in.dim;  // get_param reads dimension 0 for dim -1
+        if (p == Param::Algo) out.insert({int(Param::AlgoAllReduce), d});
+        else if (p == Param::NpuBw) { out.insert({int(Param::LinkBw), d}); out.insert({int(Param::Topology), d}); }
+        else add_fields(out, p, is_per_dim(p) ? d : -1, nd);
+        break;
+      }
+      default: break;  // constants and arithmetic read nothing
+    }
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k) {
+  bool npu_bw_dim[kMaxDims] = {};  // dimensions whose bandwidth a gene gives per NPU
+  for (int g = 0; g < s.ngenes; ++g)
+    if (s.gene[g].param == Param::NpuBw)
+      for (int d = 0; d < s.base.net.ndims; ++d) npu_bw_dim[d] = npu_bw_dim[d] || s.gene[g].dim < 0 || s.gene[g].dim == d;
+  const std::set<Field> reads = constraint_reads(s, k);
+  std::vector<int32_t> out;
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    bool touches = false;
+    for (const Field& f : gene_writes(s, s.gene[g], npu_bw_dim)) touches = touches || reads.count(f);
+    if (touches) out.push_back(g);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feasible counting.
+//
+// Genes linked through constraints (constraint_genes) form components; the feasible count is
+// the product over components of their feasible sub-counts, times the cardinality of every gene
+// no constraint reads. A component is enumerated with the other genes at index 0, which is
+// exact because its constraints read none of them.
+
+namespace {
 
 // A copy of the view keeping only the constraints listed.
 std::unique_ptr<SpaceView> with_constraints(const SpaceView& s, const std::vector<int>& ks) {
@@ -758,13 +804,6 @@ constexpr uint64_t kMaxComponentPoints = 100000000;  // enumeration budget per c
 u128 feasible_count(const DesignSpace& space) {
   const SpaceView& s = *space.view;
   const int n = s.ngenes;
-  bool npu_bw_dim[kMaxDims] = {};
-  for (int g = 0; g < n; ++g)
-    if (s.gene[g].param == Param::NpuBw)
-      for (int d = 0; d < s.base.net.ndims; ++d) npu_bw_dim[d] = npu_bw_dim[d] || s.gene[g].dim < 0 || s.gene[g].dim == d;
-
-  std::vector<std::set<Field>> writes(n);
-  for (int g = 0; g < n; ++g) writes[g] = gene_writes(s, s.gene[g], npu_bw_dim);
 
   // Union-find over genes, linked by the constraints that read them.
   std::vector<int> parent(n);
@@ -776,11 +815,7 @@ u128 feasible_count(const DesignSpace& space) {
   std::vector<int> first_gene(s.nconstraints, -1);
   std::vector<bool> constrained(n, false);
   for (int k = 0; k < s.nconstraints; ++k) {
-    const std::set<Field> reads = constraint_reads(s, k);
-    for (int g = 0; g < n; ++g) {
-      bool touches = false;
-      for (const Field& f : writes[g]) touches = touches || reads.count(f);
-      if (!touches) continue;
+    for (int g : constraint_genes(s, k)) {
       constrained[g] = true;
       if (first_gene[k] < 0) first_gene[k] = g;
       else parent[find(g)] = find(first_gene[k]);

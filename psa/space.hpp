@@ -33,6 +33,14 @@ struct DesignSpace {
 // Loads a PSA file; errors (psa::ConfigError) name file, line and key.
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets = {});
 
+// The genes constraint k of `s` reads, ascending: gene g is listed when its value can change a
+// value constraint k's program pushes, directly or through decode()'s derived parameters (a
+// derived TP reads the DP, CP, PP and npus genes; per-NPU bandwidth, network_cost and
+// npu_bandwidth_total read topology genes; algorithms that follow the topology read topology
+// genes). Genes not listed cannot change whether constraint k holds. The one rule set behind
+// sweep skipping (make_sweep_const, host/sweep.cpp) and feasible_count().
+std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k);
+
 // Number of points whose genome satisfies every constraint (not the model's memory check),
 // exact, computed without visiting every raw point where the constraints allow it.
 u128 feasible_count(const DesignSpace& space);

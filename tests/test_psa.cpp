@@ -1,7 +1,8 @@
-// Design-space (PSA) files: the study's counts (cosmic-study.md §1), feasible counts against
+// Design-space (PSA) files: the study's counts (shared/reference/cosmic-study.md §1), feasible counts against
 // brute force, 128-bit rank / unrank at the edges, and errors that name file, line and key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -47,7 +48,7 @@ std::string error_of(const std::string& path) {
 
 
 TEST(Psa, PaperCountSystem1) {
-  // 76,859,228,160,000 = 286 x 4,096 x 65,610,000 (cosmic-study.md §1).
+  // 76,859,228,160,000 = 286 x 4,096 x 65,610,000 (shared/reference/cosmic-study.md §1).
   const std::string path = test::data_path("psa/cosmic/paper-count-system1.yaml");
   const psa::DesignSpace ds = psa::load_psa(path);
   const u128 n = psa::feasible_count(ds);
@@ -130,6 +131,69 @@ TEST(Psa, DerivedDependenciesCountedExactly) {
       "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  collective:\n    chunks: [2, 4]\n"
       "constraints: [\"npus_total == 512\"]\nobjectives: memory\n"));
   EXPECT_EQ(psa::feasible_count(none), u128(0));
+}
+
+TEST(Psa, NetworkCostAndBandwidthTotalNames) {
+  // network_cost and npu_bandwidth_total push kernels/cost.hpp's network_cost_usd and
+  // npu_bandwidth_total(); they read the topology / NPUs / bandwidth genes, not dp or latency.
+  auto space = [](const std::string& name, const std::string& constraints) {
+    return psa::load_psa(write_psa(name,
+        "base: configs/cosmic-system1-baseline.yaml\n"
+        "parameters:\n"
+        "  workload:\n    dp: [1, 2, 4, 8]\n"
+        "  network:\n    topology: {values: [Ring, Switch, FullyConnected], per_dim: true}\n"
+        "    npus.3: [4, 8, 16]\n    npu_bandwidth_GBps: {values: [50, 200], per_dim: true}\n"
+        "    latency_ns.0: [100, 700]\n"
+        "constraints:\n" + constraints + "objectives: latency\n"));
+  };
+  // The median network cost over the space, so the budget below splits it.
+  const auto all = space("cost-all.yaml", "  - \"network_cost >= 0\"\n");
+  const SpaceView& a = *all.view;
+  std::vector<int32_t> genome(size_t(a.ngenes), 0);
+  std::vector<double> costs;
+  for (u128 i = 0, n = space_size(a); i < n; ++i) {
+    unrank(a, i, genome.data());
+    bool priced = true;
+    costs.push_back(network_cost_usd(decode(a, genome.data()).net, priced));
+  }
+  std::sort(costs.begin(), costs.end());
+  const double budget = costs[costs.size() / 2], bw_budget = 600;
+  char text[256];
+  std::snprintf(text, sizeof text, "  - \"network_cost <= %.17g\"\n  - \"npu_bandwidth_total <= %.17g\"\n"
+                "  - \"sum(network.npu_bandwidth_GBps) <= %.17g\"\n", budget, bw_budget, bw_budget);
+  const auto ds = space("cost-budget.yaml", text);
+  const SpaceView& s = *ds.view;
+  ASSERT_EQ(s.nconstraints, 3);
+  uint64_t pass[2] = {0, 0};
+  for (u128 i = 0, n = space_size(s); i < n; ++i) {
+    unrank(s, i, genome.data());
+    const Config c = decode(s, genome.data());
+    bool priced = true;
+    double v = 0;
+    const bool cost_ok = constraint_holds(s, c, 0, v), bw_ok = constraint_holds(s, c, 1, v);
+    ASSERT_EQ(cost_ok, network_cost_usd(c.net, priced) <= budget);
+    ASSERT_EQ(bw_ok, npu_bandwidth_total(c) <= bw_budget);
+    ASSERT_EQ(bw_ok, constraint_holds(s, c, 2, v));  // the study's earlier spelling, same doubles
+    pass[0] += cost_ok;
+    pass[1] += bw_ok;
+  }
+  EXPECT_GT(pass[0], 0u);
+  EXPECT_LT(pass[0], uint64_t(space_size(s)));
+  EXPECT_GT(pass[1], 0u);
+  EXPECT_LT(pass[1], uint64_t(space_size(s)));
+  EXPECT_EQ(psa::feasible_count(ds), u128(brute_force(ds)));
+  // Read sets by gene name.
+  auto names = [&](int k) {
+    std::string out;
+    for (int32_t g : psa::constraint_genes(s, k)) out += (out.empty() ? "" : " ") + ds.genes[size_t(g)].name;
+    return out;
+  };
+  const std::string topo = "network.topology.0 network.topology.1 network.topology.2 network.topology.3";
+  const std::string bw = "network.npu_bandwidth_GBps.0 network.npu_bandwidth_GBps.1 network.npu_bandwidth_GBps.2 "
+                         "network.npu_bandwidth_GBps.3";
+  EXPECT_EQ(names(0), topo + " network.npus.3 " + bw);
+  EXPECT_EQ(names(1), topo + " " + bw);
+  EXPECT_EQ(names(2), topo + " " + bw);
 }
 
 TEST(Psa, RankUnrankAtTheEdgesOf128Bits) {

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "host/backend.hpp"
 #include "host/sweep.hpp"
@@ -214,6 +218,107 @@ TEST(Sweep, CudaMatchesCpu) {
     EXPECT_GT(a.feasible(), 0u);
     // Both evaluate in double; FMA contraction on the GPU may change the last bits.
     expect_same_state(b, a, 1e-9);
+  }
+}
+
+// Every shipped PSA file (data/psa/**/*.yaml), sorted.
+std::vector<std::string> shipped_psa_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(COSMIC_DATA_DIR) + "/psa"))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A space whose constraints use every rule of the read sets: derived TP (dp, cp, npus genes),
+// algorithms that follow the topology, per-NPU bandwidth (topology genes change the per-link
+// bandwidth and the per-NPU reading), network_cost and npu_bandwidth_total. 20,412 points.
+psa::DesignSpace every_rule_space() {
+  const std::string path = ::testing::TempDir() + "every-rule.yaml";
+  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+      "parameters:\n"
+      "  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    cp: [1, 2, 4]\n"
+      "  network:\n    topology: {values: [Ring, Switch, FullyConnected], per_dim: true}\n"
+      "    npus.3: [4, 8, 16]\n    npu_bandwidth_GBps.0: {range: {min: 50, max: 350, step: 100}}\n"
+      "derived: {tp: auto, algorithm: follows_topology}\n"
+      "constraints:\n"
+      "  - \"workload.tp >= 4\"\n"
+      "  - \"collective.all_reduce_algorithm.1 != direct\"\n"
+      "  - \"collective.algorithm.2 != ring\"\n"
+      "  - \"network.bandwidth_GBps.0 <= 100\"\n"
+      "  - \"network.npu_bandwidth_GBps.0 >= 100\"\n"
+      "  - \"network_cost <= 3000000\"\n"
+      "  - \"npu_bandwidth_total <= 1400\"\n"
+      "objectives: latency\n";
+  return psa::load_psa(path);
+}
+
+// The spaces the read-set tests run on: every shipped PSA file, then every_rule_space().
+std::vector<psa::DesignSpace> read_set_spaces() {
+  std::vector<psa::DesignSpace> out;
+  for (const std::string& file : shipped_psa_files()) out.push_back(psa::load_psa(file));
+  out.push_back(every_rule_space());
+  for (psa::DesignSpace& ds : out) ds.objectives = {Objective::Latency};
+  return out;
+}
+
+// The read sets (psa::constraint_genes) against what decode() actually does: changing a gene a
+// constraint does not list must leave that constraint's verdict and violation unchanged, on
+// random points. Sweep skipping (low_gene) and feasible counting both rely on this; it fails
+// when a rule of the read sets misses a dependency.
+TEST(Sweep, ReadSetsCoverEveryGeneThatChangesAConstraint) {
+  const std::vector<psa::DesignSpace> spaces = read_set_spaces();
+  ASSERT_GE(spaces.size(), 20u);
+  std::mt19937_64 rng(11);
+  for (const psa::DesignSpace& ds : spaces) {
+    const SpaceView& s = *ds.view;
+    const SweepConst k = make_sweep_const(s, ds.objectives);
+    std::vector<std::vector<bool>> reads(size_t(s.nconstraints), std::vector<bool>(size_t(s.ngenes), false));
+    for (int32_t c = 0; c < s.nconstraints; ++c) {
+      const std::vector<int32_t> genes = psa::constraint_genes(s, c);
+      EXPECT_EQ(k.low_gene[c], genes.empty() ? s.ngenes : genes.front()) << ds.file << " constraint " << c;
+      for (int32_t g : genes) reads[size_t(c)][size_t(g)] = true;
+    }
+    int32_t genome[kMaxGenes], other[kMaxGenes];
+    for (int t = 0; t < 64; ++t) {
+      for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = int32_t(rng() % uint64_t(s.gene[g].card));
+      const Config c0 = decode(s, genome);
+      for (int32_t g = 0; g < s.ngenes; ++g) {
+        const int32_t card = s.gene[g].card, step = card > 8 ? card / 8 : 1;  // up to ~8 values of g
+        for (int32_t v = 0; v < card; v += step) {
+          std::copy(genome, genome + s.ngenes, other);
+          other[g] = v;
+          const Config c1 = decode(s, other);
+          for (int32_t c = 0; c < s.nconstraints; ++c) {
+            if (reads[size_t(c)][size_t(g)]) continue;
+            double v0 = 0, v1 = 0;
+            const bool h0 = constraint_holds(s, c0, c, v0), h1 = constraint_holds(s, c1, c, v1);
+            ASSERT_TRUE(h0 == h1 && v0 == v1) << ds.file << ": gene " << ds.genes[size_t(g)].name
+                                              << " changes constraint '" << ds.constraint_text[size_t(c)]
+                                              << "' but is not in its read set";
+          }
+        }
+      }
+    }
+  }
+}
+
+// Skipping sweeps against brute force on slices of the same spaces (the whole of the small
+// ones): the same points pass the constraints and get the same model verdicts, and on a whole
+// space as many points pass as psa::feasible_count counts.
+TEST(Sweep, SkippingMatchesBruteForceOnEveryShippedSpace) {
+  std::mt19937_64 rng(5);
+  for (const psa::DesignSpace& ds : read_set_spaces()) {
+    const u128 n = space_size(*ds.view);
+    const u128 len = n < 25000 ? n : 6000;
+    for (int rep = 0; rep < 2; ++rep) {
+      const u128 begin = rep == 0 ? 0 : (((u128(rng()) << 64) | rng()) % (n - len + 1));
+      SCOPED_TRACE(ds.file + " from " + psa::to_string_u128(begin));
+      const SweepState got = cpu_sweep(ds, begin, begin + len, 4);
+      expect_same_state(got, brute_force(ds, begin, begin + len, 4));
+      // A whole space: the sweep's count of points passing the constraints is the exact count.
+      if (len == n) EXPECT_TRUE(u128(got.evaluated()) == psa::feasible_count(ds)) << got.evaluated();
+    }
   }
 }
 

@@ -1,0 +1,33 @@
+// Scoring one point of a design space (host and device), the one copy of that logic: the CPU
+// sweep (host/sweep_cpu.cpp), the CUDA sweep (kernels/sweep_cuda.cu) and the population
+// evaluators (kernels/population.hpp) all call score_config(), so their model results and
+// objective values are the same doubles.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/hd.hpp"
+#include "kernels/model.hpp"
+#include "kernels/space.hpp"
+
+namespace cosmic {
+
+// Evaluates a decoded configuration (the caller has checked its constraints) and writes the
+// value of each of the `nobj` objectives to values[0..nobj), whatever the model's verdict;
+// callers decide what an infeasible point's values mean.
+COSMIC_HD inline Result score_config(const Config& c, const Objective* objectives, int32_t nobj, double* values) {
+  const Result r = evaluate(c);
+  for (int32_t j = 0; j < nobj; ++j) values[j] = objective_value(objectives[j], c, r);
+  return r;
+}
+
+// Checks every constraint of a decoded configuration, then scores it. Returns false, with
+// check_constraints' violation and without running the model, when a constraint fails.
+COSMIC_HD inline bool score_point(const SpaceView& s, const Config& c, const Objective* objectives, int32_t nobj,
+                                  double& violation, Result& r, double* values) {
+  if (!check_constraints(s, c, violation)) return false;
+  r = score_config(c, objectives, nobj, values);
+  return true;
+}
+
+}  // namespace cosmic
