@@ -9,12 +9,6 @@ namespace cosmic {
 
 namespace {
 
-int64_t total_npus(const Network& n) {
-  int64_t t = 1;
-  for (int i = 0; i < n.ndims; ++i) t *= n.dim[i].npus;
-  return t;
-}
-
 struct Term {
   const char* name;
   double value;

@@ -41,8 +41,7 @@ COSMIC_HD inline TierPrice libra_price(int tier) {
 
 // Total network cost in dollars; sets `ok` false when a Switch sits on an unpriced tier.
 COSMIC_HD inline double network_cost_usd(const Network& net, bool& ok) {
-  int64_t total = 1;
-  for (int32_t i = 0; i < net.ndims; ++i) total *= net.dim[i].npus;
+  const int64_t total = total_npus(net);
   double usd = 0;
   ok = true;
   for (int32_t i = 0; i < net.ndims; ++i) {

@@ -150,8 +150,7 @@ struct LayerTime {
 };
 
 COSMIC_HD inline double peak_flops(const Compute& c, int32_t dtype_bytes) {
-  const int idx = dtype_bytes >= 4 ? 0 : (dtype_bytes == 2 ? 1 : 2);
-  return c.peak_tflops[idx] * 1e12;
+  return c.peak_tflops[peak_index(dtype_bytes)] * 1e12;
 }
 
 // Peak of the 16-bit (or wider) kernels: attention and the output layer. With FP8 GEMMs they
@@ -246,14 +245,13 @@ COSMIC_HD inline bool positive(double x) { return x > 0 && x < 1e300; }
 COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   const ModelSpec& m = c.model;
   const Workload& w = c.work;
-  npus = 1;
   if (c.net.ndims < 1 || c.net.ndims > kMaxDims) return Reason::InvalidInput;
   for (int32_t i = 0; i < c.net.ndims; ++i) {
     const NetDim& d = c.net.dim[i];
     if (d.npus < 1 || (d.npus > 1 && !positive(d.link_bw_GBps)) || !(d.latency_ns >= 0)) return Reason::InvalidInput;
-    if (npus > kMaxNpus / d.npus) return Reason::InvalidInput;  // more NPUs than any system (and no overflow)
-    npus *= d.npus;
   }
+  npus = total_npus(c.net);
+  if (npus > kMaxNpus) return Reason::InvalidInput;  // more NPUs than any system
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
       m.kv_heads > m.heads || m.heads % m.kv_heads != 0 ||
       !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4))

@@ -149,7 +149,7 @@ COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
       for (int32_t d = d0; d < d1; ++d) c.net.dim[d].link_bw_GBps = v;
       break;
     case Param::Latency: for (int32_t d = d0; d < d1; ++d) c.net.dim[d].latency_ns = v; break;
-    case Param::PeakTflops: c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)] = v; break;
+    case Param::PeakTflops: c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] = v; break;
     case Param::MemBw: c.compute.mem_bw_GBps = v; break;
     case Param::MemCapacityGB: c.compute.mem_capacity_bytes = v * 1e9; break;
   }
@@ -184,17 +184,11 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::LinkBw: return c.net.dim[d].link_bw_GBps;
     case Param::NpuBw: return c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
     case Param::Latency: return c.net.dim[d].latency_ns;
-    case Param::PeakTflops: return c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)];
+    case Param::PeakTflops: return c.compute.peak_tflops[peak_index(c.model.dtype_bytes)];
     case Param::MemBw: return c.compute.mem_bw_GBps;
     case Param::MemCapacityGB: return c.compute.mem_capacity_bytes / 1e9;
   }
   return 0;
-}
-
-COSMIC_HD inline int64_t total_npus(const Network& n) {
-  int64_t t = 1;
-  for (int32_t i = 0; i < n.ndims; ++i) t *= n.dim[i].npus;
-  return t;
 }
 
 // Applies a genome to the base configuration, then the derived parameters.

@@ -14,7 +14,7 @@
 
 namespace cosmic {
 
-constexpr int kMaxSweepObjectives = 4;  // objectives reduced per sweep (PSAs name 1-3)
+constexpr int kMaxSweepObjectives = kNumObjectives;  // objectives reduced per sweep: up to all six
 
 // Objective histogram: log-spaced, 10 bins per decade over [1e-12, 1e18), one underflow bin
 // (below 1e-12, zero, negative or NaN) and one overflow bin (1e18 and above). The range covers

@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, i
 
   const uint64_t i = uint64_t(blockIdx.x) * kBlock + threadIdx.x;
   int reason_sample[1] = {kNumReasons};  // the extra bin: not evaluated
-  int bins[kMaxSweepObjectives] = {kHistBins, kHistBins, kHistBins, kHistBins};
+  int bins[kMaxSweepObjectives];
+  for (int j = 0; j < kMaxSweepObjectives; ++j) bins[j] = kHistBins;  // the extra bin: not evaluated
   if (i < total) {
     int32_t lo = 0, hi = nsegs - 1;  // last segment with start <= i
     while (lo < hi) {

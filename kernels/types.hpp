@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/hd.hpp"
+
 namespace cosmic {
 
 constexpr int kMaxDims = 8;  // network dimensions supported (the study uses 4)
@@ -122,6 +124,22 @@ struct Calibration {
   double master_bytes = 12;           // fp32 master weight + 2 Adam moments per parameter
   double optimizer_bytes_per_param = 32;  // bytes the optimizer step reads and writes per parameter
 };
+
+// Index into Compute::peak_tflops for an element size: [0] 4-byte, [1] 2-byte, [2] 1-byte.
+COSMIC_HD inline int peak_index(int32_t dtype_bytes) { return dtype_bytes >= 4 ? 0 : (dtype_bytes == 2 ? 1 : 2); }
+
+// NPUs of a network: the product over its dimensions, saturating just above kMaxNpus (a larger
+// network is invalid input, and the product must not overflow).
+COSMIC_HD inline int64_t total_npus(const Network& n) {
+  int64_t t = 1;
+  for (int32_t i = 0; i < n.ndims; ++i) {
+    const int64_t d = n.dim[i].npus;
+    if (d < 1) return 0;
+    if (t > kMaxNpus / d) return kMaxNpus + 1;
+    t *= d;
+  }
+  return t;
+}
 
 struct Config {
   ModelSpec model;

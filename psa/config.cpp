@@ -367,7 +367,7 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   convert_network(sys.sub("network"), c.net);
   convert_calibration(sys.sub("calibration"), c.cal);
   c.work = convert_workload(Section(root["workload"], "workload", sources), c.model);
-  if (c.compute.peak_tflops[c.model.dtype_bytes >= 4 ? 0 : (c.model.dtype_bytes == 2 ? 1 : 2)] <= 0)
+  if (c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] <= 0)
     throw ConfigError(sources.file_of("system.compute") + ": key 'system.compute.peak_tflops': expected a peak for the " +
                       "precision in use (" + std::to_string(c.model.dtype_bytes) + "-byte elements)");
   return c;
