@@ -74,6 +74,28 @@ inline void crossover(const int32_t* a, const int32_t* b, Population& child, siz
   }
 }
 
+// One generation of children: random genomes before any parents exist, afterwards two parents
+// chosen by `pick(rng)` (a tournament), uniform crossover and per-gene mutation. Child i draws
+// from its own stream (seed, generation, i), so the result does not depend on the thread count.
+// `rows` holds the parents individual-major (to_rows).
+template <class Pick>
+void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, bool have_parents,
+           const std::vector<int32_t>& rows, double crossover_rate, double mutation_rate, Pick pick) {
+  const int64_t n = int64_t(pop.size);
+  const size_t ng = card.size();
+#pragma omp parallel for schedule(static) if (n >= 4096)
+  for (int64_t i = 0; i < n; ++i) {
+    Rng r(stream_seed(seed, gen, uint64_t(i)));
+    if (!have_parents) {
+      random_genome(pop, size_t(i), card, r);
+      continue;
+    }
+    const size_t a = pick(r), b = pick(r);
+    crossover(&rows[a * ng], &rows[b * ng], pop, size_t(i), crossover_rate, r);
+    mutate(pop, size_t(i), card, mutation_rate, r);
+  }
+}
+
 // Individual-major copy of a population: row i holds individual i's genes.
 inline void to_rows(const Population& pop, std::vector<int32_t>& rows) {
   const size_t n = pop.size, ng = size_t(pop.ngenes);

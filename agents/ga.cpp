@@ -34,19 +34,8 @@ size_t Ga::tournament(Rng& r) const {
 
 void Ga::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
-  const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static) if (n >= 4096)
-  for (int64_t i = 0; i < n; ++i) {
-    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
-    if (!have_parents_) {
-      random_genome(pop, size_t(i), card_, r);
-      continue;
-    }
-    const size_t a = tournament(r), b = tournament(r);
-    const size_t ng = card_.size();
-    crossover(&rows_[a * ng], &rows_[b * ng], pop, size_t(i), p_.crossover_rate, r);
-    mutate(pop, size_t(i), card_, mutation_rate_, r);
-  }
+  breed(pop, card_, seed_, gen_, have_parents_, rows_, p_.crossover_rate, mutation_rate_,
+        [&](Rng& r) { return tournament(r); });
 }
 
 void Ga::tell(const Population& pop, const Scores& scores) {

@@ -150,22 +150,11 @@ bool Nsga2::wins(size_t a, size_t b) const {
 
 void Nsga2::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
-  const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static) if (n >= 4096)
-  for (int64_t i = 0; i < n; ++i) {
-    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
-    if (!have_parents_) {
-      random_genome(pop, size_t(i), card_, r);
-      continue;
-    }
-    size_t a = size_t(r.below(parents_.size)), a2 = size_t(r.below(parents_.size));
-    size_t b = size_t(r.below(parents_.size)), b2 = size_t(r.below(parents_.size));
-    if (wins(a2, a)) a = a2;
-    if (wins(b2, b)) b = b2;
-    const size_t ng = card_.size();
-    crossover(&rows_[a * ng], &rows_[b * ng], pop, size_t(i), p_.crossover_rate, r);
-    mutate(pop, size_t(i), card_, mutation_rate_, r);
-  }
+  // Binary tournament on (rank, crowding distance), Deb et al. 2002.
+  breed(pop, card_, seed_, gen_, have_parents_, rows_, p_.crossover_rate, mutation_rate_, [&](Rng& r) {
+    const size_t x = size_t(r.below(parents_.size)), y = size_t(r.below(parents_.size));
+    return wins(y, x) ? y : x;
+  });
 }
 
 // Ranks and crowding distances of a population (rank_, crowd_).
