@@ -280,6 +280,10 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
   const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
   if (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)) return Reason::SeqNotDivisible;
+  // A decode step has one token per sequence: sequence parallelism splits the micro-batch's
+  // tokens over tp, so it must hold a multiple of tp sequences.
+  const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
+  if (decodes && w.seq_parallel && w.micro_batch % w.tp != 0) return Reason::SeqNotDivisible;
   return Reason::Ok;
 }
 

@@ -158,7 +158,8 @@ enum class Reason : int32_t {
   HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp
   BatchNotDivisible = 5,   // global batch not divisible by dp * micro_batch
   LayersNotDivisible = 6,  // layers not divisible by pp (* vpp when interleaved)
-  SeqNotDivisible = 7,     // sequence not divisible by cp (or by tp with sequence parallelism)
+  SeqNotDivisible = 7,     // sequence not divisible by cp (or by tp with sequence parallelism;
+                           // decode: micro-batch not divisible by tp with sequence parallelism)
   PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
   SwitchNotPriced = 10,    // a Switch on the innermost of 4+ tiers has no LIBRA price

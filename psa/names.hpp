@@ -107,7 +107,8 @@ inline const char* reason_message(Reason r) {
     case Reason::HeadsNotDivisible: return "attention heads or FFN width not divisible by tp";
     case Reason::BatchNotDivisible: return "global batch not divisible by dp x micro_batch";
     case Reason::LayersNotDivisible: return "layers not divisible by pp (x vpp when interleaved)";
-    case Reason::SeqNotDivisible: return "sequence not divisible by cp (or cp x tp with sequence parallelism)";
+    case Reason::SeqNotDivisible:
+      return "sequence not divisible by cp (or cp x tp with sequence parallelism; in decode, the micro-batch by tp)";
     case Reason::PlacementMismatch: return "a parallel group cannot be laid evenly onto the network dimensions";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
     case Reason::SwitchNotPriced: return "a Switch on the innermost (chiplet) tier has no LIBRA price";

@@ -170,6 +170,7 @@ TEST(Feasibility, ReasonCodes) {
   EXPECT_EQ(reason([](Config& c) { c.work.micro_batch = 2; c.work.global_batch = 65; }), Reason::BatchNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.model.layers = 90; }), Reason::LayersNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.model.seq = 2047; }), Reason::SeqNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.work.mode = Mode::Decode; c.work.kv_len = 100; }), Reason::SeqNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.compute.mem_capacity_bytes = 1 * GiB; }), Reason::OutOfMemory);
   EXPECT_EQ(reason([](Config& c) { c.net.dim[0].link_bw_GBps = -1; }), Reason::InvalidInput);
   EXPECT_EQ(reason([](Config& c) { c.compute.peak_tflops[1] = 0; }), Reason::InvalidInput);
