@@ -31,6 +31,27 @@ struct SweepRow {
   int32_t reason = 0;  // Reason code
   double obj[kMaxSweepObjectives] = {};
   double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0;
+
+  // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result.
+  COSMIC_HD void set(const Result& r, const double* objectives, int nobj) {
+    reason = int32_t(r.reason);
+    for (int j = 0; j < nobj; ++j) obj[j] = objectives[j];
+    time_s = r.time_s;
+    memory_bytes = r.memory_bytes;
+    network_cost_usd = r.network_cost_usd;
+    tokens_per_s = r.tokens_per_s;
+    mfu = r.mfu;
+  }
+  Result metrics() const {
+    Result r;
+    r.reason = Reason(reason);
+    r.time_s = time_s;
+    r.memory_bytes = memory_bytes;
+    r.network_cost_usd = network_cost_usd;
+    r.tokens_per_s = tokens_per_s;
+    r.mfu = mfu;
+    return r;
+  }
 };
 
 // What a backend returns for one batch of segments.

@@ -133,13 +133,7 @@ class CpuSweep final : public SweepBackend {
     if (p_.keep_all) {
       SweepRow row;
       row.index = index;
-      row.reason = int32_t(r.reason);
-      for (int j = 0; j < k.nobj; ++j) row.obj[j] = pt.obj[j];
-      row.time_s = r.time_s;
-      row.memory_bytes = r.memory_bytes;
-      row.network_cost_usd = r.network_cost_usd;
-      row.tokens_per_s = r.tokens_per_s;
-      row.mfu = r.mfu;
+      row.set(r, pt.obj, k.nobj);
       me.out.rows.push_back(row);
     }
   }

@@ -471,15 +471,9 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     if (p.keep_all) {
       Table t(s.ngenes, k.nobj);
       for (const SweepRow& r : out.rows) {
-        Result res;
-        res.time_s = r.time_s;
-        res.memory_bytes = r.memory_bytes;
-        res.network_cost_usd = r.network_cost_usd;
-        res.tokens_per_s = r.tokens_per_s;
-        res.mfu = r.mfu;
         int32_t genome[kMaxGenes];
         unrank(s, r.index, genome);
-        t.add(r.index, genome, r.reason, r.obj, res);
+        t.add(r.index, genome, r.reason, r.obj, r.metrics());
       }
       h5::Handle g = h5::group(file.id(), "all", true);
       t.write(g.id(), ds, k, true);

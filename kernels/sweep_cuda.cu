@@ -113,13 +113,7 @@ __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, i
         }
       }
       if (out.rows) {
-        row.reason = int32_t(r.reason);
-        for (int j = 0; j < c_k.nobj; ++j) row.obj[j] = pt.obj[j];
-        row.time_s = r.time_s;
-        row.memory_bytes = r.memory_bytes;
-        row.network_cost_usd = r.network_cost_usd;
-        row.tokens_per_s = r.tokens_per_s;
-        row.mfu = r.mfu;
+        row.set(r, pt.obj, c_k.nobj);
       }
     }
     if (out.rows) out.rows[i] = row;
