@@ -47,24 +47,26 @@ void Aco::ask(Population& pop) {
       if (t == mx) argmax[size_t(g)].push_back(v);
     }
   }
-  const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static) if (n >= 4096)
-  for (int64_t i = 0; i < n; ++i) {
-    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
-    for (int32_t g = 0; g < ng; ++g) {
-      const double* c = &cum[size_t(offset_[g])];
-      int32_t v;
-      if (r.uniform() < p_.greediness) {
-        const auto& am = argmax[size_t(g)];
-        v = am[am.size() == 1 ? 0 : size_t(r.below(am.size()))];
-      } else {
-        const double x = r.uniform() * c[card_[g] - 1];
-        v = 0;
-        while (v < card_[g] - 1 && c[v] <= x) ++v;
+  // The roulette counts the cumulative weights <= x (they increase strictly: every weight is
+  // floored above 0), which is the first value whose weight exceeds x, without a branch per value.
+  fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
+    for (size_t k = 0; k < m; ++k) {
+      Rng r(stream_seed(seed_, gen_, lo + k));
+      int32_t* ant = block + k * size_t(ng);
+      for (int32_t g = 0; g < ng; ++g) {
+        const double* c = &cum[size_t(offset_[g])];
+        int32_t v = 0;
+        if (r.uniform() < p_.greediness) {
+          const auto& am = argmax[size_t(g)];
+          v = am[am.size() == 1 ? 0 : size_t(r.below(am.size()))];
+        } else {
+          const double x = r.uniform() * c[card_[g] - 1];
+          for (int32_t u = 0; u < card_[g] - 1; ++u) v += c[u] <= x;
+        }
+        ant[g] = v;
       }
-      pop.at(size_t(i), g) = v;
     }
-  }
+  });
 }
 
 void Aco::tell(const Population& pop, const Scores& scores) {
@@ -81,11 +83,21 @@ void Aco::tell(const Population& pop, const Scores& scores) {
     have_best_ = true;
   }
   // Counts of each value among all ants (local update) and among the elite ants (deposit).
-  std::vector<double> chosen(tau_.size(), 0.0), deposit(tau_.size(), 0.0);
+  std::vector<double> counts(2 * tau_.size(), 0.0);
+  double* chosen = counts.data();
+  double* deposit = chosen + tau_.size();
   for (int32_t g = 0; g < ng; ++g) {
     const int32_t* col = &pop.genes[size_t(g) * n];
     double* ch = &chosen[size_t(offset_[g])];
-    for (size_t i = 0; i < n; ++i) ch[col[i]] += 1;
+    // Four interleaved integer counts: ants of a converged colony mostly choose the same value,
+    // and one counter would make every increment wait for the previous one.
+    std::vector<uint32_t> four(4 * size_t(card_[g]), 0);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (size_t l = 0; l < 4; ++l) ++four[l * size_t(card_[g]) + size_t(col[i + l])];
+    for (; i < n; ++i) ++four[size_t(col[i])];
+    for (int32_t v = 0; v < card_[g]; ++v)
+      for (size_t l = 0; l < 4; ++l) ch[v] += double(four[l * size_t(card_[g]) + size_t(v)]);
     for (size_t e : elite) deposit[size_t(offset_[g] + col[e])] += 0.5 / double(elite.size());
     deposit[size_t(offset_[g] + best_genome_[size_t(g)])] += 0.5;
   }

@@ -38,10 +38,7 @@ void Bo::ask(Population& pop) {
   const int32_t ng = int32_t(card_.size());
   const size_t n = hist_.size;
   if (n < size_t(p_.startup)) {
-    for (size_t i = 0; i < pop.size; ++i) {
-      Rng r(stream_seed(seed_, gen_, i));
-      random_genome(pop, i, card_, r);
-    }
+    random_population(pop, card_, seed_, gen_);
     return;
   }
   // Split the history: the best ceil(gamma n) points are good.

@@ -24,86 +24,246 @@ inline uint64_t stream_seed(uint64_t seed, uint64_t gen, uint64_t i) {
   return z ^ (z >> 31);
 }
 
-inline void random_genome(Population& pop, size_t i, const std::vector<int32_t>& card, Rng& r) {
-  for (int32_t g = 0; g < pop.ngenes; ++g) pop.at(i, g) = int32_t(r.below(uint64_t(card[g])));
+// The operators below work on one genome stored as a row of genes (individual-major).
+inline void random_genome(int32_t* row, const std::vector<int32_t>& card, Rng& r) {
+  for (size_t g = 0; g < card.size(); ++g) row[g] = int32_t(r.below(uint64_t(card[g])));
 }
 
-// Feasibility rules (agent.hpp better()) on objective 0 made a strict total order: ties go to
-// the lower index, so sorts and selections are deterministic.
-inline bool ranks_before(const Scores& s, size_t a, size_t b) {
-  if (better(s, a, s, b)) return true;
-  if (better(s, b, s, a)) return false;
+// An individual's place under the feasibility rules (agent.hpp better()) on objective 0, packed
+// so that a comparison reads one 16-byte record (instead of the violation and objective arrays).
+struct Standing {
+  double value;        // objective 0 when feasible, else the violation
+  int32_t infeasible;  // 0 or 1
+};
+
+inline void standings(const Scores& s, std::vector<Standing>& out) {
+  out.resize(s.size);
+  for (size_t i = 0; i < s.size; ++i)
+    out[i] = s.feasible(i) ? Standing{s.at(i, 0), 0} : Standing{s.violation[i], 1};
+}
+
+// better() on standings.
+inline bool better(const Standing& a, const Standing& b) {
+  return a.infeasible != b.infeasible ? a.infeasible < b.infeasible : a.value < b.value;
+}
+
+// The feasibility rules made a strict total order: ties go to the lower index, so sorts and
+// selections are deterministic.
+inline bool stands_before(const Standing* f, size_t a, size_t b) {
+  if (better(f[a], f[b])) return true;
+  if (better(f[b], f[a])) return false;
   return a < b;
 }
 
-// Indices 0..n-1, best first under ranks_before (only the first k need be sorted).
-inline std::vector<size_t> best_indices(const Scores& s, size_t k) {
-  std::vector<size_t> idx(s.size);
+// The first k of 0 .. n-1 under a strict total order, in that order (selection, then a sort of
+// the k: linear in n).
+template <class Before>
+std::vector<size_t> first_k(size_t n, size_t k, Before before) {
+  std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), size_t(0));
-  k = std::min(k, idx.size());
-  auto cmp = [&](size_t a, size_t b) { return ranks_before(s, a, b); };
-  std::partial_sort(idx.begin(), idx.begin() + ptrdiff_t(k), idx.end(), cmp);
+  k = std::min(k, n);
+  if (k < n) std::nth_element(idx.begin(), idx.begin() + ptrdiff_t(k), idx.end(), before);
+  std::sort(idx.begin(), idx.begin() + ptrdiff_t(k), before);
   idx.resize(k);
   return idx;
 }
 
+// Indices of the k best individuals, best first.
+std::vector<size_t> best_indices(const Scores& s, size_t k);
+
 // Per-gene categorical mutation: with probability `rate` a gene takes one of its other
 // card - 1 values, uniformly (so it always changes, and stays within its cardinality). The genes
-// to mutate are found by geometric skips (one draw per mutated gene, not one per gene).
-inline void mutate(Population& pop, size_t i, const std::vector<int32_t>& card, double rate, Rng& r) {
+// to mutate are found by geometric skips (one draw per mutated gene, not one per gene);
+// log_keep = log(1 - rate), computed once by the caller.
+inline void mutate(int32_t* row, const std::vector<int32_t>& card, double rate, double log_keep, Rng& r) {
   if (!(rate > 0)) return;
-  const double log_keep = rate < 1 ? std::log1p(-rate) : 0;
+  const int32_t ng = int32_t(card.size());
   for (int32_t g = 0;; ++g) {
     if (rate < 1) g += int32_t(std::min(1e9, std::floor(std::log(1 - r.uniform()) / log_keep)));
-    if (g >= pop.ngenes) return;
+    if (g >= ng) return;
     if (card[g] < 2) continue;
-    pop.at(i, g) = int32_t((uint64_t(pop.at(i, g)) + 1 + r.below(uint64_t(card[g] - 1))) % uint64_t(card[g]));
+    const int64_t v = int64_t(row[g]) + 1 + int64_t(r.below(uint64_t(card[g] - 1)));  // < 2 card
+    row[g] = int32_t(v < card[g] ? v : v - card[g]);
   }
 }
 
 // Uniform crossover (Syswerda 1989): with probability `rate` each gene comes from parent a or b
-// with equal chance (one random bit per gene); otherwise the child copies a. Parents are rows
-// of `ngenes` genes (individual-major copies, for locality).
-inline void crossover(const int32_t* a, const int32_t* b, Population& child, size_t i, double rate, Rng& r) {
+// with equal chance (one random bit per gene, 64 genes a draw); otherwise the child copies a.
+// The choice is made without a branch: a random bit per gene would mispredict half the time.
+template <class Gene>
+void crossover(const Gene* a, const Gene* b, int32_t* child, size_t ng, double rate, Rng& r) {
   const bool mix = r.uniform() < rate;
-  uint64_t bits = 0;
-  for (int32_t g = 0; g < child.ngenes; ++g) {
-    if (mix && (g & 63) == 0) bits = r.next();
-    const bool from_b = mix && ((bits >> (g & 63)) & 1);
-    child.at(i, g) = from_b ? b[g] : a[g];
+  for (size_t g0 = 0; g0 < ng; g0 += 64) {
+    const uint64_t bits = mix ? r.next() : 0;
+    const size_t end = std::min(ng, g0 + 64);
+    for (size_t g = g0; g < end; ++g) {
+      const int32_t take_b = -int32_t((bits >> (g - g0)) & 1);  // all ones or zero
+      const int32_t x = a[g], y = b[g];
+      child[g] = x ^ ((x ^ y) & take_b);
+    }
   }
 }
+
+// The parents' genomes, individual-major (row i: individual i's genes), as breeding reads them:
+// one byte per gene when no gene has more than 256 values (a row of the System 1 full-stack
+// space is then 36 bytes instead of 144), else four. Parents are read at random, so the smaller
+// rows are fewer cache misses.
+class ParentRows {
+ public:
+  explicit ParentRows(const std::vector<int32_t>& card)
+      : ng_(card.size()), narrow_(std::all_of(card.begin(), card.end(), [](int32_t c) { return c <= 256; })) {}
+  size_t size() const { return size_; }
+  void resize(size_t n) {
+    size_ = n;
+    narrow_ ? narrow_rows_.resize(n * ng_) : wide_rows_.resize(n * ng_);
+  }
+  // Rows first .. first + pop.size - 1 from a population (gene-major), growing as needed.
+  // Blocks of individuals are transposed in parallel (each block reads every gene column once).
+  void assign(const Population& pop, size_t first) {
+    if (first + pop.size > size_) resize(first + pop.size);
+    // Locals: byte-wide stores may alias anything, so members would be re-read in the loop.
+    const int64_t n = int64_t(pop.size);
+    const size_t ng = ng_;
+    const int32_t* genes = pop.genes.data();
+    visit([&](auto* rows) {
+      constexpr int64_t kBlock = 256;
+#pragma omp parallel for schedule(static) if (n >= 4096)
+      for (int64_t lo = 0; lo < n; lo += kBlock) {
+        const int64_t hi = std::min(n, lo + kBlock);
+        for (size_t g = 0; g < ng; ++g) {
+          const int32_t* col = genes + g * size_t(n);
+          for (int64_t i = lo; i < hi; ++i) rows[(first + size_t(i)) * ng + g] = col[i];
+        }
+      }
+    });
+  }
+  void get(size_t i, int32_t* genes) const {
+    visit([&](const auto* rows) { std::copy_n(rows + i * ng_, ng_, genes); });
+  }
+  void set(size_t i, const int32_t* genes) {
+    visit([&](auto* rows) {
+      for (size_t g = 0; g < ng_; ++g) rows[i * ng_ + g] = genes[g];
+    });
+  }
+  void move(size_t from, size_t to) {
+    visit([&](auto* rows) { std::copy_n(rows + from * ng_, ng_, rows + to * ng_); });
+  }
+  // f(pointer to the rows), uint8_t* or int32_t*.
+  template <class F>
+  void visit(F f) {
+    narrow_ ? f(narrow_rows_.data()) : f(wide_rows_.data());
+  }
+  template <class F>
+  void visit(F f) const {
+    narrow_ ? f(narrow_rows_.data()) : f(wide_rows_.data());
+  }
+
+ private:
+  size_t ng_, size_ = 0;
+  bool narrow_;
+  std::vector<uint8_t> narrow_rows_;
+  std::vector<int32_t> wide_rows_;
+};
+
+// Fills a population a block of individuals at a time, blocks in parallel: make(lo, m, block)
+// writes the genomes of individuals lo .. lo + m - 1 (m <= kFillBlock) individual-major into
+// `block`, and they are written out gene by gene (m consecutive values per gene column, instead
+// of one scattered write per gene and individual).
+constexpr size_t kFillBlock = 256;
+
+template <class Make>
+void fill_blocks(Population& pop, Make make) {
+  const int64_t n = int64_t(pop.size);
+  const size_t ng = size_t(pop.ngenes);
+  int32_t* genes = pop.genes.data();
+#pragma omp parallel if (n >= 4096)
+  {
+    std::vector<int32_t> block(kFillBlock * ng);
+#pragma omp for schedule(static)
+    for (int64_t lo = 0; lo < n; lo += int64_t(kFillBlock)) {
+      const size_t m = size_t(std::min(int64_t(kFillBlock), n - lo));
+      make(size_t(lo), m, block.data());
+      for (size_t g = 0; g < ng; ++g)
+        for (size_t k = 0; k < m; ++k) genes[g * size_t(n) + size_t(lo) + k] = block[k * ng + g];
+    }
+  }
+}
+
+// What breeding needs to know of the parents (see breed()).
+struct Breeding {
+  const ParentRows* rows = nullptr;  // the parents' genomes
+  size_t parents = 0;                // 0 before the first generation: children are random genomes
+  const void* records = nullptr;     // what a tournament reads of each parent (prefetched)
+  size_t record_bytes = 0;
+  int64_t tournament = 2;            // contestants per tournament
+  double crossover_rate = 0;
+  double mutation_rate = 0;
+};
 
 // One generation of children: random genomes before any parents exist, afterwards two parents
-// chosen by `pick(rng)` (a tournament), uniform crossover and per-gene mutation. Child i draws
-// from its own stream (seed, generation, i), so the result does not depend on the thread count.
-// `rows` holds the parents individual-major (to_rows).
-template <class Pick>
-void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, bool have_parents,
-           const std::vector<int32_t>& rows, double crossover_rate, double mutation_rate, Pick pick) {
-  const int64_t n = int64_t(pop.size);
-  const size_t ng = card.size();
-#pragma omp parallel for schedule(static) if (n >= 4096)
-  for (int64_t i = 0; i < n; ++i) {
-    Rng r(stream_seed(seed, gen, uint64_t(i)));
-    if (!have_parents) {
-      random_genome(pop, size_t(i), card, r);
-      continue;
+// chosen by tournaments (`tournament` contestants drawn uniformly; the winner is the one no
+// later contestant beats under `before(a, b)`), uniform crossover and per-gene mutation. Child i
+// draws from its own stream (seed, generation, i), so the result does not depend on the thread
+// count.
+//
+// Children are made in blocks (fill_blocks), in three passes: draw every contestant of the block
+// (prefetching its record), settle the tournaments (prefetching the winners' rows), then cross
+// and mutate. Contestants and parents are random reads into arrays of megabytes; issuing them
+// for a whole block at once lets them overlap. Each child's stream sees the same draws in the
+// same order as it would in one pass.
+template <class Gene, class Before>
+void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
+                const Gene* rows, Before before) {
+  const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament));
+  const char* records = static_cast<const char*>(b.records);
+  const double log_keep = b.mutation_rate < 1 ? std::log1p(-b.mutation_rate) : 0;
+  fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
+    Rng r[kFillBlock];
+    size_t pa[kFillBlock], pb[kFillBlock];
+    std::vector<size_t> drawn(m * 2 * t);
+    for (size_t k = 0; k < m; ++k) {
+      r[k] = Rng(stream_seed(seed, gen, lo + k));
+      for (size_t j = 0; b.parents > 0 && j < 2 * t; ++j) {
+        const size_t c = size_t(r[k].below(b.parents));
+        drawn[k * 2 * t + j] = c;
+        __builtin_prefetch(records + c * b.record_bytes);
+      }
     }
-    const size_t a = pick(r), b = pick(r);
-    crossover(&rows[a * ng], &rows[b * ng], pop, size_t(i), crossover_rate, r);
-    mutate(pop, size_t(i), card, mutation_rate, r);
-  }
+    for (size_t k = 0; b.parents > 0 && k < m; ++k) {
+      const size_t* c = &drawn[k * 2 * t];
+      pa[k] = c[0];
+      pb[k] = c[t];
+      for (size_t j = 1; j < t; ++j) {
+        if (before(c[j], pa[k])) pa[k] = c[j];
+        if (before(c[t + j], pb[k])) pb[k] = c[t + j];
+      }
+      for (size_t byte = 0; byte < ng * sizeof(Gene); byte += 64) {  // a cache line at a time
+        __builtin_prefetch(reinterpret_cast<const char*>(rows + pa[k] * ng) + byte);
+        __builtin_prefetch(reinterpret_cast<const char*>(rows + pb[k] * ng) + byte);
+      }
+    }
+    for (size_t k = 0; k < m; ++k) {
+      int32_t* child = block + k * ng;
+      if (b.parents == 0) {
+        random_genome(child, card, r[k]);
+        continue;
+      }
+      crossover(rows + pa[k] * ng, rows + pb[k] * ng, child, ng, b.crossover_rate, r[k]);
+      mutate(child, card, b.mutation_rate, log_keep, r[k]);
+    }
+  });
 }
 
-// Individual-major copy of a population: row i holds individual i's genes.
-inline void to_rows(const Population& pop, std::vector<int32_t>& rows) {
-  const size_t n = pop.size, ng = size_t(pop.ngenes);
-  rows.resize(n * ng);
-  for (size_t g = 0; g < ng; ++g) {
-    const int32_t* col = &pop.genes[g * n];
-    for (size_t i = 0; i < n; ++i) rows[i * ng + g] = col[i];
-  }
+template <class Before>
+void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
+           Before before) {
+  if (b.parents == 0) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before);
+  b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before); });
+}
+
+// Uniform random genomes, individual i from stream (seed, gen, i).
+inline void random_population(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen) {
+  breed(pop, card, seed, gen, Breeding{}, [](size_t, size_t) { return false; });
 }
 
 inline void copy_scores(const Scores& from, size_t i, Scores& to, size_t j) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agents/agent.hpp"
+#include "agents/common.hpp"
 #include "agents/params.hpp"
 #include "agents/rng.hpp"
 
@@ -31,17 +32,16 @@ class Ga : public Agent {
   void tell(const Population& pop, const Scores& scores) override;
 
  private:
-  size_t tournament(Rng& r) const;
   std::vector<int32_t> card_;
   GaParams p_;
   double mutation_rate_;
   size_t elites_;
   uint64_t seed_;
+  ParentRows rows_;
   uint64_t gen_ = 0;
   bool have_parents_ = false;
-  Population parents_;
   Scores parent_scores_;
-  std::vector<int32_t> rows_;  // parents_, individual-major
+  std::vector<Standing> standing_;  // parent_scores_ packed for tournaments
 };
 
 }  // namespace cosmic::agents

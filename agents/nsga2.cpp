@@ -1,11 +1,64 @@
 #include "agents/nsga2.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <limits>
 
 #include "agents/common.hpp"
 
 namespace cosmic::agents {
+
+namespace {
+
+// A sort key with the index it belongs to.
+struct Keyed {
+  double key;
+  size_t i;
+};
+
+// Unsigned integers in the order of the doubles (IEEE 754: flip all bits of negatives, the
+// sign bit of the rest); -0.0 is taken as +0.0, as < and == take it. Not for NaN.
+inline uint64_t ordered_bits(double d) {
+  uint64_t u;
+  const double z = d == 0 ? 0.0 : d;
+  std::memcpy(&u, &z, sizeof u);
+  return (u >> 63) ? ~u : u | (uint64_t(1) << 63);
+}
+
+// Sorts records by key, equal keys kept in their current order: an LSD radix sort of the
+// ordered key bits, 11 bits a pass (passes where every key has the same digit are skipped).
+// Linear in n, where a comparison sort of the 10^5 records of a generation took most of the
+// selection's time.
+void stable_sort_by_key(std::vector<Keyed>& v) {
+  const size_t n = v.size();
+  if (n < 64) {
+    std::stable_sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+    return;
+  }
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t(1) << kBits;
+  std::vector<uint64_t> u(n), u_tmp(n);
+  std::vector<Keyed> tmp(n);
+  for (size_t k = 0; k < n; ++k) u[k] = ordered_bits(v[k].key);
+  std::vector<size_t> count(kBuckets);
+  for (int shift = 0; shift < 64; shift += kBits) {
+    std::fill(count.begin(), count.end(), size_t(0));
+    for (size_t k = 0; k < n; ++k) ++count[(u[k] >> shift) & (kBuckets - 1)];
+    if (count[(u[0] >> shift) & (kBuckets - 1)] == n) continue;  // one digit for all
+    size_t sum = 0;
+    for (size_t& c : count) sum += std::exchange(c, sum);  // start of each bucket
+    for (size_t k = 0; k < n; ++k) {
+      const size_t at = count[(u[k] >> shift) & (kBuckets - 1)]++;
+      tmp[at] = v[k];
+      u_tmp[at] = u[k];
+    }
+    v.swap(tmp);
+    u.swap(u_tmp);
+  }
+}
+
+}  // namespace
 
 Nsga2Params Nsga2Params::from(const Params& p) {
   ParamReader r(p, "nsga2");
@@ -21,14 +74,16 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   std::vector<int32_t> rank(n, 0);
   if (n == 0) return rank;
   auto f = [&](size_t i, int32_t j) { return obj[size_t(j) * stride + i]; };
-  // Lexicographic order on the objectives, ties by index.
+  // Lexicographic order on the objectives, ties by index: stable sorts by the last objective
+  // first, from index order.
+  std::vector<Keyed> keyed(n);
+  for (size_t i = 0; i < n; ++i) keyed[i].i = i;
+  for (int32_t j = nobj - 1; j >= 0; --j) {
+    for (Keyed& k : keyed) k.key = f(k.i, j);
+    stable_sort_by_key(keyed);
+  }
   std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), size_t(0));
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    for (int32_t j = 0; j < nobj; ++j)
-      if (f(a, j) != f(b, j)) return f(a, j) < f(b, j);
-    return a < b;
-  });
+  for (size_t k = 0; k < n; ++k) idx[k] = keyed[k].i;
   auto same = [&](size_t a, size_t b) {
     for (int32_t j = 0; j < nobj; ++j)
       if (f(a, j) != f(b, j)) return false;
@@ -105,9 +160,10 @@ std::vector<int32_t> constrained_ranks(const Scores& s) {
     rank[feas[k]] = r[k];
     next = std::max(next, r[k] + 1);
   }
-  std::sort(infeas.begin(), infeas.end(), [&](size_t a, size_t b) {
-    return s.violation[a] != s.violation[b] ? s.violation[a] < s.violation[b] : a < b;
-  });
+  std::vector<Keyed> by_violation(infeas.size());
+  for (size_t k = 0; k < infeas.size(); ++k) by_violation[k] = {s.violation[infeas[k]], infeas[k]};
+  stable_sort_by_key(by_violation);  // infeas is in index order: ties by index
+  for (size_t k = 0; k < infeas.size(); ++k) infeas[k] = by_violation[k].i;
   for (size_t k = 0; k < infeas.size(); ++k) {
     if (k > 0 && s.violation[infeas[k]] != s.violation[infeas[k - 1]]) ++next;
     rank[infeas[k]] = next;
@@ -122,103 +178,102 @@ std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t 
     std::fill(d.begin(), d.end(), std::numeric_limits<double>::infinity());
     return d;
   }
-  std::vector<size_t> pos(m);
+  // Per objective, the front's members by (value, index); `i` holds the position in the front
+  // (front[] is in increasing index order, so a stable sort from position order breaks ties by
+  // index).
+  std::vector<Keyed> sorted(m);
   for (int32_t j = 0; j < nobj; ++j) {
     const double* fj = obj + size_t(j) * stride;
-    std::iota(pos.begin(), pos.end(), size_t(0));
-    std::sort(pos.begin(), pos.end(), [&](size_t a, size_t b) {
-      return fj[front[a]] != fj[front[b]] ? fj[front[a]] < fj[front[b]] : front[a] < front[b];
-    });
-    const double lo = fj[front[pos.front()]], hi = fj[front[pos.back()]];
-    d[pos.front()] = d[pos.back()] = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < m; ++k) sorted[k] = {fj[front[k]], k};
+    stable_sort_by_key(sorted);
+    const double lo = sorted.front().key, hi = sorted.back().key;
+    d[sorted.front().i] = d[sorted.back().i] = std::numeric_limits<double>::infinity();
     if (!(hi > lo)) continue;
-    for (size_t k = 1; k + 1 < m; ++k) d[pos[k]] += (fj[front[pos[k + 1]]] - fj[front[pos[k - 1]]]) / (hi - lo);
+    for (size_t k = 1; k + 1 < m; ++k) d[sorted[k].i] += (sorted[k + 1].key - sorted[k - 1].key) / (hi - lo);
   }
   return d;
 }
 
 Nsga2::Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed)
-    : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed) {
+    : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed), rows_(card_) {
   mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
 }
 
 bool Nsga2::wins(size_t a, size_t b) const {
-  if (rank_[a] != rank_[b]) return rank_[a] < rank_[b];
-  if (crowd_[a] != crowd_[b]) return crowd_[a] > crowd_[b];
+  const Crowded &x = crowded_[a], &y = crowded_[b];
+  if (x.rank != y.rank) return x.rank < y.rank;
+  if (x.distance != y.distance) return x.distance > y.distance;
   return a < b;
 }
 
 void Nsga2::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
   // Binary tournament on (rank, crowding distance), Deb et al. 2002.
-  breed(pop, card_, seed_, gen_, have_parents_, rows_, p_.crossover_rate, mutation_rate_, [&](Rng& r) {
-    const size_t x = size_t(r.below(parents_.size)), y = size_t(r.below(parents_.size));
-    return wins(y, x) ? y : x;
-  });
+  Breeding b;
+  b.rows = &rows_;
+  b.parents = have_parents_ ? parent_scores_.size : 0;
+  b.records = crowded_.data();
+  b.record_bytes = sizeof(Crowded);
+  b.tournament = 2;
+  b.crossover_rate = p_.crossover_rate;
+  b.mutation_rate = mutation_rate_;
+  breed(pop, card_, seed_, gen_, b, [&](size_t x, size_t y) { return wins(x, y); });
 }
 
-// Ranks and crowding distances of a population (rank_, crowd_).
-void Nsga2::assign(const Population&, const Scores& s) {
-  rank_ = constrained_ranks(s);
-  crowd_.assign(s.size, 0.0);
+// Ranks and crowding distances of a population's scores (crowded_).
+void Nsga2::assign(const Scores& s) {
+  const std::vector<int32_t> rank = constrained_ranks(s);
+  crowded_.resize(s.size);
   int32_t nfronts = 0;
-  for (int32_t r : rank_) nfronts = std::max(nfronts, r + 1);
+  for (size_t i = 0; i < s.size; ++i) {
+    crowded_[i] = {rank[i], 0.0};
+    nfronts = std::max(nfronts, rank[i] + 1);
+  }
   auto fronts = std::vector<std::vector<size_t>>(size_t(nfronts));
-  for (size_t i = 0; i < s.size; ++i) fronts[size_t(rank_[i])].push_back(i);
+  for (size_t i = 0; i < s.size; ++i) fronts[size_t(rank[i])].push_back(i);
   for (const auto& fr : fronts) {
     if (fr.empty() || !s.feasible(fr[0])) continue;  // infeasible fronts: distance 0
     const std::vector<double> d = crowding_distance(s.obj.data(), s.size, s.nobj, fr);
-    for (size_t k = 0; k < fr.size(); ++k) crowd_[fr[k]] = d[k];
+    for (size_t k = 0; k < fr.size(); ++k) crowded_[fr[k]].distance = d[k];
   }
 }
 
 void Nsga2::tell(const Population& pop, const Scores& scores) {
   ++gen_;
   if (!have_parents_) {
-    parents_ = pop;
+    rows_.resize(pop.size);
+    rows_.assign(pop, 0);
     parent_scores_ = scores;
-    assign(parents_, parent_scores_);
-    to_rows(parents_, rows_);
+    assign(parent_scores_);
     have_parents_ = true;
     return;
   }
-  // Parents and children together, then the best P by (rank, crowding distance).
-  const size_t P = parents_.size, N = P + pop.size;
-  Population all;
-  all.resize(pop.ngenes, N);
+  // Parents and children together (parents first), then the best P by (rank, crowding distance).
+  const size_t P = parent_scores_.size, N = P + pop.size;
+  rows_.assign(pop, P);
   Scores all_s;
   all_s.resize(scores.nobj, N);
-  for (int32_t g = 0; g < pop.ngenes; ++g) {
-    std::copy_n(&parents_.genes[size_t(g) * P], P, &all.genes[size_t(g) * N]);
-    std::copy_n(&pop.genes[size_t(g) * pop.size], pop.size, &all.genes[size_t(g) * N + P]);
-  }
   for (size_t i = 0; i < P; ++i) copy_scores(parent_scores_, i, all_s, i);
   for (size_t i = 0; i < pop.size; ++i) copy_scores(scores, i, all_s, P + i);
-  assign(all, all_s);
+  assign(all_s);
   std::vector<size_t> order(N);
   std::iota(order.begin(), order.end(), size_t(0));
   std::nth_element(order.begin(), order.begin() + ptrdiff_t(P), order.end(), [&](size_t a, size_t b) { return wins(a, b); });
-  order.resize(P);
-  std::sort(order.begin(), order.end());
-  Population next;
-  next.resize(pop.ngenes, P);
-  Scores next_s;
-  next_s.resize(scores.nobj, P);
-  std::vector<int32_t> next_rank(P);
-  std::vector<double> next_crowd(P);
-  for (size_t k = 0; k < P; ++k) {
-    for (int32_t g = 0; g < pop.ngenes; ++g) next.at(k, g) = all.at(order[k], g);
-    copy_scores(all_s, order[k], next_s, k);
-    next_rank[k] = rank_[order[k]];
-    next_crowd[k] = crowd_[order[k]];
+  // The survivors in index order, moved down in place: survivor k has index >= k, so no row
+  // or record is overwritten before it is read. As in Deb et al. 2002, they keep the (rank,
+  // distance) of the selection for the next generation's tournaments.
+  std::vector<char> survives(N, 0);
+  for (size_t k = 0; k < P; ++k) survives[order[k]] = 1;
+  parent_scores_.resize(scores.nobj, P);
+  size_t k = 0;
+  for (size_t i = 0; i < N; ++i) {
+    if (!survives[i]) continue;
+    if (i != k) rows_.move(i, k);
+    copy_scores(all_s, i, parent_scores_, k);
+    crowded_[k++] = crowded_[i];
   }
-  parents_ = std::move(next);
-  parent_scores_ = std::move(next_s);
-  // As in Deb et al. 2002, the survivors keep the (rank, distance) of the selection for the next
-  // generation's tournaments.
-  rank_ = std::move(next_rank);
-  crowd_ = std::move(next_crowd);
-  to_rows(parents_, rows_);
+  rows_.resize(P);
+  crowded_.resize(P);
 }
 
 }  // namespace cosmic::agents

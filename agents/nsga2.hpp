@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agents/agent.hpp"
+#include "agents/common.hpp"
 #include "agents/params.hpp"
 
 namespace cosmic::agents {
@@ -32,7 +33,8 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
 // last feasible front, one front per distinct violation, smaller first.
 std::vector<int32_t> constrained_ranks(const Scores& s);
 
-// Crowding distance of the points `front` (indices into obj); boundary points get infinity.
+// Crowding distance of the points `front` (indices into obj, increasing: equal values are
+// ordered by index); boundary points get infinity.
 std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t nobj, const std::vector<size_t>& front);
 
 class Nsga2 : public Agent {
@@ -44,19 +46,21 @@ class Nsga2 : public Agent {
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison
-  void assign(const Population& pop, const Scores& s);
+  void assign(const Scores& s);
   std::vector<int32_t> card_;
   int32_t nobj_;
   Nsga2Params p_;
   double mutation_rate_;
   uint64_t seed_;
+  ParentRows rows_;
   uint64_t gen_ = 0;
   bool have_parents_ = false;
-  Population parents_;
   Scores parent_scores_;
-  std::vector<int32_t> rank_;
-  std::vector<double> crowd_;
-  std::vector<int32_t> rows_;  // parents_, individual-major
+  struct Crowded {
+    int32_t rank;     // non-domination rank under the feasibility rules (0 = first front)
+    double distance;  // crowding distance within the front
+  };
+  std::vector<Crowded> crowded_;  // per parent (per parent and child while selecting)
 };
 
 }  // namespace cosmic::agents

@@ -17,12 +17,7 @@ RandomWalk::RandomWalk(std::vector<int32_t> card, RandomWalkParams p, uint64_t s
 
 void RandomWalk::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "rw");
-  const int64_t n = int64_t(pop.size);
-#pragma omp parallel for schedule(static) if (n >= 4096)
-  for (int64_t i = 0; i < n; ++i) {
-    Rng r(stream_seed(seed_, gen_, uint64_t(i)));
-    random_genome(pop, size_t(i), card_, r);
-  }
+  random_population(pop, card_, seed_, gen_);
 }
 
 }  // namespace cosmic::agents

@@ -9,6 +9,7 @@ namespace cosmic::agents {
 
 class Rng {
  public:
+  Rng() = default;  // all-zero state: assign a seeded Rng before drawing
   explicit Rng(uint64_t seed) {
     for (auto& w : s_) {  // splitmix64 expands the seed into the 256-bit state
       seed += 0x9e3779b97f4a7c15ULL;
@@ -49,7 +50,7 @@ class Rng {
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t s_[4];
+  uint64_t s_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace cosmic::agents

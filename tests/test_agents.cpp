@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "agents/aco.hpp"
+#include "agents/common.hpp"
 #include "agents/factory.hpp"
 #include "agents/nsga2.hpp"
 #include "agents/rng.hpp"
@@ -203,6 +204,50 @@ TEST(Agents, MutationRespectsCardinalities) {
   }
 }
 
+// Parents are kept one byte per gene when every cardinality is <= 256, else four: both stores
+// must hold the same genomes and breed the same children from them.
+TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
+  const std::vector<int32_t> card{3, 256, 7, 2, 40};
+  const std::vector<int32_t> wide_card{3, 256, 7, 2, 1000};  // one gene over 256: four bytes a gene
+  const size_t n = 5000;
+  Population parents;
+  parents.resize(int32_t(card.size()), n);
+  agents::Rng r(9);
+  for (size_t i = 0; i < n; ++i)
+    for (int32_t g = 0; g < parents.ngenes; ++g) parents.at(i, g) = int32_t(r.below(uint64_t(card[size_t(g)])));
+  agents::ParentRows narrow(card), wide(wide_card);
+  narrow.assign(parents, 0);
+  wide.assign(parents, 0);
+  std::vector<int32_t> a(card.size()), b(card.size());
+  for (size_t i = 0; i < n; ++i) {
+    narrow.get(i, a.data());
+    wide.get(i, b.data());
+    for (size_t g = 0; g < card.size(); ++g) {
+      ASSERT_EQ(a[g], parents.at(i, int32_t(g)));
+      ASSERT_EQ(b[g], parents.at(i, int32_t(g)));
+    }
+  }
+  std::vector<agents::Standing> standing(n);
+  for (size_t i = 0; i < n; ++i) standing[i] = {double(i % 17), int32_t(i % 5 == 0)};
+  agents::Breeding br;
+  br.parents = n;
+  br.records = standing.data();
+  br.record_bytes = sizeof(agents::Standing);
+  br.tournament = 3;
+  br.crossover_rate = 0.9;
+  br.mutation_rate = 0.2;
+  const auto before = [&](size_t x, size_t y) { return agents::stands_before(standing.data(), x, y); };
+  Population from_narrow, from_wide;
+  from_narrow.resize(int32_t(card.size()), 6000);
+  from_wide.resize(int32_t(card.size()), 6000);
+  br.rows = &narrow;
+  agents::breed(from_narrow, card, 4, 1, br, before);
+  br.rows = &wide;
+  agents::breed(from_wide, card, 4, 1, br, before);
+  EXPECT_EQ(from_narrow.genes, from_wide.genes);
+  EXPECT_NE(from_narrow.genes, std::vector<int32_t>(from_narrow.genes.size(), 0));
+}
+
 TEST(Agents, EachAgentFindsTheOptimumOfASmallSpace) {
   const auto ds = tiny_space();
   const double best = brute_force_best(ds);
@@ -358,7 +403,9 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
       const size_t n = 1 + size_t(r.below(300));
       const bool ties = trial % 2 == 0;  // integer-valued objectives: many ties and duplicates
       std::vector<double> obj(size_t(m) * n);
-      for (double& x : obj) x = ties ? double(r.below(6)) : r.uniform();
+      for (double& x : obj) x = ties ? double(r.below(6)) - 2 : r.uniform() - 0.5;  // signs mixed
+      if (ties) obj[0] = -0.0;  // equal to 0.0 for the ranks
+
       EXPECT_EQ(agents::nondominated_sort(obj.data(), n, m, n), reference_ranks(obj, n, m)) << m << " " << trial;
     }
   }
