@@ -191,6 +191,13 @@ void fill_blocks(Population& pop, Make make) {
 
 // What breeding needs to know of the parents (see breed()).
 struct Breeding {
+  Breeding() = default;  // no parents: children are random genomes
+  template <class Record>
+  Breeding(const ParentRows& parent_rows, const std::vector<Record>& parent_records, int64_t tournament_size,
+           double crossover, double mutation)
+      : rows(&parent_rows), parents(parent_rows.size()), records(parent_records.data()), record_bytes(sizeof(Record)),
+        tournament(tournament_size), crossover_rate(crossover), mutation_rate(mutation) {}
+
   const ParentRows* rows = nullptr;  // the parents' genomes
   size_t parents = 0;                // 0 before the first generation: children are random genomes
   const void* records = nullptr;     // what a tournament reads of each parent (prefetched)

@@ -26,15 +26,8 @@ Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
 
 void Ga::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
-  Breeding b;
-  b.rows = &rows_;
-  b.parents = have_parents_ ? parent_scores_.size : 0;
-  b.records = standing_.data();
-  b.record_bytes = sizeof(Standing);
-  b.tournament = p_.tournament;
-  b.crossover_rate = p_.crossover_rate;
-  b.mutation_rate = mutation_rate_;
-  breed(pop, card_, seed_, gen_, b, [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); });
+  breed(pop, card_, seed_, gen_, Breeding(rows_, standing_, p_.tournament, p_.crossover_rate, mutation_rate_),
+        [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); });
 }
 
 void Ga::tell(const Population& pop, const Scores& scores) {
@@ -43,7 +36,7 @@ void Ga::tell(const Population& pop, const Scores& scores) {
   // Elitism: the best parents replace the worst children when they rank before them.
   const auto before = [&](size_t a, size_t b) { return stands_before(standing_.data(), a, b); };
   std::vector<size_t> elite;
-  if (have_parents_ && elites_ > 0) elite = first_k(standing_.size(), elites_, before);
+  if (elites_ > 0) elite = first_k(standing_.size(), elites_, before);
   std::vector<int32_t> keep(elite.size() * ng);
   std::vector<Standing> keep_st(elite.size());
   Scores keep_s;
@@ -67,7 +60,6 @@ void Ga::tell(const Population& pop, const Scores& scores) {
       standing_[worst] = keep_st[j];
     }
   }
-  have_parents_ = true;
 }
 
 }  // namespace cosmic::agents

@@ -39,7 +39,6 @@ class Ga : public Agent {
   uint64_t seed_;
   ParentRows rows_;
   uint64_t gen_ = 0;
-  bool have_parents_ = false;
   Scores parent_scores_;
   std::vector<Standing> standing_;  // parent_scores_ packed for tournaments
 };

@@ -209,15 +209,8 @@ bool Nsga2::wins(size_t a, size_t b) const {
 void Nsga2::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
   // Binary tournament on (rank, crowding distance), Deb et al. 2002.
-  Breeding b;
-  b.rows = &rows_;
-  b.parents = have_parents_ ? parent_scores_.size : 0;
-  b.records = crowded_.data();
-  b.record_bytes = sizeof(Crowded);
-  b.tournament = 2;
-  b.crossover_rate = p_.crossover_rate;
-  b.mutation_rate = mutation_rate_;
-  breed(pop, card_, seed_, gen_, b, [&](size_t x, size_t y) { return wins(x, y); });
+  breed(pop, card_, seed_, gen_, Breeding(rows_, crowded_, 2, p_.crossover_rate, mutation_rate_),
+        [&](size_t x, size_t y) { return wins(x, y); });
 }
 
 // Ranks and crowding distances of a population's scores (crowded_).
@@ -240,12 +233,10 @@ void Nsga2::assign(const Scores& s) {
 
 void Nsga2::tell(const Population& pop, const Scores& scores) {
   ++gen_;
-  if (!have_parents_) {
-    rows_.resize(pop.size);
+  if (rows_.size() == 0) {
     rows_.assign(pop, 0);
     parent_scores_ = scores;
     assign(parent_scores_);
-    have_parents_ = true;
     return;
   }
   // Parents and children together (parents first), then the best P by (rank, crowding distance).

@@ -54,7 +54,6 @@ class Nsga2 : public Agent {
   uint64_t seed_;
   ParentRows rows_;
   uint64_t gen_ = 0;
-  bool have_parents_ = false;
   Scores parent_scores_;
   struct Crowded {
     int32_t rank;     // non-domination rank under the feasibility rules (0 = first front)

@@ -229,18 +229,11 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   }
   std::vector<agents::Standing> standing(n);
   for (size_t i = 0; i < n; ++i) standing[i] = {double(i % 17), int32_t(i % 5 == 0)};
-  agents::Breeding br;
-  br.parents = n;
-  br.records = standing.data();
-  br.record_bytes = sizeof(agents::Standing);
-  br.tournament = 3;
-  br.crossover_rate = 0.9;
-  br.mutation_rate = 0.2;
+  agents::Breeding br(narrow, standing, 3, 0.9, 0.2);
   const auto before = [&](size_t x, size_t y) { return agents::stands_before(standing.data(), x, y); };
   Population from_narrow, from_wide;
   from_narrow.resize(int32_t(card.size()), 6000);
   from_wide.resize(int32_t(card.size()), 6000);
-  br.rows = &narrow;
   agents::breed(from_narrow, card, 4, 1, br, before);
   br.rows = &wide;
   agents::breed(from_wide, card, 4, 1, br, before);
