@@ -62,6 +62,9 @@ __device__ bool is_candidate(const SweepPoint& pt, const DevPrune& pr) {
   return true;
 }
 
+// kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp).
+// No gene sets the collective convention, so every point has the base configuration's.
+template <Conventions kConv>
 __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, int32_t nsegs, uint64_t total,
                                                        DevPrune pr, DevOut out) {
   using ReasonHist = cub::BlockHistogram<int, kBlock, 1, kNumReasons + 1>;
@@ -103,7 +106,7 @@ __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, i
     Result r;
     SweepPoint pt;
     pt.index = index;
-    if (score_point(c_view, c, c_k.obj, c_k.nobj, violation, r, pt.obj)) {
+    if (score_point<kConv>(c_view, c, c_k.obj, c_k.nobj, violation, r, pt.obj)) {
       reason_sample[0] = int(r.reason);
       if (r.reason == Reason::Ok) {
         for (int j = 0; j < c_k.nobj; ++j) bins[j] = hist_bin(c_k, pt.obj[j]);
@@ -220,7 +223,10 @@ class CudaSweep final : public SweepBackend {
     check(cudaMemset(d_ncand_, 0, sizeof(unsigned int)), "memset");
     const DevOut o{d_reasons_, d_hist_, d_cand_, d_ncand_, p_.keep_all ? d_rows_ : nullptr};
     const unsigned grid = unsigned((total + kBlock - 1) / kBlock);
-    sweep_kernel<<<grid, kBlock>>>(d_segs_, int32_t(hs.size()), total, pr, o);
+    if (p_.view->base.net.convention == Convention::Physical)
+      sweep_kernel<Conventions::Physical><<<grid, kBlock>>>(d_segs_, int32_t(hs.size()), total, pr, o);
+    else
+      sweep_kernel<Conventions::Any><<<grid, kBlock>>>(d_segs_, int32_t(hs.size()), total, pr, o);
     check(cudaGetLastError(), "sweep_kernel launch");
     unsigned int ncand = 0;
     check(cudaMemcpy(&ncand, d_ncand_, sizeof ncand, cudaMemcpyDeviceToHost), "copy candidate count");
