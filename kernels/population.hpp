@@ -38,7 +38,8 @@ COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& 
                                        size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
   int32_t genome[kMaxGenes];
   for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = genes[size_t(g) * n + i];
-  const Config c = decode(s, genome);
+  Config c = s.base;  // decode(s, genome), written in place (kernels/space.hpp)
+  apply_genome(s, genome, c);
   double v = 0;
   for (int m = 0; m < kPopMetrics; ++m) metrics[size_t(m) * n + i] = 0;
   for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = INFINITY;

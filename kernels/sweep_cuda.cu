@@ -25,6 +25,16 @@ constexpr uint64_t kMaxLive = uint64_t(1) << 31;  // per launch: offsets fit in 
 constexpr uint32_t kCandCap = 1u << 20;
 constexpr uint64_t kRowsCap = uint64_t(1) << 21;  // --keep all: rows per launch
 
+// Blocks per SM the sweep kernel is compiled for (the second argument of __launch_bounds__).
+// Unset, ptxas picks the register budget itself (with CUDA 13.0: 80 registers and some spills
+// for the Physical instantiation); 1 lets it use up to 255 registers (no spills, fewer resident
+// warps), 2 up to 128. Which is fastest on an H200 has not been measured (docs/performance.md).
+#ifdef COSMIC_SWEEP_MIN_BLOCKS
+#define COSMIC_SWEEP_BOUNDS __launch_bounds__(kBlock, COSMIC_SWEEP_MIN_BLOCKS)
+#else
+#define COSMIC_SWEEP_BOUNDS __launch_bounds__(kBlock)
+#endif
+
 __constant__ SpaceView c_view;
 __constant__ SweepConst c_k;
 
@@ -65,8 +75,9 @@ __device__ bool is_candidate(const SweepPoint& pt, const DevPrune& pr) {
 // kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp).
 // No gene sets the collective convention, so every point has the base configuration's.
 template <Conventions kConv>
-__global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, int32_t nsegs, uint64_t total,
-                                                       DevPrune pr, DevOut out) {
+__global__ void COSMIC_SWEEP_BOUNDS sweep_kernel(const DevSegment* segs, int32_t nsegs, uint64_t total,
+                                                 __grid_constant__ const DevPrune pr,
+                                                 __grid_constant__ const DevOut out) {
   using ReasonHist = cub::BlockHistogram<int, kBlock, 1, kNumReasons + 1>;
   using ObjHist = cub::BlockHistogram<int, kBlock, 1, kHistBins + 1>;
   __shared__ union {
@@ -98,7 +109,8 @@ __global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, i
       step = step / card + v / card;
       genome[g] = int32_t(v % card);
     }
-    const Config c = decode(c_view, genome);
+    Config c = c_view.base;  // decode(c_view, genome), written in place (kernels/space.hpp)
+    apply_genome(c_view, genome, c);
     double violation = 0;
     SweepRow row;
     row.index = index;
