@@ -15,6 +15,18 @@ void BatchOutput::reset(int nobj) {
   rows.clear();
 }
 
+std::vector<LiveSegment> live_segments(const SpaceView& s, const std::vector<Segment>& segs) {
+  std::vector<LiveSegment> live(segs.size());
+  uint64_t start = 0;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    live[i].begin = segs[i].begin;
+    live[i].start = start;
+    unrank(s, segs[i].begin, live[i].genome);
+    start += segs[i].count;
+  }
+  return live;
+}
+
 SweepConst make_sweep_const(const SpaceView& s, const std::vector<Objective>& objectives) {
   if (objectives.empty() || objectives.size() > size_t(kMaxSweepObjectives))
     throw std::runtime_error("a sweep needs 1 to " + std::to_string(kMaxSweepObjectives) + " objectives");

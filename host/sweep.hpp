@@ -54,6 +54,10 @@ struct SweepRow {
   }
 };
 
+// The segments of a batch with their live offsets and first genomes (kernels/sweep.hpp), as
+// sweep_walk_live takes them; the last element's start + its count is the batch's live count.
+std::vector<LiveSegment> live_segments(const SpaceView& s, const std::vector<Segment>& segs);
+
 // What a backend returns for one batch of segments.
 struct BatchOutput {
   uint64_t reasons[kNumReasons] = {};  // per Reason code, of the points that pass the constraints

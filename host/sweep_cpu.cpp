@@ -1,8 +1,9 @@
 // CPU sweep backend: OpenMP threads, static split of the batch's live indices. Each thread
-// walks its part with the genome stepped in mixed radix (no unrank per point), skips runs of
-// indices that violate a constraint (kernels/sweep.hpp), and keeps partial reductions: reason
-// counts, histograms, its own top-K and Pareto front. Partials are merged in thread order and
-// the host merge is exact, so results do not depend on the thread count.
+// walks its part with sweep_walk_live (kernels/sweep.hpp, as each CUDA thread does: the genome
+// stepped in mixed radix, no unrank per point, runs of indices that violate a constraint
+// skipped) and keeps partial reductions: reason counts, histograms, its own top-K and Pareto
+// front. Partials are merged in thread order and the host merge is exact, so results do not
+// depend on the thread count.
 #include <omp.h>
 
 #include <algorithm>
@@ -22,11 +23,7 @@ struct Partial {
 
 class CpuSweep final : public SweepBackend {
  public:
-  explicit CpuSweep(const SweepProblem& p) : p_(p) {
-    stride_.resize(size_t(p.view->ngenes) + 1);
-    stride_[0] = 1;
-    for (int32_t g = 0; g < p.view->ngenes; ++g) stride_[g + 1] = stride_[g] * u128(p.view->gene[g].card);
-  }
+  explicit CpuSweep(const SweepProblem& p) : p_(p) {}
   std::string name() const override { return "cpu"; }
   std::string device() const override {
     return std::to_string(omp_get_max_threads()) + " OpenMP threads";
@@ -37,9 +34,9 @@ class CpuSweep final : public SweepBackend {
   void run(const std::vector<Segment>& segs, const Pruning& prune, BatchOutput& out) override {
     const int nobj = p_.k.nobj;
     out.reset(nobj);
-    std::vector<uint64_t> start(segs.size() + 1, 0);  // prefix sums of segment counts
-    for (size_t i = 0; i < segs.size(); ++i) start[i + 1] = start[i] + segs[i].count;
-    const uint64_t total = start.back();
+    const std::vector<LiveSegment> live = live_segments(*p_.view, segs);
+    uint64_t total = 0;
+    for (const Segment& seg : segs) total += seg.count;
     const int nthreads = omp_get_max_threads();
     std::vector<Partial> part(static_cast<size_t>(nthreads));
 #pragma omp parallel num_threads(nthreads)
@@ -50,7 +47,10 @@ class CpuSweep final : public SweepBackend {
       const uint64_t hi = uint64_t((unsigned __int128)total * unsigned(t + 1) / unsigned(nt));
       Partial& me = part[size_t(t)];
       me.out.reset(nobj);
-      if (lo < hi) walk(segs, start, lo, hi, prune, me);
+      // sweep_walk_live (kernels/sweep.hpp) skips runs that violate a constraint.
+      if (lo < hi)
+        sweep_walk_live(*p_.view, p_.k, live.data(), int32_t(live.size()), lo, hi,
+                        [&](const Config& c, u128 index, uint64_t) { score(c, index, prune, me); });
     }
     // Merge partials in thread order.
     for (Partial& me : part) {
@@ -63,67 +63,11 @@ class CpuSweep final : public SweepBackend {
   }
 
  private:
-  // Points of [lo, hi) of the concatenated segments.
-  void walk(const std::vector<Segment>& segs, const std::vector<uint64_t>& start, uint64_t lo, uint64_t hi,
-            const Pruning& prune, Partial& me) const {
-    const SpaceView& s = *p_.view;
-    const SweepConst& k = p_.k;
-    size_t si = size_t(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
-    int32_t genome[kMaxGenes];
-    uint64_t pos = lo;
-    while (pos < hi) {
-      const Segment& seg = segs[si];
-      const uint64_t seg_end = std::min(hi, start[si + 1]);
-      u128 index = seg.begin + (pos - start[si]);
-      unrank(s, index, genome);
-      // Constraints only need re-checking when a gene they read changed: after a step that
-      // changed genes 0..changed, those with low_gene > changed still hold (they held before:
-      // a violated one with a higher low gene would have caused a longer skip).
-      int32_t changed = s.ngenes;
-      while (pos < seg_end) {
-        const Config c = decode(s, genome);
-        int32_t m = -1;
-        for (int32_t i = 0; i < s.nconstraints; ++i)
-          if (k.low_gene[i] <= changed && k.low_gene[i] > m && !constraint_holds(s, c, i)) m = k.low_gene[i];
-        if (m >= 0) {
-          // Skip to the next index whose gene m differs: all indices before it violate too.
-          u128 low = 0;  // rank of genes below m
-          for (int32_t g = m - 1; g >= 0; --g) low = low * u128(s.gene[g].card) + u128(genome[g]);
-          const u128 skip = stride_[size_t(m)] - low;
-          if (skip >= u128(seg_end - pos)) {
-            pos = seg_end;
-            break;
-          }
-          pos += uint64_t(skip);
-          index += skip;
-          changed = increment(s, genome, m);
-          continue;
-        }
-        score(s, c, index, prune, me);
-        ++pos;
-        ++index;
-        changed = increment(s, genome, 0);
-      }
-      ++si;
-    }
-  }
-
-  // Sets genes below m to zero and adds one to gene m with carry; returns the highest gene
-  // that changed.
-  static int32_t increment(const SpaceView& s, int32_t* genome, int32_t m) {
-    for (int32_t g = 0; g < m; ++g) genome[g] = 0;
-    for (int32_t g = m; g < s.ngenes; ++g) {
-      if (++genome[g] < s.gene[g].card) return g;
-      genome[g] = 0;
-    }
-    return s.ngenes;
-  }
-
-  void score(const SpaceView&, const Config& c, u128 index, const Pruning& prune, Partial& me) const {
+  void score(const Config& c, u128 index, const Pruning& prune, Partial& me) const {
     const SweepConst& k = p_.k;
     SweepPoint pt;
     pt.index = index;
-    const Result r = score_config(c, k.obj, k.nobj, pt.obj);  // walk() has checked the constraints
+    const Result r = score_config(c, k.obj, k.nobj, pt.obj);  // sweep_walk has checked the constraints
     me.out.reasons[int(r.reason)]++;
     if (r.reason == Reason::Ok) {
       for (int j = 0; j < k.nobj; ++j) me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;
@@ -163,7 +107,6 @@ class CpuSweep final : public SweepBackend {
   }
 
   SweepProblem p_;
-  std::vector<u128> stride_;
 };
 
 }  // namespace

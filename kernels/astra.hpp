@@ -457,9 +457,12 @@ COSMIC_HD inline bool modelled(const Network& net, const Span& span, Coll c,
 // backend semantics. local_mem_bw_GBps: decimal GB/s (= bytes/ns), the doc's M.
 // Integer-valued wherever ASTRA-sim floors (all CSV cases); chunk counts above kMaxSimChunks
 // are extrapolated (rounded to the ns).
-COSMIC_HD inline double collective_ns(const Network& net, double local_mem_bw_GBps, const Span& span,
-                                      Coll c, double bytes, int64_t system_npus,
-                                      SubgroupRule rule = SubgroupRule::AstraRing) {
+// Out of line on the device (kernels/hd.hpp): the model calls it from up to nine places, and
+// each inlined copy carried its own plan, phase-cost and flow-shop arrays (about 2 KB).
+COSMIC_HD COSMIC_DEVICE_NOINLINE inline double collective_ns(const Network& net, double local_mem_bw_GBps,
+                                                             const Span& span, Coll c, double bytes,
+                                                             int64_t system_npus,
+                                                             SubgroupRule rule = SubgroupRule::AstraRing) {
   if (!(bytes > 0)) return 0.0;
   Plan pl;
   if (!make_plan(pl, net, span, c, rule)) return 0.0;

@@ -20,9 +20,18 @@ struct BatchView {
   size_t n;
 };
 
+// kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp);
+// the host launches it only for chunks whose configurations all use the Physical convention.
+template <Conventions kConv>
 __global__ void evaluate_kernel(BatchView v) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < v.n) v.out[i] = evaluate(v.in[i]);
+  if (i < v.n) v.out[i] = evaluate<kConv>(v.in[i]);
+}
+
+bool all_physical(const Config* in, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (in[i].net.convention != Convention::Physical) return false;
+  return true;
 }
 
 void check(cudaError_t e, const char* what) {
@@ -68,7 +77,11 @@ void CudaEvaluator::evaluate(const Config* in, Result* out, size_t n) {
     check(cudaMemcpy(d_in_, in + done, m * sizeof(Config), cudaMemcpyHostToDevice), "copy configs");
     const int block = 128;
     const unsigned grid = unsigned((m + block - 1) / block);
-    evaluate_kernel<<<grid, block>>>(BatchView{d_in_, d_out_, m});
+    const BatchView view{d_in_, d_out_, m};
+    if (all_physical(in + done, m))
+      evaluate_kernel<Conventions::Physical><<<grid, block>>>(view);
+    else
+      evaluate_kernel<Conventions::Any><<<grid, block>>>(view);
     check(cudaGetLastError(), "evaluate_kernel launch");
     check(cudaMemcpy(out + done, d_out_, m * sizeof(Result), cudaMemcpyDeviceToHost), "copy results");
   }

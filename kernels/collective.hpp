@@ -168,13 +168,27 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   return sum + (chunks - 1) * worst;
 }
 
+// Which collective conventions an instantiation of the model can run (a template parameter of
+// collective_time_s, evaluate and the scoring functions above them):
+//   Any       dispatch on Network::convention at run time (the default; host code uses it);
+//   Physical  the Physical convention only. The ASTRA-sim flow shop (kernels/astra.hpp, about
+//             2 KB of local arrays per call) is not compiled in, which is what the CUDA kernels
+//             gain. Assumption the caller must guarantee: every configuration it scores has
+//             convention == Physical (the CUDA hosts check the batch or the space's base
+//             configuration before they pick this instantiation; no PSA gene sets the
+//             convention). Its results are then the same doubles as Any's.
+enum class Conventions : int8_t { Any = 0, Physical = 1 };
+
 // Time of collective c of `bytes` over `span` under the network's convention. Seconds.
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline double collective_time_s(const Network& net, const Compute& compute, const Calibration& cal,
                                           const Span& span, Coll c, double bytes, int64_t system_npus) {
-  if (net.convention == Convention::AstraSim) {
-    // ASTRA-sim's all-gather size is the per-rank input; ours is the assembled output.
-    const double d = c == Coll::AllGather ? bytes / double(span_size(span, net.ndims)) : bytes;
-    return astra::collective_ns(net, compute.mem_bw_GBps, span, c, d, system_npus) * 1e-9;
+  if constexpr (kConv == Conventions::Any) {
+    if (net.convention == Convention::AstraSim) {
+      // ASTRA-sim's all-gather size is the per-rank input; ours is the assembled output.
+      const double d = c == Coll::AllGather ? bytes / double(span_size(span, net.ndims)) : bytes;
+      return astra::collective_ns(net, compute.mem_bw_GBps, span, c, d, system_npus) * 1e-9;
+    }
   }
   return physical_collective_s(net, cal.net_eff, span, c, bytes);
 }

@@ -9,3 +9,13 @@
 #else
 #define COSMIC_HD
 #endif
+
+// Keeps a large function out of line on the device only, so that its local arrays occupy one
+// stack frame shared by all call sites instead of one copy per inlined call site. Host builds
+// (g++ and nvcc's host pass) inline as before. Inlining or not does not change any result:
+// the arithmetic is the same, and --fmad=false keeps nvcc from contracting it differently.
+#if defined(__CUDA_ARCH__)
+#define COSMIC_DEVICE_NOINLINE __noinline__
+#else
+#define COSMIC_DEVICE_NOINLINE
+#endif

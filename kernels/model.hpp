@@ -308,6 +308,7 @@ struct LayerComm {
 // values are all-gathered before attention (forward) and their gradients reduce-scattered
 // (backward). Same volume each way: cp x (K and V of the local tokens).
 // `tp_overlap` / `cp_overlap` hide a fraction of each.
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
   LayerComm lc;
   if (c.work.tp > 1) {
@@ -315,20 +316,21 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const Span& s = g.span[int(Group::TP)];
     const double keep = 1 - c.cal.tp_overlap;
     if (c.work.seq_parallel) {
-      const double ag = collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-      const double rs = collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+      const double ag = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+      const double rs = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
       lc.tp_fwd_s = keep * 2 * (ag + rs);
       lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
     } else {
-      lc.tp_fwd_s = lc.tp_bwd_s = keep * 2 * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
+      lc.tp_fwd_s = lc.tp_bwd_s =
+          keep * 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
     }
   }
   if (c.work.cp > 1) {
     const double bytes = act_bytes(c.model) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
     const Span& s = g.span[int(Group::CP)];
     const double keep = 1 - c.cal.cp_overlap;
-    lc.cp_fwd_s = keep * collective_time_s(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-    lc.cp_bwd_s = keep * collective_time_s(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+    lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+    lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
   }
   return lc;
 }
@@ -347,7 +349,9 @@ COSMIC_HD inline double stage_params_per_rank(const ModelSpec& m, const Workload
 }
 
 // ---------------------------------------------------------------------------------------------
-// Evaluate one configuration.
+// Evaluate one configuration. kConv: the conventions this instantiation can run
+// (kernels/collective.hpp); Physical requires c.net.convention == Physical.
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline Result evaluate(const Config& c) {
   Result r;
   int64_t npus = 1;
@@ -389,7 +393,7 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
     const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
-    const LayerComm lc = layer_comm(c, g, T, npus);
+    const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
 
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
@@ -406,11 +410,12 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once.
     const bool sync = replicas > 1;
     const double gather_w = sync && w.sharding != Sharding::None
-                                ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather, D * P_rank, npus)
+                                ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather,
+                                                           D * P_rank, npus)
                                 : 0.0;
     const double scatter_g = sync && w.sharding != Sharding::None
-                                 ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter,
-                                                     c.cal.grad_bytes * P_rank, npus)
+                                 ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter,
+                                                            c.cal.grad_bytes * P_rank, npus)
                                  : 0.0;
     // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
     // layer ahead, so only what exceeds the pass's compute is exposed; backward also
@@ -430,8 +435,8 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     double dp_exposed = 0;
     if (sync && !zero3) {
       const double grads = w.sharding == Sharding::None
-                               ? collective_time_s(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce,
-                                                   c.cal.grad_bytes * P_rank, npus)
+                               ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce,
+                                                          c.cal.grad_bytes * P_rank, npus)
                                : scatter_g;
       const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
       const double fwd_window = c.cal.dp_overlap * stage_layers * lt.fwd_s;
@@ -491,11 +496,12 @@ COSMIC_HD inline Result evaluate(const Config& c) {
       // attention outputs (an all-reduce of D b h / t) across the cp ranks that each hold
       // s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
-      const LayerComm lc = layer_comm(c, g, T, npus);
+      const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
       const double cpt = w.cp <= 1 ? 0.0
                          : prefill ? lc.cp_fwd_s
-                                   : cp_keep * collective_time_s(c.net, c.compute, c.cal, g.span[int(Group::CP)],
-                                                                 Coll::AllReduce, D * b * h / t, npus);
+                                   : cp_keep * collective_time_s<kConv>(c.net, c.compute, c.cal,
+                                                                        g.span[int(Group::CP)], Coll::AllReduce,
+                                                                        D * b * h / t, npus);
       p.tp = stage_layers * lc.tp_fwd_s;
       p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);

@@ -32,18 +32,20 @@ struct PopObjectives {
 };
 
 // Genes are gene-major: gene g of individual i at genes[g * n + i]; outputs likewise
-// (obj[j * n + i], metrics[m * n + i]).
+// (obj[j * n + i], metrics[m * n + i]). kConv: as evaluate() (kernels/model.hpp).
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& o, const int32_t* genes, size_t n,
                                        size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
   int32_t genome[kMaxGenes];
   for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = genes[size_t(g) * n + i];
-  const Config c = decode(s, genome);
+  Config c = s.base;  // decode(s, genome), written in place (kernels/space.hpp)
+  apply_genome(s, genome, c);
   double v = 0;
   for (int m = 0; m < kPopMetrics; ++m) metrics[size_t(m) * n + i] = 0;
   for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = INFINITY;
   Result r;
   double values[kNumObjectives];
-  if (!score_point(s, c, o.obj, o.n, v, r, values)) {
+  if (!score_point<kConv>(s, c, o.obj, o.n, v, r, values)) {
     reason[i] = -1;
     violation[i] = 2 + v / (1 + v);
     return;

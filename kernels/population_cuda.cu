@@ -26,9 +26,12 @@ struct PopBuffers {
   double* metrics;
 };
 
+// kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp).
+// No gene sets the collective convention, so every individual has the base configuration's.
+template <Conventions kConv>
 __global__ void population_kernel(PopBuffers b) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < b.n) score_individual(c_view, c_obj, b.genes, b.n, i, b.obj, b.violation, b.reason, b.metrics);
+  if (i < b.n) score_individual<kConv>(c_view, c_obj, b.genes, b.n, i, b.obj, b.violation, b.reason, b.metrics);
 }
 
 void check(cudaError_t e, const char* what) {
@@ -62,7 +65,11 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
           "cudaMemcpy(genes)");
     PopBuffers b{d_genes_, n, d_obj_, d_violation_, d_reason_, d_metrics_};
     const int threads = 128;
-    population_kernel<<<unsigned((n + threads - 1) / threads), threads>>>(b);
+    const unsigned grid = unsigned((n + threads - 1) / threads);
+    if (view_->base.net.convention == Convention::Physical)
+      population_kernel<Conventions::Physical><<<grid, threads>>>(b);
+    else
+      population_kernel<Conventions::Any><<<grid, threads>>>(b);
     check(cudaGetLastError(), "population_kernel launch");
     check(cudaMemcpy(scores.obj.data(), d_obj_, scores.obj.size() * sizeof(double), cudaMemcpyDeviceToHost),
           "cudaMemcpy(objectives)");

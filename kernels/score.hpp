@@ -14,19 +14,21 @@ namespace cosmic {
 
 // Evaluates a decoded configuration (the caller has checked its constraints) and writes the
 // value of each of the `nobj` objectives to values[0..nobj), whatever the model's verdict;
-// callers decide what an infeasible point's values mean.
+// callers decide what an infeasible point's values mean. kConv: as evaluate() (kernels/model.hpp).
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline Result score_config(const Config& c, const Objective* objectives, int32_t nobj, double* values) {
-  const Result r = evaluate(c);
+  const Result r = evaluate<kConv>(c);
   for (int32_t j = 0; j < nobj; ++j) values[j] = objective_value(objectives[j], c, r);
   return r;
 }
 
 // Checks every constraint of a decoded configuration, then scores it. Returns false, with
 // check_constraints' violation and without running the model, when a constraint fails.
+template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline bool score_point(const SpaceView& s, const Config& c, const Objective* objectives, int32_t nobj,
                                   double& violation, Result& r, double* values) {
   if (!check_constraints(s, c, violation)) return false;
-  r = score_config(c, objectives, nobj, values);
+  r = score_config<kConv>(c, objectives, nobj, values);
   return true;
 }
 

@@ -191,9 +191,10 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
   return 0;
 }
 
-// Applies a genome to the base configuration, then the derived parameters.
-COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
-  Config c = s.base;
+// Applies a genome to `c`, a copy of the base configuration s.base, then the derived
+// parameters: decode() in place. CUDA kernels call it on the one Config a thread holds; with
+// decode() nvcc kept two per thread in local memory (decode's and the returned copy).
+COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Config& c) {
   bool npu_bw[kMaxDims] = {false, false, false, false, false, false, false, false};
   for (int32_t g = 0; g < s.ngenes; ++g) {
     const Gene& ge = s.gene[g];
@@ -216,6 +217,12 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
     // written in the PSA normally exclude it first.
     c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
   }
+}
+
+// Applies a genome to the base configuration, then the derived parameters.
+COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
+  Config c = s.base;
+  apply_genome(s, genome, c);
   return c;
 }
 

@@ -1,8 +1,9 @@
 // Per-point code of exhaustive sweeps, shared by the CPU backend (host/sweep_cpu.cpp) and the
 // CUDA kernel (kernels/sweep_cuda.cu): mixed-radix stepping of a genome, one constraint at a
-// time (to know how far a violation lets the sweep skip), the objective histogram's bins, and
-// the orders used by top-K and the Pareto front. Scoring a point is kernels/score.hpp's
-// score_config(). Host and device, no allocation.
+// time (to know how far a violation lets the sweep skip), the walk over a part of a batch that
+// skips such runs (sweep_walk_live), the objective histogram's bins, and the orders used by
+// top-K and the Pareto front. Scoring a point is kernels/score.hpp's score_config(). Host and
+// device, no allocation.
 #pragma once
 
 #include <cstdint>
@@ -74,14 +75,20 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
   return constraint_holds(s, c, k, unused);
 }
 
-// Checks the constraints; returns -1 when all hold, otherwise the highest low_gene of the
-// violated ones (the skip that is safe: every index up to the next change of that gene
-// violates the same constraint).
-COSMIC_HD inline int32_t violated_low_gene(const SpaceView& s, const SweepConst& k, const Config& c) {
+// Checks the constraints that may have changed; returns -1 when all hold, otherwise the
+// highest low_gene of the violated ones (the skip that is safe: every index up to the next
+// change of that gene violates the same constraint). `changed` is the highest gene that
+// changed since the last check: constraints with low_gene > changed read only unchanged genes
+// and are skipped (they held at the last check: a violated one with a higher low gene would
+// have caused a longer skip). Pass s.ngenes to check every constraint.
+COSMIC_HD inline int32_t violated_low_gene(const SpaceView& s, const SweepConst& k, const Config& c, int32_t changed) {
   int32_t m = -1;
   for (int32_t i = 0; i < s.nconstraints; ++i)
-    if (k.low_gene[i] > m && !constraint_holds(s, c, i)) m = k.low_gene[i];
+    if (k.low_gene[i] <= changed && k.low_gene[i] > m && !constraint_holds(s, c, i)) m = k.low_gene[i];
   return m;
+}
+COSMIC_HD inline int32_t violated_low_gene(const SpaceView& s, const SweepConst& k, const Config& c) {
+  return violated_low_gene(s, k, c, s.ngenes);
 }
 
 // Adds `step` to a genome in mixed radix (gene 0 least significant). Returns false on
@@ -98,14 +105,95 @@ COSMIC_HD inline bool genome_add(const SpaceView& s, int32_t* genome, uint64_t s
 }
 
 // Sets genes below m to zero and adds one to gene m (with carry): the first index after the
-// current one whose gene m differs. Returns false past the last index.
-COSMIC_HD inline bool genome_skip_to_next(const SpaceView& s, int32_t* genome, int32_t m) {
+// current one whose gene m differs. Returns the highest gene that changed, s.ngenes past the
+// last index.
+COSMIC_HD inline int32_t genome_next_change(const SpaceView& s, int32_t* genome, int32_t m) {
   for (int32_t g = 0; g < m; ++g) genome[g] = 0;
   for (int32_t g = m; g < s.ngenes; ++g) {
-    if (++genome[g] < s.gene[g].card) return true;
+    if (++genome[g] < s.gene[g].card) return g;
     genome[g] = 0;
   }
-  return false;
+  return s.ngenes;
+}
+
+// As genome_next_change; returns false past the last index.
+COSMIC_HD inline bool genome_skip_to_next(const SpaceView& s, int32_t* genome, int32_t m) {
+  return genome_next_change(s, genome, m) < s.ngenes;
+}
+
+// Indices from the genome's index to the next one whose gene m differs (at least 1):
+// prod_{g<m} card_g minus the rank of genes below m. Exact (128-bit integers).
+COSMIC_HD inline u128 indices_to_next_change(const SpaceView& s, const int32_t* genome, int32_t m) {
+  u128 stride = 1, low = 0;
+  for (int32_t g = 0; g < m; ++g) {
+    low += u128(genome[g]) * stride;
+    stride *= u128(s.gene[g].card);
+  }
+  return stride - low;
+}
+
+// Walks `count` consecutive indices from `index` (its genome in `genome`, which is advanced) and
+// calls visit(config, index, offset) for every point that meets all constraints, offset being
+// its distance from the first index. A violated constraint skips the run of indices that
+// violate it too, without decoding them (violated_low_gene). The one copy of the sweep's walk:
+// the CPU backend (host/sweep_cpu.cpp, one part per thread) and the CUDA kernel
+// (kernels/sweep_cuda.cu, one part per GPU thread) both call it, so they visit the same points.
+template <class Visit>
+COSMIC_HD inline void sweep_walk(const SpaceView& s, const SweepConst& k, int32_t* genome, u128 index, uint64_t count,
+                                 Visit&& visit) {
+  int32_t changed = s.ngenes;  // first point: check every constraint
+  uint64_t offset = 0;
+  while (offset < count) {
+    Config c = s.base;  // decode(s, genome), written in place
+    apply_genome(s, genome, c);
+    const int32_t m = violated_low_gene(s, k, c, changed);
+    if (m >= 0) {
+      // Every index before the next change of gene m violates the same constraint.
+      const u128 skip = indices_to_next_change(s, genome, m);
+      if (skip >= u128(count - offset)) return;
+      offset += uint64_t(skip);
+      changed = genome_next_change(s, genome, m);
+      continue;
+    }
+    visit(c, index + offset, offset);
+    ++offset;
+    changed = genome_next_change(s, genome, 0);
+  }
+}
+
+// A run of consecutive live indices of a batch, with what a thread needs to start anywhere in
+// it without a 128-bit division: the genome of its first index. Trivially copyable (the CUDA
+// backend copies arrays of them to the device as they are).
+struct LiveSegment {
+  u128 begin = 0;                  // first index
+  uint64_t start = 0;              // live offset of `begin` in the batch (sum of earlier counts)
+  int32_t genome[kMaxGenes] = {};  // unrank(begin)
+};
+
+// Walks live offsets [lo, hi) of a batch, across segment boundaries, with sweep_walk;
+// visit(config, index, offset) gets each point's live offset in the batch. segs: the batch's
+// segments in order (nsegs >= 1), hi at most the batch's live count. Each CPU thread and each
+// GPU thread walks its own [lo, hi) with this function.
+template <class Visit>
+COSMIC_HD inline void sweep_walk_live(const SpaceView& s, const SweepConst& k, const LiveSegment* segs, int32_t nsegs,
+                                      uint64_t lo, uint64_t hi, Visit&& visit) {
+  int32_t si = 0, up = nsegs - 1;  // the last segment with start <= lo
+  while (si < up) {
+    const int32_t mid = (si + up + 1) / 2;
+    if (segs[mid].start <= lo) si = mid;
+    else up = mid - 1;
+  }
+  int32_t genome[kMaxGenes];
+  for (; lo < hi; ++si) {
+    const LiveSegment& seg = segs[si];
+    const uint64_t end = si + 1 < nsegs && segs[si + 1].start < hi ? segs[si + 1].start : hi;
+    for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = seg.genome[g];
+    genome_add(s, genome, lo - seg.start);
+    const uint64_t first = lo;
+    sweep_walk(s, k, genome, seg.begin + (lo - seg.start), end - lo,
+               [&](const Config& c, u128 index, uint64_t offset) { visit(c, index, first + offset); });
+    lo = end;
+  }
 }
 
 }  // namespace cosmic

@@ -1,14 +1,13 @@
-// CUDA sweep backend: one thread per live index of a batch. The SpaceView (value tables,
-// constraint programs) and the sweep constants live in __constant__ memory; a thread finds its
-// segment, steps the segment's start genome by its offset (no 128-bit division), decodes and
-// scores the point with the CPU's code (score_point / score_config, kernels/score.hpp).
-// Reductions stay on the device: reason counts and objective histograms per block with
-// cub::BlockHistogram, then one atomicAdd per non-empty bin; top-K and Pareto candidates are
-// the points that beat what the host already kept (K-th best per objective, current front),
-// appended to a bounded buffer that the host merges exactly.
+// CUDA sweep backend: each thread walks a run of consecutive live indices of a batch (up to
+// kMaxPerThread of them) with the CPU's walk, sweep_walk (kernels/sweep.hpp): the genome is
+// stepped in mixed radix, a violated constraint skips the run of indices that violate it too,
+// and each point that meets the constraints is scored with the CPU's code (score_config,
+// kernels/score.hpp). The SpaceView (value tables, constraint programs) and the sweep constants
+// live in __constant__ memory. Reductions stay on the device: reason counts and objective
+// histograms per block in shared memory, then one atomicAdd per non-empty bin; top-K and Pareto
+// candidates are the points that beat what the host already kept (K-th best per objective,
+// current front), appended to a bounded buffer that the host merges exactly.
 #include <cuda_runtime.h>
-
-#include <cub/block/block_histogram.cuh>
 
 #include <stdexcept>
 #include <string>
@@ -21,18 +20,36 @@ namespace cosmic {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr uint64_t kMaxLive = uint64_t(1) << 31;  // per launch: offsets fit in 32 bits
+constexpr uint64_t kMaxLive = uint64_t(1) << 31;  // live indices per launch
 constexpr uint32_t kCandCap = 1u << 20;
 constexpr uint64_t kRowsCap = uint64_t(1) << 21;  // --keep all: rows per launch
+// Live indices per thread: at most kMaxPerThread, and fewer when a launch would otherwise have
+// fewer than kMinThreads threads. A thread skips the runs that violate a constraint inside its
+// part, but a warp lasts as long as its busiest thread: where the points that pass the
+// constraints come in clusters, long parts put whole clusters on one thread. Assumption behind
+// 2, from a CPU emulation of warp steps on four shipped spaces (docs/performance.md), not from a
+// GPU measurement: counting a decode-and-check step as a quarter of a model evaluation, 2 cost
+// 0-15% less than 1 on each space, 8 to 32 up to 2.2x more (network-system1). 2^20 threads are
+// several times what an H200 keeps resident (132 SMs x at most 2,048). Results do not depend
+// on either constant (the reductions are sums and exact merges).
+#ifndef COSMIC_SWEEP_MAX_PER_THREAD
+#define COSMIC_SWEEP_MAX_PER_THREAD 2
+#endif
+constexpr uint64_t kMaxPerThread = COSMIC_SWEEP_MAX_PER_THREAD;
+constexpr uint64_t kMinThreads = uint64_t(1) << 20;
+
+// Blocks per SM the sweep kernel is compiled for (the second argument of __launch_bounds__).
+// Unset, ptxas picks the register budget itself (with CUDA 13.0: 80 registers and some spills
+// for the Physical instantiation); 1 lets it use up to 255 registers (no spills, fewer resident
+// warps), 2 up to 128. Which is fastest on an H200 has not been measured (docs/performance.md).
+#ifdef COSMIC_SWEEP_MIN_BLOCKS
+#define COSMIC_SWEEP_BOUNDS __launch_bounds__(kBlock, COSMIC_SWEEP_MIN_BLOCKS)
+#else
+#define COSMIC_SWEEP_BOUNDS __launch_bounds__(kBlock)
+#endif
 
 __constant__ SpaceView c_view;
 __constant__ SweepConst c_k;
-
-struct DevSegment {
-  u128 begin;
-  uint64_t start;  // offset of the segment's first index in the launch
-  int32_t genome[kMaxGenes];
-};
 
 struct DevPrune {
   int32_t full[kMaxSweepObjectives];
@@ -47,7 +64,13 @@ struct DevOut {
   unsigned long long* hist;     // nobj x kHistBins
   SweepPoint* cand;
   unsigned int* ncand;
-  SweepRow* rows;               // null unless --keep all; one per live index
+  SweepRow* rows;               // null unless --keep all; one per live index (reason -1: not scored)
+};
+
+// A block's reason counts and objective histograms (nobj x kHistBins, as DevOut::hist).
+struct BlockCounts {
+  unsigned int reasons[kNumReasons];
+  unsigned int hist[kMaxSweepObjectives * kHistBins];
 };
 
 __device__ bool is_candidate(const SweepPoint& pt, const DevPrune& pr) {
@@ -62,75 +85,58 @@ __device__ bool is_candidate(const SweepPoint& pt, const DevPrune& pr) {
   return true;
 }
 
-__global__ void __launch_bounds__(kBlock) sweep_kernel(const DevSegment* segs, int32_t nsegs, uint64_t total,
-                                                       DevPrune pr, DevOut out) {
-  using ReasonHist = cub::BlockHistogram<int, kBlock, 1, kNumReasons + 1>;
-  using ObjHist = cub::BlockHistogram<int, kBlock, 1, kHistBins + 1>;
-  __shared__ union {
-    typename ReasonHist::TempStorage reason;
-    typename ObjHist::TempStorage obj;
-  } temp;
-  __shared__ unsigned int reason_bins[kNumReasons + 1];
-  __shared__ unsigned int obj_bins[kHistBins + 1];
-
-  const uint64_t i = uint64_t(blockIdx.x) * kBlock + threadIdx.x;
-  int reason_sample[1] = {kNumReasons};  // the extra bin: not evaluated
-  int bins[kMaxSweepObjectives];
-  for (int j = 0; j < kMaxSweepObjectives; ++j) bins[j] = kHistBins;  // the extra bin: not evaluated
-  if (i < total) {
-    int32_t lo = 0, hi = nsegs - 1;  // last segment with start <= i
-    while (lo < hi) {
-      const int32_t mid = (lo + hi + 1) / 2;
-      if (segs[mid].start <= i) lo = mid;
-      else hi = mid - 1;
+// Scores a point that meets the constraints (live offset `at` in the launch) into the block's
+// counts, the candidate buffer and, with --keep all, its row.
+template <Conventions kConv>
+__device__ void score(const Config& c, u128 index, uint64_t at, const DevPrune& pr, const DevOut& out,
+                      BlockCounts& counts) {
+  SweepPoint pt;
+  pt.index = index;
+  const Result r = score_config<kConv>(c, c_k.obj, c_k.nobj, pt.obj);
+  atomicAdd(&counts.reasons[int(r.reason)], 1u);
+  if (r.reason == Reason::Ok) {
+    for (int j = 0; j < c_k.nobj; ++j) atomicAdd(&counts.hist[j * kHistBins + hist_bin(c_k, pt.obj[j])], 1u);
+    if (is_candidate(pt, pr)) {
+      const unsigned int slot = atomicAdd(out.ncand, 1u);
+      if (slot < kCandCap) out.cand[slot] = pt;
     }
-    const DevSegment& seg = segs[lo];
-    int32_t genome[kMaxGenes];
-    for (int32_t g = 0; g < c_view.ngenes; ++g) genome[g] = seg.genome[g];
-    uint32_t step = uint32_t(i - seg.start);
-    const u128 index = seg.begin + step;
-    for (int32_t g = 0; g < c_view.ngenes && step; ++g) {
-      const uint32_t card = uint32_t(c_view.gene[g].card);
-      const uint32_t v = uint32_t(genome[g]) + step % card;
-      step = step / card + v / card;
-      genome[g] = int32_t(v % card);
-    }
-    const Config c = decode(c_view, genome);
-    double violation = 0;
+  }
+  if (out.rows) {
     SweepRow row;
     row.index = index;
-    row.reason = -1;
-    Result r;
-    SweepPoint pt;
-    pt.index = index;
-    if (score_point(c_view, c, c_k.obj, c_k.nobj, violation, r, pt.obj)) {
-      reason_sample[0] = int(r.reason);
-      if (r.reason == Reason::Ok) {
-        for (int j = 0; j < c_k.nobj; ++j) bins[j] = hist_bin(c_k, pt.obj[j]);
-        if (is_candidate(pt, pr)) {
-          const unsigned int at = atomicAdd(out.ncand, 1u);
-          if (at < kCandCap) out.cand[at] = pt;
-        }
-      }
-      if (out.rows) {
-        row.set(r, pt.obj, c_k.nobj);
-      }
-    }
-    if (out.rows) out.rows[i] = row;
+    row.set(r, pt.obj, c_k.nobj);
+    out.rows[at] = row;
   }
-  // Block-level histograms (CUB), then one global atomic per non-empty bin.
-  ReasonHist(temp.reason).Histogram(reason_sample, reason_bins);
+}
+
+// Thread t walks live offsets [t x per_thread, (t + 1) x per_thread) of the launch with
+// sweep_walk_live, as a CPU thread walks its part. kConv = Physical leaves the ASTRA-sim flow
+// shop out of the kernel (kernels/collective.hpp); no gene sets the collective convention, so
+// every point has the base configuration's.
+template <Conventions kConv>
+__global__ void COSMIC_SWEEP_BOUNDS sweep_kernel(const LiveSegment* segs, int32_t nsegs, uint64_t total,
+                                                 uint32_t per_thread, __grid_constant__ const DevPrune pr,
+                                                 __grid_constant__ const DevOut out) {
+  __shared__ BlockCounts counts;
+  const int nbins = c_k.nobj * kHistBins;
+  for (int b = threadIdx.x; b < kNumReasons; b += kBlock) counts.reasons[b] = 0;
+  for (int b = threadIdx.x; b < nbins; b += kBlock) counts.hist[b] = 0;
+  __syncthreads();
+
+  const uint64_t lo = (uint64_t(blockIdx.x) * kBlock + threadIdx.x) * per_thread;
+  if (lo < total) {
+    const uint64_t hi = total - lo < per_thread ? total : lo + per_thread;
+    sweep_walk_live(c_view, c_k, segs, nsegs, lo, hi, [&](const Config& c, u128 index, uint64_t at) {
+      score<kConv>(c, index, at, pr, out, counts);
+    });
+  }
+
+  // One global atomic per non-empty bin of the block.
   __syncthreads();
   for (int b = threadIdx.x; b < kNumReasons; b += kBlock)
-    if (reason_bins[b]) atomicAdd(&out.reasons[b], (unsigned long long)reason_bins[b]);
-  for (int j = 0; j < c_k.nobj; ++j) {
-    __syncthreads();
-    int sample[1] = {bins[j]};
-    ObjHist(temp.obj).Histogram(sample, obj_bins);
-    __syncthreads();
-    for (int b = threadIdx.x; b < kHistBins; b += kBlock)
-      if (obj_bins[b]) atomicAdd(&out.hist[j * kHistBins + b], (unsigned long long)obj_bins[b]);
-  }
+    if (counts.reasons[b]) atomicAdd(&out.reasons[b], (unsigned long long)counts.reasons[b]);
+  for (int b = threadIdx.x; b < nbins; b += kBlock)
+    if (counts.hist[b]) atomicAdd(&out.hist[b], (unsigned long long)counts.hist[b]);
 }
 
 void check(cudaError_t e, const char* what) {
@@ -201,26 +207,28 @@ class CudaSweep final : public SweepBackend {
     for (const Segment& s : segs) total += s.count;
     if (total == 0) return;
     if (total > max_batch()) throw std::runtime_error("CUDA sweep: batch larger than max_batch()");
-    std::vector<DevSegment> hs(segs.size());
-    uint64_t start = 0;
-    for (size_t i = 0; i < segs.size(); ++i) {
-      hs[i].begin = segs[i].begin;
-      hs[i].start = start;
-      unrank(*p_.view, segs[i].begin, hs[i].genome);
-      start += segs[i].count;
-    }
+    const std::vector<LiveSegment> hs = live_segments(*p_.view, segs);
     if (hs.size() > segs_cap_) {
       cudaFree(d_segs_);
       segs_cap_ = hs.size() * 2;
-      d_segs_ = device_alloc<DevSegment>(segs_cap_, "cudaMalloc(segments)");
+      d_segs_ = device_alloc<LiveSegment>(segs_cap_, "cudaMalloc(segments)");
     }
-    check(cudaMemcpy(d_segs_, hs.data(), hs.size() * sizeof(DevSegment), cudaMemcpyHostToDevice), "copy segments");
+    check(cudaMemcpy(d_segs_, hs.data(), hs.size() * sizeof(LiveSegment), cudaMemcpyHostToDevice), "copy segments");
     check(cudaMemset(d_reasons_, 0, kNumReasons * sizeof(unsigned long long)), "memset");
     check(cudaMemset(d_hist_, 0, size_t(kMaxSweepObjectives) * kHistBins * sizeof(unsigned long long)), "memset");
     check(cudaMemset(d_ncand_, 0, sizeof(unsigned int)), "memset");
+    // Rows of points the kernel does not score (constraints violated) keep reason -1 (all bits set).
+    if (p_.keep_all) check(cudaMemset(d_rows_, 0xFF, total * sizeof(SweepRow)), "memset rows");
     const DevOut o{d_reasons_, d_hist_, d_cand_, d_ncand_, p_.keep_all ? d_rows_ : nullptr};
-    const unsigned grid = unsigned((total + kBlock - 1) / kBlock);
-    sweep_kernel<<<grid, kBlock>>>(d_segs_, int32_t(hs.size()), total, pr, o);
+    uint64_t per_thread = (total + kMinThreads - 1) / kMinThreads;
+    per_thread = per_thread < 1 ? 1 : (per_thread > kMaxPerThread ? kMaxPerThread : per_thread);
+    const uint64_t threads = (total + per_thread - 1) / per_thread;
+    const unsigned grid = unsigned((threads + kBlock - 1) / kBlock);
+    const int32_t nsegs = int32_t(hs.size());
+    if (p_.view->base.net.convention == Convention::Physical)
+      sweep_kernel<Conventions::Physical><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), pr, o);
+    else
+      sweep_kernel<Conventions::Any><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), pr, o);
     check(cudaGetLastError(), "sweep_kernel launch");
     unsigned int ncand = 0;
     check(cudaMemcpy(&ncand, d_ncand_, sizeof ncand, cudaMemcpyDeviceToHost), "copy candidate count");
@@ -271,7 +279,7 @@ class CudaSweep final : public SweepBackend {
   SweepPoint* d_cand_ = nullptr;
   unsigned int* d_ncand_ = nullptr;
   SweepRow* d_rows_ = nullptr;
-  DevSegment* d_segs_ = nullptr;
+  LiveSegment* d_segs_ = nullptr;
   size_t segs_cap_ = 0;
   SweepPoint* d_front_ = nullptr;
   size_t front_cap_ = 0;
