@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -62,7 +63,9 @@ std::string fmt_g(double x) {
 struct State {
   int32_t ngenes = 0, nobj = 1;
   uint64_t generations = 0, evaluations = 0, feasible = 0;
-  double wall_s = 0;  // cumulative over sessions
+  // Seconds, cumulative over sessions. eval_s, agent_s and write_s are disjoint stretches of the
+  // search loop, so they add up to at most wall_s.
+  double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0;
   bool have_best = false;
   std::vector<int32_t> best_genome;
   agents::Scores best;  // 1 row
@@ -240,11 +243,18 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
   h5::set_attr(file, "generations", st.generations);
   h5::set_attr(file, "evaluated_count", st.evaluations);
   h5::set_attr(file, "feasible_count", st.feasible);
-  h5::set_attr(file, "wall_time_s", st.wall_s);
-  h5::set_attr(file, "configs_per_s", st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0);
   h5::set_attr(file, "best_objective", best_value(st));
   h5::set_attr(file, "stopped", stopped);
   h5::set_attr(file, "complete", int64_t(complete ? 1 : 0));
+}
+
+// Wall time and where it went (docs/results-format.md).
+void write_times(hid_t file, const State& st) {
+  h5::set_attr(file, "wall_time_s", st.wall_s);
+  h5::set_attr(file, "configs_per_s", st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0);
+  h5::set_attr(file, "eval_s", st.eval_s);
+  h5::set_attr(file, "agent_s", st.agent_s);
+  h5::set_attr(file, "write_s", st.write_s);
 }
 
 std::vector<int32_t> cardinalities(const SpaceView& v) {
@@ -403,7 +413,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
         summary->evaluations_curve.push_back(st.evaluations);
       }
     }
+    // The root attributes hold the totals of the last session that stopped cleanly; after a
+    // kill they are older than /generations, whose wall_s is then the later one.
     st.wall_s = walls.back();
+    if (h5::has_attr(f, "wall_time_s")) st.wall_s = std::max(st.wall_s, h5::attr_double(f, "wall_time_s"));
+    for (auto [name, v] : {std::pair<const char*, double*>{"eval_s", &st.eval_s}, {"agent_s", &st.agent_s},
+                           {"write_s", &st.write_s}})
+      if (h5::has_attr(f, name)) *v = h5::attr_double(f, name);
     if (!o.quiet)
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
                 << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
@@ -414,7 +430,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   SignalScope signals;
   const double wall0 = st.wall_s;
   double last_progress = -1e9;
-  double agent_total = 0, eval_total = 0;
   std::string stopped = "budget";
   uint64_t session_gens = 0;
   const bool tty = isatty(2) != 0;
@@ -462,10 +477,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
     const uint64_t gen = st.generations;
     const uint64_t infeasible = record(st, evp, scores, &metrics);
-    st.wall_s = wall0 + (now_s() - t_session);
+    const double t4 = now_s();
+    st.wall_s = wall0 + (t4 - t_session);
     const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;
-    agent_total += agent_s;
-    eval_total += eval_s;
+    st.agent_s += agent_s;
+    st.eval_s += eval_s;
     pending.add(evp, scores, metrics, gen);
     pending.best.push_back(best_value(st));
     pending.evals.push_back(st.evaluations);
@@ -475,13 +491,14 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     pending.gen_best.push_back(gen_best);
     pending.agent_s.push_back(agent_s);
     pending.eval_s.push_back(eval_s);
-    if (pending.rows() >= 16384 || now_s() - last_write >= o.flush_s) {
+    if (pending.rows() >= 16384 || t4 - last_write >= o.flush_s) {
       pending.write(file.id(), ds);
       h5::set_attr(file.id(), "generations", st.generations);
       h5::set_attr(file.id(), "evaluated_count", st.evaluations);
       h5::flush(file.id());
       last_write = now_s();
     }
+    st.write_s += now_s() - t4;
     ++session_gens;
     if (summary) {
       summary->best_curve.push_back(best_value(st));
@@ -489,11 +506,14 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
     progress(false);
   }
-  st.wall_s = wall0 + (now_s() - t_session);
+  const double tw = now_s();
   pending.write(file.id(), ds);
   const bool complete = st.evaluations >= o.budget;
   if (complete) stopped = "budget";
   write_final(file.id(), ds, st, stopped, complete);
+  st.write_s += now_s() - tw;
+  st.wall_s = wall0 + (now_s() - t_session);
+  write_times(file.id(), st);
   h5::flush(file.id());
   progress(true);
   if (!o.quiet && stopped != "budget")
@@ -507,8 +527,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     summary->best_genome = st.best_genome;
     summary->stopped = stopped;
     summary->wall_s = st.wall_s;
-    summary->agent_s = agent_total;
-    summary->eval_s = eval_total;
+    summary->agent_s = st.agent_s;
+    summary->eval_s = st.eval_s;
+    summary->write_s = st.write_s;
   }
   if (stopped == "signal") return g_search_signal ? 128 + int(g_search_signal) : 130;
   return 0;

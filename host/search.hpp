@@ -38,7 +38,9 @@ struct SearchSummary {
   std::vector<double> best_curve;            // best-so-far after each generation
   std::vector<uint64_t> evaluations_curve;   // cumulative evaluations after each generation
   std::string stopped;                       // budget, time_limit, signal
-  double wall_s = 0, agent_s = 0, eval_s = 0;
+  // Seconds over all sessions, as in the file's attributes (docs/results-format.md): wall time;
+  // the loop's time in the evaluator, in the agent (ask + tell) and writing results.
+  double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0;
 };
 
 // Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also

@@ -236,6 +236,31 @@ TEST(Agents, EachAgentFindsTheOptimumOfASmallSpace) {
   }
 }
 
+// A search file's time breakdown (docs/results-format.md): present, non-negative, and the three
+// phases of the loop fit in the wall time.
+void expect_times(const std::string& path, const SearchSummary& sum) {
+  h5::Handle f = h5::open_file(path, false);
+  const double wall = h5::attr_double(f.id(), "wall_time_s");
+  double phases = 0;
+  for (const char* k : {"eval_s", "agent_s", "write_s"}) {
+    ASSERT_TRUE(h5::has_attr(f.id(), k)) << path << ": no " << k;
+    EXPECT_GE(h5::attr_double(f.id(), k), 0.0) << k;
+    phases += h5::attr_double(f.id(), k);
+  }
+  EXPECT_GT(wall, 0.0);
+  EXPECT_LE(phases, wall) << path;
+  EXPECT_EQ(sum.wall_s, wall);
+  EXPECT_EQ(sum.eval_s, h5::attr_double(f.id(), "eval_s"));
+  EXPECT_EQ(sum.write_s, h5::attr_double(f.id(), "write_s"));
+  // The per-generation columns hold the same evaluator and agent times (this session's and earlier ones').
+  h5::Handle g = h5::group(f.id(), "generations", false);
+  double ev = 0, ag = 0;
+  for (double x : h5::read_column<double>(g.id(), "eval_s")) ev += x;
+  for (double x : h5::read_column<double>(g.id(), "agent_s")) ag += x;
+  EXPECT_NEAR(ev, sum.eval_s, 1e-9 * std::max(1.0, ev));
+  EXPECT_NEAR(ag, sum.agent_s, 1e-9 * std::max(1.0, ag));
+}
+
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
@@ -284,6 +309,10 @@ TEST(Agents, ResumeEqualsUninterrupted) {
     EXPECT_EQ(h5::read_column<double>(e1.id(), "violation"), h5::read_column<double>(e2.id(), "violation"));
     EXPECT_EQ(h5::attr_int(f2.id(), "complete"), 1);
     EXPECT_EQ(h5::attr_string(f2.id(), "stopped"), "budget");
+    expect_times(o.out, full);
+    expect_times(part.out, s3);  // summed over the three sessions
+    EXPECT_GE(s3.eval_s, s2.eval_s);
+    EXPECT_GE(s3.wall_s, s2.wall_s);
     std::filesystem::remove(o.out);
     std::filesystem::remove(part.out);
   }
@@ -312,6 +341,7 @@ TEST(Search, FileLayout) {
   uint64_t total = 0;
   for (auto x : infeasible) total += x;
   EXPECT_EQ(total, 1000u - uint64_t(h5::attr_int(f.id(), "feasible_count")));
+  expect_times(o.out, sum);
   h5::Handle b = h5::group(f.id(), "best", false);
   const auto labels = h5::read_strings(b.id(), "value");
   EXPECT_EQ(labels.size(), ds.genes.size());
