@@ -109,12 +109,49 @@ struct Point {
   uint64_t seed = 0;
 };
 
+// Seconds, from a run's file: its wall time and, for a search, where it went (the attributes of
+// docs/results-format.md; 0 where a file lacks them). Summed over runs for the report.
+struct Times {
+  uint64_t runs = 0;
+  double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0, writer_s = 0;
+  void add(const Times& t) {
+    runs += t.runs;
+    wall_s += t.wall_s;
+    eval_s += t.eval_s;
+    agent_s += t.agent_s;
+    write_s += t.write_s;
+    writer_s += t.writer_s;
+  }
+  double other_s() const { return std::max(0.0, wall_s - eval_s - agent_s - write_s); }
+};
+
+Times read_times(hid_t file) {
+  Times t;
+  t.runs = 1;
+  for (auto [name, v] : {std::pair<const char*, double*>{"wall_time_s", &t.wall_s}, {"eval_s", &t.eval_s},
+                         {"agent_s", &t.agent_s}, {"write_s", &t.write_s}, {"writer_s", &t.writer_s}})
+    if (h5::has_attr(file, name)) *v = h5::attr_double(file, name);
+  return t;
+}
+
+json times_json(const Times& t, bool phases) {
+  json j = {{"runs", t.runs}, {"wall_s", t.wall_s}};
+  if (!phases) return j;
+  j["eval_s"] = t.eval_s;
+  j["agent_s"] = t.agent_s;
+  j["write_s"] = t.write_s;
+  j["other_s"] = t.other_s();
+  j["writer_s"] = t.writer_s;
+  return j;
+}
+
 struct RunInfo {
   std::string file;
   uint64_t seed = 0;
   double best = kInf;
   uint64_t evaluations = 0;
-  double wall_s = 0;
+  double wall_s = 0;  // as the study saw it (reused: the file's)
+  Times times;        // the file's
   bool reused = false;
   Point point;
 };
@@ -390,7 +427,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       {
         h5::Handle f = h5::open_file(run.file, false);
         run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
-        run.wall_s = run.reused ? h5::attr_double(f.id(), "wall_time_s") : now_s() - tr;
+        run.times = read_times(f.id());
+        run.wall_s = run.reused ? run.times.wall_s : now_s() - tr;
       }
       if (run.point.found && (!r.best.found || run.best < r.best.obj[0])) r.best = run.point;
       r.runs.push_back(std::move(run));
@@ -428,7 +466,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     for (const auto& run : r.runs)
       j["runs"].push_back({{"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
                            {"best", run.point.found ? json(run.best) : json(nullptr)}, {"evaluations", run.evaluations},
-                           {"wall_s", run.wall_s}, {"reused", run.reused}});
+                           {"wall_s", run.wall_s}, {"reused", run.reused},
+                           {"times", times_json(run.times, e.method != "sweep")}});
     j["best"] = point_json(r, r.best);
     summary["experiments"][e.id] = j;
   }
@@ -646,7 +685,49 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
        << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " " << obj_name(r) << " | " << fmt_fixed(r.wall_s, 1)
        << " | `" << fs::relative(r.psa_file, o.out_dir).string() << "`" << (r.limit_constraint.empty() ? "" : " (+ " + e.limit + " <= " + fmt(r.limit_value, 6) + ")") << " |\n";
   }
-  md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n";
+  md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n\n";
+
+  // Where the time went: the runs' own times from their files, summed per method.
+  Times sweeps, searches;
+  std::map<std::string, Times> by_method;
+  size_t reused = 0;
+  for (const auto& e : st.experiments)
+    for (const auto& run : res.at(e.id).runs) {
+      (e.method == "sweep" ? sweeps : searches).add(run.times);
+      if (e.method != "sweep") by_method[e.method].add(run.times);
+      reused += run.reused;
+    }
+  const double runs_s = sweeps.wall_s + searches.wall_s, comparisons_s = now_s() - t0 - run_s;
+  json jt;
+  jt["experiments_s"] = run_s;
+  jt["sweeps"] = times_json(sweeps, false);
+  jt["searches"] = times_json(searches, true);
+  for (const auto& [m, t] : by_method) jt["searches_by_method"][m] = times_json(t, true);
+  jt["around_runs_s"] = run_s - runs_s;
+  jt["comparisons_s"] = comparisons_s;
+  jt["reused_runs"] = reused;
+  summary["time"] = jt;
+  md << "## Where the time went\n\n"
+     << "Seconds, summed from the runs' files (`wall_time_s`; searches also `eval_s`, `agent_s`, `write_s`, `writer_s`, "
+     << "docs/results-format.md" << (reused ? "; " + std::to_string(reused) + " reused runs count with the times in their files" : "")
+     << "). A search's wall time splits into the evaluator calls, the agent's ask + tell, the time the loop spent on "
+     << "results (buffering rows, waiting for the writer, the final write) and the rest (best point, Pareto archive, "
+     << "start-up). The background writer compresses and writes the rows while the loop goes on, so its busy time "
+     << "overlaps the other columns.\n\n"
+     << "| runs | count | wall | evaluation | agent | writing | other | background writer |\n|---|---|---|---|---|---|---|---|\n"
+     << "| sweeps | " << sweeps.runs << " | " << fmt_fixed(sweeps.wall_s, 1) << " | | | | | |\n";
+  auto row = [&](const std::string& name, const Times& t) {
+    md << "| " << name << " | " << t.runs << " | " << fmt_fixed(t.wall_s, 1) << " | " << fmt_fixed(t.eval_s, 1) << " | "
+       << fmt_fixed(t.agent_s, 1) << " | " << fmt_fixed(t.write_s, 1) << " | " << fmt_fixed(t.other_s(), 1) << " | "
+       << fmt_fixed(t.writer_s, 1) << " |\n";
+  };
+  for (const auto& [m, t] : by_method) row("searches, " + m, t);
+  row("all searches", searches);
+  md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(runs_s, 1) << " s in the runs and "
+     << fmt_fixed(run_s - runs_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
+     << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
+     << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
+     << "sweeps' whole wall time); the agents and the writing remain.\n";
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);
