@@ -12,6 +12,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -92,10 +94,12 @@ std::string describe(const Config& c) {
 // The parallel layout and network shape (no bandwidths, no algorithms): what makes two
 // configurations structurally different.
 std::string structure_key(const Config& c) {
-  std::ostringstream os;
-  os << c.work.dp << "/" << c.work.tp << "/" << c.work.pp << "/" << c.work.cp << "/" << int(c.work.sharding);
-  for (int32_t d = 0; d < c.net.ndims; ++d) os << "|" << int(c.net.dim[d].topology) << ":" << c.net.dim[d].npus;
-  return os.str();
+  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(c.work.sharding)};
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    v.push_back(int64_t(c.net.dim[d].topology));
+    v.push_back(c.net.dim[d].npus);
+  }
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));  // compared, never shown
 }
 
 struct Point {
@@ -207,30 +211,33 @@ Point read_search_best(const psa::DesignSpace& ds, const std::string& file) {
   return p;
 }
 
-// Every point a run kept (sweep: its top-K list; search: every feasible evaluated point) with
-// objective 0, as (value, genome).
+// The points a run kept (sweep: its top-K list; search: every feasible evaluated point) whose
+// objective 0 is at most `bound`, as (value, genome).
 struct Kept {
+  size_t ngenes = 0;
   std::vector<double> value;
-  std::vector<std::vector<int32_t>> genome;
-  bool capped = false;  // a sweep's top-K list is full: more points may lie within the bound
+  std::vector<int32_t> genes;  // genes[q * ngenes + g]: gene g of point q
+  bool capped = false;  // a sweep's top-K list is full and all in the bound: more may lie within it
+  const int32_t* genome(size_t q) const { return genes.data() + q * ngenes; }
 };
 
-void read_kept(const ExpResult& r, const RunInfo& run, Kept& k) {
+void read_kept(const ExpResult& r, const RunInfo& run, double bound, Kept& k) {
   const psa::DesignSpace& ds = *r.ds;
   h5::Handle f = h5::open_file(run.file, false);
   const std::string o = obj_name(r);
+  k.ngenes = ds.genes.size();
   if (r.e->method == "sweep") {
     h5::Handle top = h5::group(h5::group(f.id(), "top", false).id(), o, false);
     const std::vector<double> v = h5::read_column<double>(top.id(), o);
     std::vector<std::vector<int32_t>> cols;
     for (const auto& g : ds.genes) cols.push_back(h5::read_column<int32_t>(top.id(), g.name));
     for (size_t i = 0; i < v.size(); ++i) {
+      if (!(v[i] <= bound)) continue;
       k.value.push_back(v[i]);
-      std::vector<int32_t> gen;
-      for (const auto& c : cols) gen.push_back(c[i]);
-      k.genome.push_back(gen);
+      for (const auto& c : cols) k.genes.push_back(c[i]);
     }
-    k.capped = k.capped || int64_t(v.size()) >= h5::attr_int(f.id(), "top_k");
+    // Sorted best first: the list is all within the bound when its last point is.
+    k.capped = k.capped || (int64_t(v.size()) >= h5::attr_int(f.id(), "top_k") && !v.empty() && v.back() <= bound);
     return;
   }
   if (!h5::exists(f.id(), "evaluated")) return;
@@ -238,14 +245,15 @@ void read_kept(const ExpResult& r, const RunInfo& run, Kept& k) {
   const std::vector<double> v = h5::read_column<double>(ev.id(), o);
   const std::vector<double> viol = h5::read_column<double>(ev.id(), "violation");
   const std::vector<int32_t> reason = h5::read_column<int32_t>(ev.id(), "reason");
+  std::vector<size_t> rows;  // most evaluated points are far from the best: read their genes only if any is near
+  for (size_t i = 0; i < v.size(); ++i)
+    if (reason[i] == 0 && viol[i] == 0 && v[i] <= bound) rows.push_back(i);
+  if (rows.empty()) return;
   std::vector<std::vector<int16_t>> cols;
   for (const auto& g : ds.genes) cols.push_back(h5::read_column<int16_t>(ev.id(), g.name));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (reason[i] != 0 || viol[i] != 0) continue;
+  for (size_t i : rows) {
     k.value.push_back(v[i]);
-    std::vector<int32_t> gen;
-    for (const auto& c : cols) gen.push_back(c[i]);
-    k.genome.push_back(gen);
+    for (const auto& c : cols) k.genes.push_back(c[i]);
   }
 }
 
@@ -570,27 +578,29 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {
         const ExpResult& r = res.at(id);
-        Kept k;
-        for (const auto& run : r.runs) read_kept(r, run, k);
-        std::set<std::vector<int32_t>> genomes;
-        std::vector<std::pair<double, std::string>> structs;
-        std::set<std::string> seen;
         const double bound = r.best.found ? r.best.obj[0] * (1 + c.within) : -kInf;
+        Kept k;
+        for (const auto& run : r.runs) read_kept(r, run, bound, k);
+        // Points best first; of equal genomes (agents re-evaluate many) only the first counts.
         std::vector<size_t> order(k.value.size());
         for (size_t q = 0; q < order.size(); ++q) order[q] = q;
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return k.value[a] < k.value[b]; });
-        bool last_within = false;
+        const size_t bytes = k.ngenes * sizeof(int32_t);
+        auto bytes_of = [&](size_t q) { return std::string_view(reinterpret_cast<const char*>(k.genome(q)), bytes); };
+        auto hash = [&](size_t q) { return std::hash<std::string_view>{}(bytes_of(q)); };
+        auto same = [&](size_t a, size_t b) { return bytes_of(a) == bytes_of(b); };
+        std::unordered_set<size_t, decltype(hash), decltype(same)> distinct(order.size(), hash, same);  // point numbers
+        std::vector<std::pair<double, std::string>> structs;
+        std::set<std::string> seen;
         for (size_t q : order) {
-          last_within = k.value[q] <= bound;
-          if (!last_within) break;
-          if (!genomes.insert(k.genome[q]).second) continue;
-          const Config cfg = decode(*r.ds->view, k.genome[q].data());
+          if (!distinct.insert(q).second) continue;
+          const Config cfg = decode(*r.ds->view, k.genome(q));
           const std::string key = structure_key(cfg);
           if (seen.insert(key).second) structs.emplace_back(k.value[q], describe(cfg));
         }
-        const bool capped = k.capped && last_within;
+        const bool capped = k.capped;
         json row = {{"experiment", id}, {"best", r.best.found ? json(r.best.obj[0]) : json(nullptr)},
-                    {"genomes", genomes.size()}, {"structures", structs.size()}, {"capped", capped}};
+                    {"genomes", distinct.size()}, {"structures", structs.size()}, {"capped", capped}};
         row["examples"] = json::array();
         std::string ex;
         for (size_t q = 0; q < structs.size() && q < 3; ++q) {
@@ -599,7 +609,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
         }
         jc["rows"].push_back(row);
         md << "| " << md_escape(r.e->label) << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " | "
-           << (capped ? ">= " : "") << genomes.size() << " | " << (capped ? ">= " : "") << structs.size() << " | " << ex << " |\n";
+           << (capped ? ">= " : "") << distinct.size() << " | " << (capped ? ">= " : "") << structs.size() << " | " << ex << " |\n";
       }
       md << "\n";
     } else if (c.kind == "convergence") {
