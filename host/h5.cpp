@@ -144,14 +144,16 @@ size_t column_size(hid_t parent, const std::string& name) {
 }
 
 template <class T>
-void append_column(hid_t parent, const std::string& name, const std::vector<T>& data) {
+void append_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
   if (!exists(parent, name)) {
-    const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 16384;
+    const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose, "H5Screate_simple");
     Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
-    H5Pset_chunk(plist.id(), 1, &chunk);
-    H5Pset_shuffle(plist.id());
-    H5Pset_deflate(plist.id(), 4);
+    H5Pset_chunk(plist.id(), 1, &format.chunk_rows);
+    if (format.deflate > 0) {
+      if (format.shuffle) H5Pset_shuffle(plist.id());
+      H5Pset_deflate(plist.id(), unsigned(format.deflate));
+    }
     Handle d(H5Dcreate2(parent, name.c_str(), native<T>(), space.id(), H5P_DEFAULT, plist.id(), H5P_DEFAULT),
              H5Dclose, "create dataset " + name);
   }
@@ -171,13 +173,13 @@ void append_column(hid_t parent, const std::string& name, const std::vector<T>& 
 }
 
 template <class T>
-void write_column(hid_t parent, const std::string& name, const std::vector<T>& data) {
+void write_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
   if (exists(parent, name)) {
     Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
     const hsize_t zero = 0;
     check(H5Dset_extent(d.id(), &zero), "truncate " + name);
   }
-  append_column(parent, name, data);
+  append_column(parent, name, data, format);
 }
 
 template <class T>
@@ -190,8 +192,8 @@ std::vector<T> read_column(hid_t parent, const std::string& name) {
 }
 
 #define COSMIC_H5_COLUMN(T)                                                              \
-  template void write_column<T>(hid_t, const std::string&, const std::vector<T>&);       \
-  template void append_column<T>(hid_t, const std::string&, const std::vector<T>&);      \
+  template void write_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&);  \
+  template void append_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
   template std::vector<T> read_column<T>(hid_t, const std::string&);
 COSMIC_H5_COLUMN(int8_t)
 COSMIC_H5_COLUMN(int16_t)

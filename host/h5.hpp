@@ -1,5 +1,5 @@
 // A small RAII layer over the HDF5 C API (Debian's libhdf5-dev): files, groups, attributes
-// and one-dimensional column datasets (chunked, shuffled, deflate-compressed, extendible).
+// and one-dimensional column datasets (chunked, extendible, by default shuffled and deflate-compressed).
 // Errors throw h5::Error; HDF5's own error printing is switched off.
 #pragma once
 
@@ -50,11 +50,26 @@ std::string attr_string(hid_t obj, const std::string& name);
 int64_t attr_int(hid_t obj, const std::string& name);
 double attr_double(hid_t obj, const std::string& name);
 
+// How a column is stored, fixed when it is created: chunks of `chunk_rows` rows, compressed with
+// deflate at level `deflate` (1-9; 0: not compressed) after HDF5's byte shuffle when `shuffle`.
+// The shuffle helps columns of distinct values in index order (sweeps' /all); it hurts columns
+// that repeat whole values (an agent re-evaluating the same genomes), where deflate alone finds
+// 8-byte matches. Appending to a compressed chunk rewrites it elsewhere in the file, and HDF5 may
+// reuse the space it leaves before the next flush: a kill in between can leave the chunk
+// unreadable. Uncompressed chunks are rewritten in place.
+struct ColumnFormat {
+  hsize_t chunk_rows = 16384;
+  int deflate = 4;
+  bool shuffle = true;
+};
+
 // Column datasets of int8, int16, int32, int64, uint64 or double.
 template <class T>
-void write_column(hid_t parent, const std::string& name, const std::vector<T>& data);   // create or overwrite
+void write_column(hid_t parent, const std::string& name, const std::vector<T>& data,
+                  const ColumnFormat& format = {});  // create or overwrite
 template <class T>
-void append_column(hid_t parent, const std::string& name, const std::vector<T>& data);  // create or extend
+void append_column(hid_t parent, const std::string& name, const std::vector<T>& data,
+                   const ColumnFormat& format = {});  // create or extend
 template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name);
 size_t column_size(hid_t parent, const std::string& name);

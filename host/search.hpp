@@ -27,7 +27,7 @@ struct SearchOptions {
   bool quiet = false;
   double time_limit_s = 0;        // 0 = none; per session
   double progress_every_s = 2;
-  double flush_s = 1;             // longest time between file writes (each writes whole generations)
+  double flush_s = 1;             // longest wait for a write while no 16,384-row chunk fills
   uint64_t stop_after_generations = 0;  // tests: behave as if interrupted after this many (0 = off)
 };
 
@@ -38,7 +38,10 @@ struct SearchSummary {
   std::vector<double> best_curve;            // best-so-far after each generation
   std::vector<uint64_t> evaluations_curve;   // cumulative evaluations after each generation
   std::string stopped;                       // budget, time_limit, signal
-  double wall_s = 0, agent_s = 0, eval_s = 0;
+  // Seconds over all sessions, as in the file's attributes (docs/results-format.md): wall time;
+  // the loop's time in the evaluator, in the agent (ask + tell) and writing results; the
+  // background writer's busy time (overlapping the others).
+  double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0, writer_s = 0;
 };
 
 // Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also

@@ -12,6 +12,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -92,10 +94,12 @@ std::string describe(const Config& c) {
 // The parallel layout and network shape (no bandwidths, no algorithms): what makes two
 // configurations structurally different.
 std::string structure_key(const Config& c) {
-  std::ostringstream os;
-  os << c.work.dp << "/" << c.work.tp << "/" << c.work.pp << "/" << c.work.cp << "/" << int(c.work.sharding);
-  for (int32_t d = 0; d < c.net.ndims; ++d) os << "|" << int(c.net.dim[d].topology) << ":" << c.net.dim[d].npus;
-  return os.str();
+  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(c.work.sharding)};
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    v.push_back(int64_t(c.net.dim[d].topology));
+    v.push_back(c.net.dim[d].npus);
+  }
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));  // compared, never shown
 }
 
 struct Point {
@@ -109,12 +113,49 @@ struct Point {
   uint64_t seed = 0;
 };
 
+// Seconds, from a run's file: its wall time and, for a search, where it went (the attributes of
+// docs/results-format.md; 0 where a file lacks them). Summed over runs for the report.
+struct Times {
+  uint64_t runs = 0;
+  double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0, writer_s = 0;
+  void add(const Times& t) {
+    runs += t.runs;
+    wall_s += t.wall_s;
+    eval_s += t.eval_s;
+    agent_s += t.agent_s;
+    write_s += t.write_s;
+    writer_s += t.writer_s;
+  }
+  double other_s() const { return std::max(0.0, wall_s - eval_s - agent_s - write_s); }
+};
+
+Times read_times(hid_t file) {
+  Times t;
+  t.runs = 1;
+  for (auto [name, v] : {std::pair<const char*, double*>{"wall_time_s", &t.wall_s}, {"eval_s", &t.eval_s},
+                         {"agent_s", &t.agent_s}, {"write_s", &t.write_s}, {"writer_s", &t.writer_s}})
+    if (h5::has_attr(file, name)) *v = h5::attr_double(file, name);
+  return t;
+}
+
+json times_json(const Times& t, bool phases) {
+  json j = {{"runs", t.runs}, {"wall_s", t.wall_s}};
+  if (!phases) return j;
+  j["eval_s"] = t.eval_s;
+  j["agent_s"] = t.agent_s;
+  j["write_s"] = t.write_s;
+  j["other_s"] = t.other_s();
+  j["writer_s"] = t.writer_s;
+  return j;
+}
+
 struct RunInfo {
   std::string file;
   uint64_t seed = 0;
   double best = kInf;
   uint64_t evaluations = 0;
-  double wall_s = 0;
+  double wall_s = 0;  // as the study saw it (reused: the file's)
+  Times times;        // the file's
   bool reused = false;
   Point point;
 };
@@ -170,30 +211,33 @@ Point read_search_best(const psa::DesignSpace& ds, const std::string& file) {
   return p;
 }
 
-// Every point a run kept (sweep: its top-K list; search: every feasible evaluated point) with
-// objective 0, as (value, genome).
+// The points a run kept (sweep: its top-K list; search: every feasible evaluated point) whose
+// objective 0 is at most `bound`, as (value, genome).
 struct Kept {
+  size_t ngenes = 0;
   std::vector<double> value;
-  std::vector<std::vector<int32_t>> genome;
-  bool capped = false;  // a sweep's top-K list is full: more points may lie within the bound
+  std::vector<int32_t> genes;  // genes[q * ngenes + g]: gene g of point q
+  bool capped = false;  // a sweep's top-K list is full and all in the bound: more may lie within it
+  const int32_t* genome(size_t q) const { return genes.data() + q * ngenes; }
 };
 
-void read_kept(const ExpResult& r, const RunInfo& run, Kept& k) {
+void read_kept(const ExpResult& r, const RunInfo& run, double bound, Kept& k) {
   const psa::DesignSpace& ds = *r.ds;
   h5::Handle f = h5::open_file(run.file, false);
   const std::string o = obj_name(r);
+  k.ngenes = ds.genes.size();
   if (r.e->method == "sweep") {
     h5::Handle top = h5::group(h5::group(f.id(), "top", false).id(), o, false);
     const std::vector<double> v = h5::read_column<double>(top.id(), o);
     std::vector<std::vector<int32_t>> cols;
     for (const auto& g : ds.genes) cols.push_back(h5::read_column<int32_t>(top.id(), g.name));
     for (size_t i = 0; i < v.size(); ++i) {
+      if (!(v[i] <= bound)) continue;
       k.value.push_back(v[i]);
-      std::vector<int32_t> gen;
-      for (const auto& c : cols) gen.push_back(c[i]);
-      k.genome.push_back(gen);
+      for (const auto& c : cols) k.genes.push_back(c[i]);
     }
-    k.capped = k.capped || int64_t(v.size()) >= h5::attr_int(f.id(), "top_k");
+    // Sorted best first: the list is all within the bound when its last point is.
+    k.capped = k.capped || (int64_t(v.size()) >= h5::attr_int(f.id(), "top_k") && !v.empty() && v.back() <= bound);
     return;
   }
   if (!h5::exists(f.id(), "evaluated")) return;
@@ -201,14 +245,15 @@ void read_kept(const ExpResult& r, const RunInfo& run, Kept& k) {
   const std::vector<double> v = h5::read_column<double>(ev.id(), o);
   const std::vector<double> viol = h5::read_column<double>(ev.id(), "violation");
   const std::vector<int32_t> reason = h5::read_column<int32_t>(ev.id(), "reason");
+  std::vector<size_t> rows;  // most evaluated points are far from the best: read their genes only if any is near
+  for (size_t i = 0; i < v.size(); ++i)
+    if (reason[i] == 0 && viol[i] == 0 && v[i] <= bound) rows.push_back(i);
+  if (rows.empty()) return;
   std::vector<std::vector<int16_t>> cols;
   for (const auto& g : ds.genes) cols.push_back(h5::read_column<int16_t>(ev.id(), g.name));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (reason[i] != 0 || viol[i] != 0) continue;
+  for (size_t i : rows) {
     k.value.push_back(v[i]);
-    std::vector<int32_t> gen;
-    for (const auto& c : cols) gen.push_back(c[i]);
-    k.genome.push_back(gen);
+    for (const auto& c : cols) k.genes.push_back(c[i]);
   }
 }
 
@@ -390,7 +435,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       {
         h5::Handle f = h5::open_file(run.file, false);
         run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
-        run.wall_s = run.reused ? h5::attr_double(f.id(), "wall_time_s") : now_s() - tr;
+        run.times = read_times(f.id());
+        run.wall_s = run.reused ? run.times.wall_s : now_s() - tr;
       }
       if (run.point.found && (!r.best.found || run.best < r.best.obj[0])) r.best = run.point;
       r.runs.push_back(std::move(run));
@@ -428,7 +474,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     for (const auto& run : r.runs)
       j["runs"].push_back({{"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
                            {"best", run.point.found ? json(run.best) : json(nullptr)}, {"evaluations", run.evaluations},
-                           {"wall_s", run.wall_s}, {"reused", run.reused}});
+                           {"wall_s", run.wall_s}, {"reused", run.reused},
+                           {"times", times_json(run.times, e.method != "sweep")}});
     j["best"] = point_json(r, r.best);
     summary["experiments"][e.id] = j;
   }
@@ -531,27 +578,29 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {
         const ExpResult& r = res.at(id);
-        Kept k;
-        for (const auto& run : r.runs) read_kept(r, run, k);
-        std::set<std::vector<int32_t>> genomes;
-        std::vector<std::pair<double, std::string>> structs;
-        std::set<std::string> seen;
         const double bound = r.best.found ? r.best.obj[0] * (1 + c.within) : -kInf;
+        Kept k;
+        for (const auto& run : r.runs) read_kept(r, run, bound, k);
+        // Points best first; of equal genomes (agents re-evaluate many) only the first counts.
         std::vector<size_t> order(k.value.size());
         for (size_t q = 0; q < order.size(); ++q) order[q] = q;
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return k.value[a] < k.value[b]; });
-        bool last_within = false;
+        const size_t bytes = k.ngenes * sizeof(int32_t);
+        auto bytes_of = [&](size_t q) { return std::string_view(reinterpret_cast<const char*>(k.genome(q)), bytes); };
+        auto hash = [&](size_t q) { return std::hash<std::string_view>{}(bytes_of(q)); };
+        auto same = [&](size_t a, size_t b) { return bytes_of(a) == bytes_of(b); };
+        std::unordered_set<size_t, decltype(hash), decltype(same)> distinct(order.size(), hash, same);  // point numbers
+        std::vector<std::pair<double, std::string>> structs;
+        std::set<std::string> seen;
         for (size_t q : order) {
-          last_within = k.value[q] <= bound;
-          if (!last_within) break;
-          if (!genomes.insert(k.genome[q]).second) continue;
-          const Config cfg = decode(*r.ds->view, k.genome[q].data());
+          if (!distinct.insert(q).second) continue;
+          const Config cfg = decode(*r.ds->view, k.genome(q));
           const std::string key = structure_key(cfg);
           if (seen.insert(key).second) structs.emplace_back(k.value[q], describe(cfg));
         }
-        const bool capped = k.capped && last_within;
+        const bool capped = k.capped;
         json row = {{"experiment", id}, {"best", r.best.found ? json(r.best.obj[0]) : json(nullptr)},
-                    {"genomes", genomes.size()}, {"structures", structs.size()}, {"capped", capped}};
+                    {"genomes", distinct.size()}, {"structures", structs.size()}, {"capped", capped}};
         row["examples"] = json::array();
         std::string ex;
         for (size_t q = 0; q < structs.size() && q < 3; ++q) {
@@ -560,7 +609,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
         }
         jc["rows"].push_back(row);
         md << "| " << md_escape(r.e->label) << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " | "
-           << (capped ? ">= " : "") << genomes.size() << " | " << (capped ? ">= " : "") << structs.size() << " | " << ex << " |\n";
+           << (capped ? ">= " : "") << distinct.size() << " | " << (capped ? ">= " : "") << structs.size() << " | " << ex << " |\n";
       }
       md << "\n";
     } else if (c.kind == "convergence") {
@@ -646,7 +695,49 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
        << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " " << obj_name(r) << " | " << fmt_fixed(r.wall_s, 1)
        << " | `" << fs::relative(r.psa_file, o.out_dir).string() << "`" << (r.limit_constraint.empty() ? "" : " (+ " + e.limit + " <= " + fmt(r.limit_value, 6) + ")") << " |\n";
   }
-  md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n";
+  md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n\n";
+
+  // Where the time went: the runs' own times from their files, summed per method.
+  Times sweeps, searches;
+  std::map<std::string, Times> by_method;
+  size_t reused = 0;
+  for (const auto& e : st.experiments)
+    for (const auto& run : res.at(e.id).runs) {
+      (e.method == "sweep" ? sweeps : searches).add(run.times);
+      if (e.method != "sweep") by_method[e.method].add(run.times);
+      reused += run.reused;
+    }
+  const double runs_s = sweeps.wall_s + searches.wall_s, comparisons_s = now_s() - t0 - run_s;
+  json jt;
+  jt["experiments_s"] = run_s;
+  jt["sweeps"] = times_json(sweeps, false);
+  jt["searches"] = times_json(searches, true);
+  for (const auto& [m, t] : by_method) jt["searches_by_method"][m] = times_json(t, true);
+  jt["around_runs_s"] = run_s - runs_s;
+  jt["comparisons_s"] = comparisons_s;
+  jt["reused_runs"] = reused;
+  summary["time"] = jt;
+  md << "## Where the time went\n\n"
+     << "Seconds, summed from the runs' files (`wall_time_s`; searches also `eval_s`, `agent_s`, `write_s`, `writer_s`, "
+     << "docs/results-format.md" << (reused ? "; " + std::to_string(reused) + " reused runs count with the times in their files" : "")
+     << "). A search's wall time splits into the evaluator calls, the agent's ask + tell, the time the loop spent on "
+     << "results (buffering rows, waiting for the writer, the final write) and the rest (best point, Pareto archive, "
+     << "start-up). The background writer compresses and writes the rows while the loop goes on, so its busy time "
+     << "overlaps the other columns.\n\n"
+     << "| runs | count | wall | evaluation | agent | writing | other | background writer |\n|---|---|---|---|---|---|---|---|\n"
+     << "| sweeps | " << sweeps.runs << " | " << fmt_fixed(sweeps.wall_s, 1) << " | | | | | |\n";
+  auto row = [&](const std::string& name, const Times& t) {
+    md << "| " << name << " | " << t.runs << " | " << fmt_fixed(t.wall_s, 1) << " | " << fmt_fixed(t.eval_s, 1) << " | "
+       << fmt_fixed(t.agent_s, 1) << " | " << fmt_fixed(t.write_s, 1) << " | " << fmt_fixed(t.other_s(), 1) << " | "
+       << fmt_fixed(t.writer_s, 1) << " |\n";
+  };
+  for (const auto& [m, t] : by_method) row("searches, " + m, t);
+  row("all searches", searches);
+  md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(runs_s, 1) << " s in the runs and "
+     << fmt_fixed(run_s - runs_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
+     << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
+     << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
+     << "sweeps' whole wall time); the agents and the writing remain.\n";
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);

@@ -274,6 +274,31 @@ TEST(Agents, EachAgentFindsTheOptimumOfASmallSpace) {
   }
 }
 
+// A search file's time breakdown (docs/results-format.md): present, non-negative, and the three
+// phases of the loop's thread fit in the wall time.
+void expect_times(const std::string& path, const SearchSummary& sum) {
+  h5::Handle f = h5::open_file(path, false);
+  const double wall = h5::attr_double(f.id(), "wall_time_s");
+  double phases = 0;
+  for (const char* k : {"eval_s", "agent_s", "write_s", "writer_s"}) {
+    ASSERT_TRUE(h5::has_attr(f.id(), k)) << path << ": no " << k;
+    EXPECT_GE(h5::attr_double(f.id(), k), 0.0) << k;
+    if (std::string(k) != "writer_s") phases += h5::attr_double(f.id(), k);
+  }
+  EXPECT_GT(wall, 0.0);
+  EXPECT_LE(phases, wall) << path;
+  EXPECT_EQ(sum.wall_s, wall);
+  EXPECT_EQ(sum.eval_s, h5::attr_double(f.id(), "eval_s"));
+  EXPECT_EQ(sum.write_s, h5::attr_double(f.id(), "write_s"));
+  // The per-generation columns hold the same evaluator and agent times (this session's and earlier ones').
+  h5::Handle g = h5::group(f.id(), "generations", false);
+  double ev = 0, ag = 0;
+  for (double x : h5::read_column<double>(g.id(), "eval_s")) ev += x;
+  for (double x : h5::read_column<double>(g.id(), "agent_s")) ag += x;
+  EXPECT_NEAR(ev, sum.eval_s, 1e-9 * std::max(1.0, ev));
+  EXPECT_NEAR(ag, sum.agent_s, 1e-9 * std::max(1.0, ag));
+}
+
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
@@ -322,6 +347,10 @@ TEST(Agents, ResumeEqualsUninterrupted) {
     EXPECT_EQ(h5::read_column<double>(e1.id(), "violation"), h5::read_column<double>(e2.id(), "violation"));
     EXPECT_EQ(h5::attr_int(f2.id(), "complete"), 1);
     EXPECT_EQ(h5::attr_string(f2.id(), "stopped"), "budget");
+    expect_times(o.out, full);
+    expect_times(part.out, s3);  // summed over the three sessions
+    EXPECT_GE(s3.eval_s, s2.eval_s);
+    EXPECT_GE(s3.wall_s, s2.wall_s);
     std::filesystem::remove(o.out);
     std::filesystem::remove(part.out);
   }
@@ -350,6 +379,7 @@ TEST(Search, FileLayout) {
   uint64_t total = 0;
   for (auto x : infeasible) total += x;
   EXPECT_EQ(total, 1000u - uint64_t(h5::attr_int(f.id(), "feasible_count")));
+  expect_times(o.out, sum);
   h5::Handle b = h5::group(f.id(), "best", false);
   const auto labels = h5::read_strings(b.id(), "value");
   EXPECT_EQ(labels.size(), ds.genes.size());
@@ -361,6 +391,46 @@ TEST(Search, FileLayout) {
     for (size_t j = 0; j < lat.size(); ++j)
       if (i != j) EXPECT_FALSE(lat[i] <= lat[j] && cost[i] <= cost[j]) << "front point dominated";
   std::filesystem::remove(o.out);
+}
+
+// Rows are written in batches on a background thread, at 16,384 rows or after flush_s seconds:
+// how the rows were split must not show in the file. Writing every generation (flush_s = 0; with
+// 300 rows per generation most writes end inside a chunk) gives the same datasets as writing
+// only whole batches.
+TEST(Search, FileDoesNotDependOnWriteTiming) {
+  const auto ds = tiny_space({Objective::Latency, Objective::Cost});
+  std::vector<std::string> files;
+  for (double flush_s : {0.0, 1e9}) {
+    SearchOptions o;
+    o.agent = "nsga2";
+    o.params = {{"nsga2.population", "300"}};
+    o.seed = 4;
+    o.budget = 40000;  // 133 generations and a partial one; 16,500-row batches cross chunk boundaries
+    o.backend = "cpu";
+    o.quiet = true;
+    o.flush_s = flush_s;
+    o.out = temp_path("timing" + std::to_string(files.size()) + ".h5");
+    ASSERT_EQ(run_search(ds, o, nullptr), 0);
+    files.push_back(o.out);
+  }
+  h5::Handle f0 = h5::open_file(files[0], false), f1 = h5::open_file(files[1], false);
+  h5::Handle e0 = h5::group(f0.id(), "evaluated", false), e1 = h5::group(f1.id(), "evaluated", false);
+  for (const auto& g : ds.genes)
+    EXPECT_EQ(h5::read_column<int16_t>(e0.id(), g.name), h5::read_column<int16_t>(e1.id(), g.name)) << g.name;
+  for (const char* c : {"latency", "cost", "violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+    EXPECT_EQ(h5::read_column<double>(e0.id(), c), h5::read_column<double>(e1.id(), c)) << c;
+  EXPECT_EQ(h5::read_column<int32_t>(e0.id(), "reason"), h5::read_column<int32_t>(e1.id(), "reason"));
+  EXPECT_EQ(h5::read_column<int64_t>(e0.id(), "generation"), h5::read_column<int64_t>(e1.id(), "generation"));
+  EXPECT_EQ(h5::column_size(e0.id(), "latency"), 40000u);
+  h5::Handle g0 = h5::group(f0.id(), "generations", false), g1 = h5::group(f1.id(), "generations", false);
+  for (const char* c : {"best_objective", "generation_best"})
+    EXPECT_EQ(h5::read_column<double>(g0.id(), c), h5::read_column<double>(g1.id(), c)) << c;
+  for (const char* c : {"evaluations", "size", "infeasible"})
+    EXPECT_EQ(h5::read_column<uint64_t>(g0.id(), c), h5::read_column<uint64_t>(g1.id(), c)) << c;
+  h5::Handle p0 = h5::group(f0.id(), "pareto", false), p1 = h5::group(f1.id(), "pareto", false);
+  EXPECT_EQ(h5::read_column<uint64_t>(p0.id(), "evaluation"), h5::read_column<uint64_t>(p1.id(), "evaluation"));
+  EXPECT_EQ(h5::attr_int(f0.id(), "generations"), h5::attr_int(f1.id(), "generations"));
+  for (const auto& f : files) std::filesystem::remove(f);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end tests of `cosmic sweep` / `cosmic merge` result files, read with h5py (Debian's
-python3-h5py) and, when importable, xarray.
+"""End-to-end tests of `cosmic sweep` / `cosmic merge` / `cosmic search` result files, read with
+h5py (Debian's python3-h5py) and, when importable, xarray.
 
     python3 tests/test_h5.py COSMIC_BINARY DATA_DIR     (ctest runs it)
 
@@ -8,7 +8,9 @@ Checks: the attributes of docs/results-format.md; top-1 equal to the best of the
 sweep kept with --keep all and to a `cosmic eval` of the same configuration; evaluated count
 equal to `cosmic space`'s feasible count; shards merged equal to one sweep; an interrupted
 sweep (SIGINT, SIGKILL) leaves a readable file marked incomplete, and --resume finishes it with
-the same result as an uninterrupted run.
+the same result as an uninterrupted run. Search files: the time breakdown attributes, /evaluated
+through xarray, and a search killed (SIGKILL) while its background writer runs leaves a file
+whose every dataset reads, and that --resume finishes with the uninterrupted run's rows.
 """
 import json
 import os
@@ -178,6 +180,71 @@ class SweepFile(unittest.TestCase):
 
     def test_sigkill_leaves_a_readable_file(self):
         self.interrupted_then_resumed(signal.SIGKILL)
+
+
+class SearchFile(unittest.TestCase):
+    FULL = ["fullstack-system2.yaml", "--agent", "nsga2", "--seed", "1", "--backend", "cpu", "--quiet"]
+    ENV = dict(os.environ, OMP_NUM_THREADS="2")
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def search(self, out, *args, psa="workload-system1.yaml"):
+        return [COSMIC, "search", os.path.join(DATA, "psa", "cosmic", psa), "-o", out, *args]
+
+    def test_times_and_xarray(self):
+        out = os.path.join(self.dir, "s.h5")
+        subprocess.run(self.search(out, "--agent", "ga", "--budget", "3000", "--population", "300", "--backend", "cpu",
+                                   "--quiet"), check=True)
+        with h5py.File(out, "r") as f:
+            a = f.attrs
+            for k in ("wall_time_s", "eval_s", "agent_s", "write_s", "writer_s"):
+                self.assertIn(k, a, k)
+                self.assertGreaterEqual(float(a[k]), 0.0, k)
+            self.assertLessEqual(float(a["eval_s"] + a["agent_s"] + a["write_s"]), float(a["wall_time_s"]))
+            self.assertAlmostEqual(float(f["generations/eval_s"][:].sum()), float(a["eval_s"]), delta=1e-9)
+            self.assertEqual(len(f["evaluated/violation"]), 3000)
+            obj = f.attrs["objectives"][0]
+            obj = obj.decode() if isinstance(obj, bytes) else obj
+            col = f["evaluated"][obj][:]
+        try:
+            import xarray as xr
+            ds = xr.open_dataset(out, group="evaluated", engine="h5netcdf", phony_dims="sort")
+        except (ImportError, ValueError) as e:  # no xarray or no h5netcdf engine
+            print(f"xarray check skipped: {e}", file=sys.stderr)
+            return
+        with ds:
+            np.testing.assert_array_equal(ds[obj].values, col)
+
+    def test_sigkill_leaves_a_readable_file(self):
+        budget = ["--budget", "1500000"]
+        out = os.path.join(self.dir, "killed.h5")
+        p = subprocess.Popen(self.search(out, *budget, *self.FULL[1:], psa=self.FULL[0]), env=self.ENV)
+        time.sleep(0.8)
+        p.kill()
+        if p.wait(timeout=60) == 0:
+            self.skipTest("the search finished before the kill; machine too fast for this size")
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["complete"], 0)
+            for group in ("evaluated", "generations"):
+                for name, d in f[group].items():
+                    d[:]  # every chunk decompresses
+            if "generations" in f:
+                self.assertGreaterEqual(len(f["evaluated/violation"]), int(f["generations/evaluations"][-1]))
+        subprocess.run(self.search(out, "--resume", "--quiet", "--backend", "cpu", psa=self.FULL[0]), env=self.ENV,
+                       check=True)
+        ref = os.path.join(self.dir, "ref.h5")
+        subprocess.run(self.search(ref, *budget, *self.FULL[1:], psa=self.FULL[0]), env=self.ENV, check=True)
+        with h5py.File(out, "r") as a, h5py.File(ref, "r") as b:
+            self.assertEqual(a.attrs["complete"], 1)
+            self.assertEqual(a.attrs["best_objective"], b.attrs["best_objective"])
+            for name in b["evaluated"]:
+                np.testing.assert_array_equal(a["evaluated"][name][:], b["evaluated"][name][:], name)
+            np.testing.assert_array_equal(a["generations/best_objective"][:], b["generations/best_objective"][:])
 
 
 def labels_of(f, gene):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of `cosmic study` on data/studies/ci-small.yaml: runs the reduced study, then
 checks report.md and summary.json against the HDF5 files they came from (best objective per
-experiment, gains, gaps, budget limits).
+experiment, gains, gaps, budget limits, the time breakdown).
 
 usage: test_study.py COSMIC_BINARY DATA_DIR
 """
@@ -45,6 +45,44 @@ def best_from_h5(folder, exp):
         if best is None or cand[0] < best[0]:
             best = cand
     return best
+
+
+def check_times(folder, summary, report):
+    """summary.json's time breakdown is the sum of the runs' file attributes; each search's phases fit in its wall time."""
+    keys = ("wall_s", "eval_s", "agent_s", "write_s", "writer_s")
+    sums = {"sweeps": dict.fromkeys(keys, 0.0), "searches": dict.fromkeys(keys, 0.0)}
+    counts = {"sweeps": 0, "searches": 0}
+    for eid, e in summary["experiments"].items():
+        kind = "sweeps" if e["method"] == "sweep" else "searches"
+        for run in e["runs"]:
+            counts[kind] += 1
+            with h5py.File(os.path.join(folder, run["file"]), "r") as f:
+                a = f.attrs
+                sums[kind]["wall_s"] += float(a["wall_time_s"])
+                if kind == "sweeps":
+                    continue
+                phases = 0.0
+                for k in keys[1:]:
+                    check(k in a, "%s: no attribute %s" % (run["file"], k))
+                    check(float(a[k]) >= 0, "%s: %s < 0" % (run["file"], k))
+                    sums[kind][k] += float(a[k])
+                    if k != "writer_s":
+                        phases += float(a[k])
+                        check(close(run["times"][k], float(a[k])), "%s: summary %s differs from the file" % (eid, k))
+                check(phases <= float(a["wall_time_s"]) * (1 + 1e-12), "%s: phases %r over the wall time %r"
+                      % (run["file"], phases, float(a["wall_time_s"])))
+    t = summary["time"]
+    check(t["sweeps"]["runs"] == counts["sweeps"] and t["searches"]["runs"] == counts["searches"], "time: run counts")
+    check(close(t["sweeps"]["wall_s"], sums["sweeps"]["wall_s"]), "time: sweeps' wall")
+    for k in keys:
+        check(close(t["searches"][k], sums["searches"][k]), "time: searches' " + k)
+    s = t["searches"]
+    check(close(s["other_s"], max(0.0, s["wall_s"] - s["eval_s"] - s["agent_s"] - s["write_s"])), "time: other_s")
+    by = t["searches_by_method"]
+    check(close(sum(m["wall_s"] for m in by.values()), s["wall_s"]), "time: methods do not add up")
+    check(t["experiments_s"] >= t["sweeps"]["wall_s"] + s["wall_s"] - 1e-6, "time: runs longer than the experiments")
+    check("## Where the time went" in report, "report lacks the time breakdown")
+    check("| all searches | %d | %.1f |" % (s["runs"], s["wall_s"]) in report, "report's search total differs")
 
 
 def fmt_gain(g):
@@ -113,6 +151,7 @@ def main():
             elif c["kind"] == "pareto":
                 check(c["front_points"] >= 1, "empty front")
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
+        check_times(out, summary, report)
 
         figs = os.path.join(out, "figures")
         if os.path.isdir(figs):
