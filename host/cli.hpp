@@ -51,4 +51,16 @@ inline std::vector<std::string> list_option(const cxxopts::ParseResult& args, co
   return args.count(option) ? args[option].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
+// A usage error found after parsing: prints "<program>: <message>" on stderr and returns 2, the
+// exit status of usage errors.
+inline int usage_error(const cxxopts::Options& opts, const std::string& message) {
+  std::cerr << opts.program() << ": " << message << "\n";
+  return 2;
+}
+
+// The values of --backend of every command that evaluates.
+inline bool known_backend(const std::string& backend) {
+  return backend == "auto" || backend == "cpu" || backend == "cuda";
+}
+
 }  // namespace cosmic

@@ -19,21 +19,29 @@ PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
   return o;
 }
 
+PopulationEvaluator::PopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives)
+    : view_(std::make_unique<SpaceView>(s)), obj_(pop_objectives(objectives)) {}
+
+void PopulationEvaluator::evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics) {
+  if (pop.ngenes != view_->ngenes) throw std::invalid_argument("population evaluator: genome length mismatch");
+  scores.resize(obj_.n, pop.size);
+  PopulationMetrics local;
+  PopulationMetrics& m = metrics ? *metrics : local;
+  m.resize(pop.size);
+  if (pop.size > 0) score(pop, scores, m);
+}
+
 namespace {
 
 class CpuPopulationEvaluator : public PopulationEvaluator {
  public:
-  CpuPopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives)
-      : view_(std::make_unique<SpaceView>(s)), obj_(pop_objectives(objectives)) {}
+  using PopulationEvaluator::PopulationEvaluator;
   std::string name() const override { return "cpu"; }
   std::string device() const override { return std::to_string(omp_get_max_threads()) + " OpenMP threads"; }
-  void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics) override {
-    if (pop.ngenes != view_->ngenes) throw std::invalid_argument("population evaluator: genome length mismatch");
+
+ private:
+  void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {
     const size_t n = pop.size;
-    scores.resize(obj_.n, n);
-    PopulationMetrics local;
-    PopulationMetrics& m = metrics ? *metrics : local;
-    m.resize(n);
     const SpaceView& s = *view_;
     const int64_t nn = int64_t(n);
 #pragma omp parallel for schedule(static) if (nn >= 1024)
@@ -41,10 +49,6 @@ class CpuPopulationEvaluator : public PopulationEvaluator {
       score_individual(s, obj_, pop.genes.data(), n, size_t(i), scores.obj.data(), scores.violation.data(),
                        scores.reason.data(), m.col.data());
   }
-
- private:
-  std::unique_ptr<SpaceView> view_;
-  PopObjectives obj_;
 };
 
 }  // namespace

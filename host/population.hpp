@@ -29,11 +29,19 @@ extern const char* const kPopMetricNames[kPopMetrics];
 
 class PopulationEvaluator {
  public:
+  PopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives);
   virtual ~PopulationEvaluator() = default;
   virtual std::string name() const = 0;    // cpu, cuda
   virtual std::string device() const = 0;  // "2 OpenMP threads", the GPU's name
-  // Resizes `scores` (and `metrics` when given) to the population.
-  virtual void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics) = 0;
+  // Resizes `scores` (and `metrics` when given) to the population and scores it.
+  void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics);
+
+ protected:
+  // The backend's part: a non-empty population of the space's genome length, into outputs
+  // already sized for it.
+  virtual void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& metrics) = 0;
+  std::unique_ptr<SpaceView> view_;
+  PopObjectives obj_;
 };
 
 PopObjectives pop_objectives(const std::vector<Objective>& objectives);  // throws beyond kNumObjectives

@@ -50,18 +50,9 @@ int cmd_search(int argc, const char* const* argv) {
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") {
-    std::cerr << "cosmic search: --backend expects auto, cpu or cuda\n";
-    return 2;
-  }
-  if (!o.resume && o.budget == 0) {
-    std::cerr << "cosmic search: --budget expects a positive number of evaluations\n";
-    return 2;
-  }
-  if (o.time_limit_s < 0) {
-    std::cerr << "cosmic search: --time-limit expects seconds >= 0\n";
-    return 2;
-  }
+  if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
+  if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
+  if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (!o.resume) {

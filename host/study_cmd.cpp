@@ -36,10 +36,7 @@ int cmd_study(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.reuse = args.count("reuse") > 0;
   o.plots = args.count("no-plots") == 0;
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") {
-    std::cerr << "cosmic study: --backend expects auto, cpu or cuda\n";
-    return 2;
-  }
+  if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   try {
     return run_study(args["study"].as<std::string>(), o);
   } catch (const agents::ParamError& e) {

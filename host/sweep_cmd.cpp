@@ -57,28 +57,16 @@ int cmd_sweep(int argc, const char* const* argv) {
   } catch (...) {
     o.shard_n = 0;
   }
-  if (slash == std::string::npos || o.shard_n == 0 || o.shard_i >= o.shard_n) {
-    std::cerr << "cosmic sweep: --shard expects I/N with 0 <= I < N, got '" << shard << "'\n";
-    return 2;
-  }
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda") {
-    std::cerr << "cosmic sweep: --backend expects auto, cpu or cuda\n";
-    return 2;
-  }
-  if (o.keep != "top" && o.keep != "pareto" && o.keep != "all") {
-    std::cerr << "cosmic sweep: --keep expects top, pareto or all\n";
-    return 2;
-  }
-  if (o.top_k < 1) {
-    std::cerr << "cosmic sweep: --top must be at least 1\n";
-    return 2;
-  }
+  if (slash == std::string::npos || o.shard_n == 0 || o.shard_i >= o.shard_n)
+    return usage_error(opts, "--shard expects I/N with 0 <= I < N, got '" + shard + "'");
+  if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
+  if (o.keep != "top" && o.keep != "pareto" && o.keep != "all")
+    return usage_error(opts, "--keep expects top, pareto or all");
+  if (o.top_k < 1) return usage_error(opts, "--top must be at least 1");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
-    if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX)) {
-      std::cerr << "cosmic sweep: --keep all needs a space below 2^64 points\n";
-      return 2;
-    }
+    if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX))
+      return usage_error(opts, "--keep all needs a space below 2^64 points");
     return run_sweep(ds, o);
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic sweep: " << e.what() << "\n";

@@ -41,7 +41,7 @@ void check(cudaError_t e, const char* what) {
 class CudaPopulationEvaluator : public PopulationEvaluator {
  public:
   CudaPopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives)
-      : view_(std::make_unique<SpaceView>(s)), obj_(pop_objectives(objectives)) {
+      : PopulationEvaluator(s, objectives) {
     const CudaDevice dev = cuda_device();
     if (!dev.available) throw std::runtime_error(dev.why);
     device_ = dev.name;
@@ -50,14 +50,9 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   std::string name() const override { return "cuda"; }
   std::string device() const override { return device_; }
 
-  void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics) override {
-    if (pop.ngenes != view_->ngenes) throw std::invalid_argument("population evaluator: genome length mismatch");
+ private:
+  void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {
     const size_t n = pop.size;
-    scores.resize(obj_.n, n);
-    PopulationMetrics local;
-    PopulationMetrics& m = metrics ? *metrics : local;
-    m.resize(n);
-    if (n == 0) return;
     reserve(n, size_t(pop.ngenes));
     check(cudaMemcpyToSymbol(c_view, view_.get(), sizeof(SpaceView)), "cudaMemcpyToSymbol(view)");
     check(cudaMemcpyToSymbol(c_obj, &obj_, sizeof(PopObjectives)), "cudaMemcpyToSymbol(objectives)");
@@ -81,7 +76,6 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
           "cudaMemcpy(metrics)");
   }
 
- private:
   void reserve(size_t n, size_t ngenes) {
     if (n <= cap_) return;
     release();
@@ -103,8 +97,6 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     d_reason_ = nullptr;
     cap_ = 0;
   }
-  std::unique_ptr<SpaceView> view_;
-  PopObjectives obj_;
   std::string device_;
   size_t cap_ = 0;
   int32_t* d_genes_ = nullptr;
