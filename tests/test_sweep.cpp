@@ -322,5 +322,65 @@ TEST(Sweep, SkippingMatchesBruteForceOnEveryShippedSpace) {
   }
 }
 
+// The CUDA sweep kernel gives each thread a few consecutive live indices of a batch (kernels/
+// sweep_cuda.cu: kMaxPerThread), walked with the CPU's sweep_walk_live. Walking a batch of three
+// separate segments in parts of 1, 2, 3, 7 and 64 indices must visit exactly the indices that
+// pass the constraints, each once, at its live offset, with its own configuration: checked here
+// on the CPU, where the split runs the same code.
+TEST(Sweep, WalkInSmallPartsVisitsEachPassingPointOnce) {
+  std::mt19937_64 rng(17);
+  size_t spaces = 0, passing = 0, skipped = 0;
+  for (const psa::DesignSpace& ds : read_set_spaces()) {
+    const SpaceView& s = *ds.view;
+    const SweepConst k = make_sweep_const(s, ds.objectives);
+    const u128 n = space_size(s);
+    if (n < 3000) continue;
+    std::vector<Segment> segs;
+    for (uint64_t len : {700, 300, 900}) {
+      const u128 begin = ((u128(rng()) << 64) | rng()) % (n - len + 1);
+      segs.push_back(Segment{begin, len});
+    }
+    const std::vector<LiveSegment> live = live_segments(s, segs);
+    const uint64_t total = live.back().start + segs.back().count;
+    SCOPED_TRACE(ds.file);
+    // The points that pass, by live offset, the slow way.
+    std::vector<u128> want;
+    std::vector<uint64_t> want_at;
+    int32_t genome[kMaxGenes];
+    for (size_t i = 0; i < segs.size(); ++i)
+      for (uint64_t d = 0; d < segs[i].count; ++d) {
+        unrank(s, segs[i].begin + d, genome);
+        double violation = 0;
+        if (!check_constraints(s, decode(s, genome), violation)) continue;
+        want.push_back(segs[i].begin + d);
+        want_at.push_back(live[i].start + d);
+      }
+    ++spaces;
+    passing += want.size();
+    skipped += total - want.size();
+    for (uint64_t part : {1, 2, 3, 7, 64}) {
+      std::vector<u128> got;
+      std::vector<uint64_t> got_at;
+      for (uint64_t lo = 0; lo < total; lo += part)
+        sweep_walk_live(s, k, live.data(), int32_t(live.size()), lo, std::min(total, lo + part),
+                        [&](const Config& c, u128 index, uint64_t at) {
+                          got.push_back(index);
+                          got_at.push_back(at);
+                          unrank(s, index, genome);
+                          const Result a = evaluate(c), b = evaluate(decode(s, genome));
+                          ASSERT_EQ(a.reason, b.reason);
+                          ASSERT_EQ(a.time_s, b.time_s);
+                        });
+      EXPECT_TRUE(got == want) << "part " << part << ": " << got.size() << " visited, " << want.size() << " pass";
+      EXPECT_EQ(got_at, want_at) << "part " << part;
+    }
+  }
+  // The test means something only if both kinds of points were there.
+  EXPECT_GE(spaces, 15u);
+  EXPECT_GT(passing, 1000u);
+  EXPECT_GT(skipped, 1000u);
+  std::printf("%zu spaces, %zu points pass, %zu violate\n", spaces, passing, skipped);
+}
+
 }  // namespace
 }  // namespace cosmic
