@@ -32,7 +32,7 @@ inline uint64_t ordered_bits(double d) {
 // selection's time.
 void stable_sort_by_key(std::vector<Keyed>& v) {
   const size_t n = v.size();
-  if (n < 64) {
+  if (n < 1024) {  // below that the radix passes' fixed cost (2,048 buckets each) dominates
     std::stable_sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
     return;
   }

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 
 #include "agents/aco.hpp"
 #include "agents/common.hpp"
@@ -472,6 +474,39 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
       EXPECT_EQ(agents::nondominated_sort(obj.data(), n, m, n), reference_ranks(obj, n, m)) << m << " " << trial;
     }
   }
+}
+
+// Large populations take the radix sort (1,024 points and more): one objective gives the dense
+// rank of the values, and crowding distances equal a comparison-sort computation.
+TEST(Nsga2, LargePopulationsRankAndCrowdExactly) {
+  agents::Rng r(3);
+  const size_t n = 5000;
+  std::vector<double> obj(2 * n);
+  for (size_t i = 0; i < 2 * n; ++i) obj[i] = i % 3 == 0 ? double(r.below(50)) - 25 : r.uniform() - 0.5;
+  obj[7] = -0.0;
+  obj[8] = 0.0;
+  std::vector<double> distinct(obj.begin(), obj.begin() + ptrdiff_t(n));
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const std::vector<int32_t> rank = agents::nondominated_sort(obj.data(), n, 1, n);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(rank[i], std::lower_bound(distinct.begin(), distinct.end(), obj[i]) - distinct.begin()) << i;
+  std::vector<size_t> front;
+  for (size_t i = 0; i < n; i += 2) front.push_back(i);
+  const std::vector<double> d = agents::crowding_distance(obj.data(), n, 2, front);
+  std::vector<double> want(front.size(), 0.0);
+  for (int32_t j = 0; j < 2; ++j) {
+    const double* f = obj.data() + size_t(j) * n;
+    std::vector<size_t> pos(front.size());
+    std::iota(pos.begin(), pos.end(), size_t(0));
+    std::sort(pos.begin(), pos.end(), [&](size_t a, size_t b) {
+      return f[front[a]] != f[front[b]] ? f[front[a]] < f[front[b]] : a < b;
+    });
+    const double lo = f[front[pos.front()]], hi = f[front[pos.back()]];
+    want[pos.front()] = want[pos.back()] = INFINITY;
+    for (size_t k = 1; k + 1 < pos.size(); ++k) want[pos[k]] += (f[front[pos[k + 1]]] - f[front[pos[k - 1]]]) / (hi - lo);
+  }
+  EXPECT_EQ(d, want);
 }
 
 TEST(Nsga2, ConstrainedRanksPutInfeasibleLastByViolation) {
