@@ -7,6 +7,8 @@
 // (parents with realistic scores), not on the random first generation. Results: docs/agents.md.
 #include <benchmark/benchmark.h>
 
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "agents/factory.hpp"
@@ -61,12 +63,20 @@ BENCHMARK(BM_AgentGa)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AgentAco)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AgentNsga2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Evaluation of 10^5 genomes on all CPU cores: a uniform random population (mostly stopped by
-// the PSA constraints) and a GA population after 10 generations (mostly feasible, full model).
-void run_eval(benchmark::State& state, int ga_generations) {
+// Evaluation of 10^5 genomes on all CPU cores or on the GPU: a uniform random population
+// (mostly stopped by the PSA constraints) and a GA population after 10 generations (mostly
+// feasible, full model). The CUDA cases skip without a device; they include copying the genomes
+// in and the scores out.
+void run_eval(benchmark::State& state, const std::string& backend, int ga_generations) {
   const auto ds = fullstack(false);
+  std::unique_ptr<cosmic::PopulationEvaluator> eval;
+  try {
+    eval = cosmic::make_population_evaluator(backend, *ds.view, ds.objectives);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
   auto made = cosmic::agents::make_agent("ga", cards(*ds.view), 1, {{"ga.population", std::to_string(kPop)}}, 1);
-  auto eval = cosmic::make_cpu_population_evaluator(*ds.view, ds.objectives);
   cosmic::agents::Population pop;
   pop.resize(ds.view->ngenes, kPop);
   cosmic::agents::Scores s;
@@ -82,9 +92,13 @@ void run_eval(benchmark::State& state, int ga_generations) {
   state.counters["feasible_share"] = double(feasible) / double(kPop);
   state.counters["genomes_per_s"] = benchmark::Counter(double(state.iterations() * kPop), benchmark::Counter::kIsRate);
 }
-void BM_PopulationEvalCpuRandom(benchmark::State& state) { run_eval(state, 0); }
-void BM_PopulationEvalCpuGa10(benchmark::State& state) { run_eval(state, 10); }
+void BM_PopulationEvalCpuRandom(benchmark::State& state) { run_eval(state, "cpu", 0); }
+void BM_PopulationEvalCpuGa10(benchmark::State& state) { run_eval(state, "cpu", 10); }
+void BM_PopulationEvalCudaRandom(benchmark::State& state) { run_eval(state, "cuda", 0); }
+void BM_PopulationEvalCudaGa10(benchmark::State& state) { run_eval(state, "cuda", 10); }
 BENCHMARK(BM_PopulationEvalCpuRandom)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PopulationEvalCpuGa10)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PopulationEvalCudaRandom)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PopulationEvalCudaGa10)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# GPU check in one go (about 5 minutes on an H200): builds cosmic with CUDA (sm_90) in
-# build-gpu/, runs the GPU tests (batch backend and sweep parity, CPU vs CUDA), the sweep
-# throughput benchmark (CPU and CUDA, System 1 full-stack space), one `cosmic sweep --backend
-# cuda` into an HDF5 file, and small --keep all sweeps (one with ASTRA-sim collectives) compared
-# dataset by dataset with the CPU's; writes everything to $OUT (default bench/gpu-results/).
+# GPU check in one go (about 5 minutes on an H200, 7 with the study): builds cosmic with CUDA
+# (sm_90) in build-gpu/, runs the GPU tests (batch backend and sweep parity, CPU vs CUDA), the
+# sweep throughput benchmark (CPU and CUDA, System 1 full-stack space), one `cosmic sweep
+# --backend cuda` into an HDF5 file, small --keep all sweeps (one with ASTRA-sim collectives)
+# compared dataset by dataset with the CPU's, the agents' benchmark next to CPU and GPU
+# population evaluation, and the whole study on both backends (STUDY=0 skips it); writes
+# everything to $OUT (default bench/gpu-results/).
 #
 #   bench/gpu_check.sh            # then read $OUT/summary.txt
 set -uo pipefail
@@ -130,4 +132,35 @@ print(f"  keep-all {sys.argv[3]}: evaluated cuda {g.attrs['evaluated_count']} cp
       + ("all datasets identical" if not diff else "DIFFERENT: " + ", ".join(diff)))
 EOF
 done
+
+# Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
+# population evaluated on the CPU and on the GPU (copies included).
+timeout 180 build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
+  >"$out/bench_agents.txt" 2>&1
+log "agents bench: exit $?"
+grep -E "^BM_" "$out/bench_agents.txt" | tee -a "$summary"
+
+# The whole study on each backend (issue #6), figures off; where the time went, from
+# summary.json; the best point of every experiment compared between the two.
+if [ "${STUDY:-1}" = 1 ]; then
+  for b in cuda cpu; do
+    rm -rf "/tmp/cosmic-study-$b"
+    t0=$(date +%s)
+    timeout 300 build-gpu/cosmic study data/studies/cosmic.yaml -o "/tmp/cosmic-study-$b" --backend "$b" \
+      --no-plots -q >"$out/study_$b.txt" 2>&1
+    log "study ($b): exit $?, $(( $(date +%s) - t0 )) s wall"
+  done
+  python3 - /tmp/cosmic-study-cuda/summary.json /tmp/cosmic-study-cpu/summary.json <<'EOF' 2>&1 | tee -a "$summary"
+import json, sys
+runs = [json.load(open(p)) for p in sys.argv[1:]]
+for name, d in zip(("cuda", "cpu"), runs):
+    t, s = d["time"], d["time"]["searches"]
+    print(f"  {name}: experiments {t['experiments_s']:.1f} s = sweeps {t['sweeps']['wall_s']:.1f} + searches "
+          f"{s['wall_s']:.1f} (evaluation {s['eval_s']:.1f}, agents {s['agent_s']:.1f}, waiting for writes "
+          f"{s['write_s']:.1f}) + {t['around_runs_s']:.1f}; comparisons {t['comparisons_s']:.1f} s")
+best = [{k: e["best"] for k, e in d["experiments"].items()} for d in runs]
+print("  best points:", "identical on cuda and cpu" if best[0] == best[1] else "DIFFERENT between cuda and cpu")
+EOF
+fi
+
 log "total: $(( $(date +%s) - start )) s"
