@@ -78,6 +78,34 @@ struct Table {
     tokens_per_s.push_back(r.tokens_per_s);
     mfu.push_back(r.mfu);
   }
+  size_t rows() const { return index.size(); }
+  u128 first_index() const { return (u128(index_hi.front()) << 64) | index.front(); }
+  // f(column of this table, the same column of t), for every column.
+  template <class Other, class F>
+  void pair_columns(Other& t, F f) {
+    f(index, t.index);
+    f(index_hi, t.index_hi);
+    for (size_t g = 0; g < genes.size(); ++g) f(genes[g], t.genes[g]);
+    f(reason, t.reason);
+    for (size_t j = 0; j < obj.size(); ++j) f(obj[j], t.obj[j]);
+    f(time_s, t.time_s);
+    f(memory_bytes, t.memory_bytes);
+    f(network_cost_usd, t.network_cost_usd);
+    f(tokens_per_s, t.tokens_per_s);
+    f(mfu, t.mfu);
+  }
+  void append(const Table& t) {
+    pair_columns(t, [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); });
+  }
+  // Moves the first n rows out.
+  Table take_front(size_t n) {
+    Table head(int32_t(genes.size()), int32_t(obj.size()));
+    pair_columns(head, [n](auto& from, auto& to) {
+      to.assign(from.begin(), from.begin() + ptrdiff_t(n));
+      from.erase(from.begin(), from.begin() + ptrdiff_t(n));
+    });
+    return head;
+  }
   // Rewrites (append = false) or extends the group's columns.
   void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, bool append) const {
     auto put = [&](const std::string& name, const auto& v) {
@@ -116,6 +144,9 @@ struct FileMeta {
   int32_t top_k = 10;
   uint64_t seed = 0;
   u128 space = 0, begin = 0, end = 0, next = 0;
+  // --keep all: every row of /all below this index is written (rows from here to `next` are
+  // regenerated on resume: /all is written in whole chunks, see run_sweep).
+  u128 all_next = 0;
   double wall_s = 0;
   bool complete = false;
 };
@@ -199,6 +230,7 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
   h5::set_attr(f, "evaluated_count", st.evaluated());
   h5::set_attr(f, "feasible_count", st.feasible());
   h5::set_attr(f, "next_index", psa::to_string_u128(m.next));
+  if (m.keep == "all") h5::set_attr(f, "all_next_index", psa::to_string_u128(m.all_next));
   h5::set_attr(f, "wall_time_s", m.wall_s);
   h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
   h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
@@ -251,6 +283,7 @@ FileMeta read_meta(hid_t f) {
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");
   m.next = attr_u128(f, "next_index");
+  m.all_next = h5::has_attr(f, "all_next_index") ? attr_u128(f, "all_next_index") : m.next;
   m.wall_s = h5::attr_double(f, "wall_time_s");
   m.complete = h5::attr_int(f, "complete") != 0;
   return m;
@@ -407,7 +440,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     m.space = space_size(s);
     m.shard = std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n);
     shard_range(m.space, o.shard_i, o.shard_n, m.begin, m.end);
-    m.next = m.begin;
+    m.next = m.all_next = m.begin;
     for (Objective obj : ds.objectives) m.objectives.push_back(psa::objective_name(obj));
   }
   std::vector<Objective> objectives;
@@ -426,11 +459,11 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   m.device = backend->device();
   if (o.resume) {
     st = read_state(file.id(), m);
-    // Rows of /all are appended before next_index is updated: rows of a batch that was being
-    // written when the sweep stopped lie beyond next_index and are swept again, so drop them.
+    // /all holds the rows below all_next_index (anything beyond was being written when the
+    // sweep stopped and is dropped); the rows from there to next_index are regenerated below.
     if (p.keep_all) {
       try {
-        drop_rows_from(file.id(), ds, k, m.next);
+        drop_rows_from(file.id(), ds, k, m.all_next);
       } catch (const h5::Error& e) {
         throw std::runtime_error(o.out + ": /all cannot be read back (" + e.what() +
                                  "): the sweep was killed while writing it; start this sweep again " +
@@ -459,6 +492,37 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   const int32_t coarse = coarse_gene_for(s, 4096);
   uint64_t target = backend->min_batch();
   BatchOutput out;
+  // --keep all: rows are appended to /all in whole chunks only (appending to a compressed chunk
+  // moves it in the file, and a kill before the next flush could leave it unreadable); the rest
+  // waits in `pending` and is written when the sweep ends or stops on a signal. A killed sweep
+  // leaves /all with the rows below all_next_index, and --resume regenerates the rows from there
+  // to next_index by sweeping that range again without counting it twice.
+  Table pending(s.ngenes, k.nobj);
+  auto add_rows = [&](const BatchOutput& b) {
+    Table t(s.ngenes, k.nobj);
+    for (const SweepRow& r : b.rows) {
+      int32_t genome[kMaxGenes];
+      unrank(s, r.index, genome);
+      t.add(r.index, genome, r.reason, r.obj, r.metrics());
+    }
+    pending.append(t);
+  };
+  auto write_rows = [&](bool all) {
+    const size_t chunk = size_t(h5::ColumnFormat{}.chunk_rows);
+    const size_t n = all ? pending.rows() : pending.rows() / chunk * chunk;
+    if (n > 0) {
+      h5::Handle g = h5::group(file.id(), "all", true);
+      pending.take_front(n).write(g.id(), ds, k, true);
+    }
+    m.all_next = pending.rows() > 0 ? pending.first_index() : m.next;
+  };
+  if (p.keep_all) {
+    for (u128 cursor = m.all_next; cursor < m.next;) {
+      const std::vector<Segment> segs = plan_segments(s, k, coarse, cursor, m.next, target);
+      backend->run(segs, st.pruning(), out);  // rows only: the reductions already count them
+      add_rows(out);
+    }
+  }
   while (m.next < m.end && !g_signal) {
     const double b0 = elapsed();
     const u128 from = m.next;
@@ -468,17 +532,11 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     st.add(out, cursor - from);
     m.next = cursor;
     m.wall_s = wall0 + elapsed();
-    if (p.keep_all) {
-      Table t(s.ngenes, k.nobj);
-      for (const SweepRow& r : out.rows) {
-        int32_t genome[kMaxGenes];
-        unrank(s, r.index, genome);
-        t.add(r.index, genome, r.reason, r.obj, r.metrics());
-      }
-      h5::Handle g = h5::group(file.id(), "all", true);
-      t.write(g.id(), ds, k, true);
-    }
     m.complete = m.next >= m.end;
+    if (p.keep_all) {
+      add_rows(out);
+      write_rows(m.complete);
+    }
     write_state(file.id(), ds, k, st, m);
     h5::flush(file.id());
     progress.update(m.next - m.begin, m.end - m.begin, m.wall_s, st, k, m.complete);
@@ -486,6 +544,11 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     const double dt = elapsed() - b0;
     const double f = dt > 0 ? std::min(2.0, std::max(0.5, o.batch_s / dt)) : 2.0;
     target = uint64_t(std::min(double(backend->max_batch()), std::max(double(backend->min_batch()), double(target) * f)));
+  }
+  if (p.keep_all && pending.rows() > 0) {  // stopped by a signal: write the rest
+    write_rows(true);
+    write_state(file.id(), ds, k, st, m);
+    h5::flush(file.id());
   }
   if (g_signal) {
     if (!o.quiet)
