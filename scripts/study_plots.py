@@ -101,14 +101,22 @@ def batch(summary, folder):
         save(fig, folder, "batch-%d.png" % entry)
 
 
+def panel_grid(n, width, height):
+    """A figure of n panels, at most 3 a row, each width x height inches; the unused cells of the
+    last row are hidden. Returns the figure and the n axes in order."""
+    cols = min(3, n)
+    rows = (n + cols - 1) // cols
+    fig, grid = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes[n:]:
+        ax.axis("off")
+    return fig, axes[:n]
+
+
 def convergence(summary, folder, root):
     for entry, comps in entries(summary, "convergence").items():
-        n = len(comps)
-        cols = min(3, n)
-        rows = (n + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
-        for k, c in enumerate(comps):
-            ax = axes[k // cols][k % cols]
+        fig, axes = panel_grid(len(comps), 4.2, 3.3)
+        for ax, c in zip(axes, comps):
             for r in c["rows"]:
                 with h5py.File(os.path.join(root, r["file"]), "r") as f:
                     if "generations" not in f:
@@ -124,19 +132,13 @@ def convergence(summary, folder, root):
             ax.set_ylabel("best objective")
             ax.set_title(c["title"], fontsize=8)
             ax.legend(fontsize=6)
-        for k in range(n, rows * cols):
-            axes[k // cols][k % cols].axis("off")
         save(fig, folder, "convergence-%d.png" % entry)
 
 
 def pareto(summary, folder, root):
     for entry, comps in entries(summary, "pareto").items():
-        n = len(comps)
-        cols = min(3, n)
-        rows = (n + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 3.6 * rows), squeeze=False)
-        for k, c in enumerate(comps):
-            ax = axes[k // cols][k % cols]
+        fig, axes = panel_grid(len(comps), 4.5, 3.6)
+        for ax, c in zip(axes, comps):
             o0, o1 = c["objectives"]
             xs, ys = [], []
             for run in summary["experiments"][c["front"]]["runs"]:
@@ -154,8 +156,6 @@ def pareto(summary, folder, root):
             ax.set_ylabel(o0 + (" (s)" if o0 == "latency" else ""))
             ax.set_title(c["title"], fontsize=8)
             ax.legend(fontsize=6)
-        for k in range(n, rows * cols):
-            axes[k // cols][k % cols].axis("off")
         save(fig, folder, "pareto-%d.png" % entry)
 
 
