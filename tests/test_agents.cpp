@@ -214,9 +214,7 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   const size_t n = 5000;
   Population parents;
   parents.resize(int32_t(card.size()), n);
-  agents::Rng r(9);
-  for (size_t i = 0; i < n; ++i)
-    for (int32_t g = 0; g < parents.ngenes; ++g) parents.at(i, g) = int32_t(r.below(uint64_t(card[size_t(g)])));
+  agents::random_population(parents, card, 9, 0);
   agents::ParentRows narrow(card), wide(wide_card);
   narrow.assign(parents, 0);
   wide.assign(parents, 0);
@@ -553,9 +551,7 @@ TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
   const size_t n = 3000;
   Population pop;
   pop.resize(v.ngenes, n);
-  agents::Rng r(9);
-  for (size_t i = 0; i < n; ++i)
-    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = int32_t(r.below(uint64_t(v.gene[g].card)));
+  agents::random_population(pop, cards(v), 9, 0);
   Scores s;
   PopulationMetrics m;
   make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
@@ -601,9 +597,7 @@ TEST(PopulationEvaluator, CudaMatchesCpu) {
   const size_t n = 20000;
   Population pop;
   pop.resize(v.ngenes, n);
-  agents::Rng r(3);
-  for (size_t i = 0; i < n; ++i)
-    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = int32_t(r.below(uint64_t(v.gene[g].card)));
+  agents::random_population(pop, cards(v), 3, 0);
   Scores a, b;
   make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, a, nullptr);
   make_cuda_population_evaluator(v, ds.objectives)->evaluate(pop, b, nullptr);
