@@ -72,6 +72,15 @@ void append_column(hid_t parent, const std::string& name, const std::vector<T>& 
                    const ColumnFormat& format = {});  // create or extend
 template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name);
+
+// Moves the first n values of a column held in memory out (rows gathered to be appended a whole
+// chunk at a time, by searches and by sweeps with --keep all).
+template <class T>
+std::vector<T> cut_front(std::vector<T>& v, size_t n) {
+  std::vector<T> head(v.begin(), v.begin() + ptrdiff_t(n));
+  v.erase(v.begin(), v.begin() + ptrdiff_t(n));
+  return head;
+}
 size_t column_size(hid_t parent, const std::string& name);
 
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);

@@ -165,13 +165,6 @@ constexpr size_t kChunkRows = 16384;
 const h5::ColumnFormat kGeneFormat{kChunkRows, 1, true}, kEvaluatedFormat{kChunkRows, 1, false};
 const h5::ColumnFormat kGenerationsFormat{1024, 0, false};
 
-template <class T>
-std::vector<T> cut_front(std::vector<T>& v, size_t n) {
-  std::vector<T> head(v.begin(), v.begin() + ptrdiff_t(n));
-  v.erase(v.begin(), v.begin() + ptrdiff_t(n));
-  return head;
-}
-
 // Rows of /evaluated and of /generations not yet written. Appending to compressed columns costs
 // about a chunk's compression per call, and appending to a partly filled compressed chunk moves
 // it in the file (a kill before the next flush can then leave it unreadable; host/h5.hpp). So
@@ -214,20 +207,20 @@ struct Pending {
       std::swap(h, *this);
       return h;
     }
-    for (auto& c : genes) h.genes.push_back(cut_front(c, n));
-    for (auto& c : obj) h.obj.push_back(cut_front(c, n));
-    for (auto& c : metrics) h.metrics.push_back(cut_front(c, n));
-    h.violation = cut_front(violation, n);
-    h.reason = cut_front(reason, n);
-    h.generation = cut_front(generation, n);
-    h.best = cut_front(best, gens);
-    h.wall = cut_front(wall, gens);
-    h.gen_best = cut_front(gen_best, gens);
-    h.agent_s = cut_front(agent_s, gens);
-    h.eval_s = cut_front(eval_s, gens);
-    h.evals = cut_front(evals, gens);
-    h.size = cut_front(size, gens);
-    h.infeasible = cut_front(infeasible, gens);
+    for (auto& c : genes) h.genes.push_back(h5::cut_front(c, n));
+    for (auto& c : obj) h.obj.push_back(h5::cut_front(c, n));
+    for (auto& c : metrics) h.metrics.push_back(h5::cut_front(c, n));
+    h.violation = h5::cut_front(violation, n);
+    h.reason = h5::cut_front(reason, n);
+    h.generation = h5::cut_front(generation, n);
+    h.best = h5::cut_front(best, gens);
+    h.wall = h5::cut_front(wall, gens);
+    h.gen_best = h5::cut_front(gen_best, gens);
+    h.agent_s = h5::cut_front(agent_s, gens);
+    h.eval_s = h5::cut_front(eval_s, gens);
+    h.evals = h5::cut_front(evals, gens);
+    h.size = h5::cut_front(size, gens);
+    h.infeasible = h5::cut_front(infeasible, gens);
     return h;
   }
 

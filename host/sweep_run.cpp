@@ -81,8 +81,8 @@ struct Table {
   size_t rows() const { return index.size(); }
   u128 first_index() const { return (u128(index_hi.front()) << 64) | index.front(); }
   // f(column of this table, the same column of t), for every column.
-  template <class Other, class F>
-  void pair_columns(Other& t, F f) {
+  template <class F>
+  void pair_columns(Table& t, F f) {
     f(index, t.index);
     f(index_hi, t.index_hi);
     for (size_t g = 0; g < genes.size(); ++g) f(genes[g], t.genes[g]);
@@ -94,16 +94,10 @@ struct Table {
     f(tokens_per_s, t.tokens_per_s);
     f(mfu, t.mfu);
   }
-  void append(const Table& t) {
-    pair_columns(t, [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); });
-  }
   // Moves the first n rows out.
   Table take_front(size_t n) {
     Table head(int32_t(genes.size()), int32_t(obj.size()));
-    pair_columns(head, [n](auto& from, auto& to) {
-      to.assign(from.begin(), from.begin() + ptrdiff_t(n));
-      from.erase(from.begin(), from.begin() + ptrdiff_t(n));
-    });
+    pair_columns(head, [n](auto& from, auto& to) { to = h5::cut_front(from, n); });
     return head;
   }
   // Rewrites (append = false) or extends the group's columns.
@@ -499,13 +493,11 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   // to next_index by sweeping that range again without counting it twice.
   Table pending(s.ngenes, k.nobj);
   auto add_rows = [&](const BatchOutput& b) {
-    Table t(s.ngenes, k.nobj);
     for (const SweepRow& r : b.rows) {
       int32_t genome[kMaxGenes];
       unrank(s, r.index, genome);
-      t.add(r.index, genome, r.reason, r.obj, r.metrics());
+      pending.add(r.index, genome, r.reason, r.obj, r.metrics());
     }
-    pending.append(t);
   };
   auto write_rows = [&](bool all) {
     const size_t chunk = size_t(h5::ColumnFormat{}.chunk_rows);
