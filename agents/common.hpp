@@ -195,11 +195,13 @@ struct Breeding {
   template <class Record>
   Breeding(const ParentRows& parent_rows, const std::vector<Record>& parent_records, int64_t tournament_size,
            double crossover, double mutation)
-      : rows(&parent_rows), parents(parent_rows.size()), records(parent_records.data()), record_bytes(sizeof(Record)),
+      : rows(&parent_rows), records(parent_records.data()), record_bytes(sizeof(Record)),
         tournament(tournament_size), crossover_rate(crossover), mutation_rate(mutation) {}
 
+  // 0 before the first generation: children are random genomes.
+  size_t parents() const { return rows ? rows->size() : 0; }
+
   const ParentRows* rows = nullptr;  // the parents' genomes
-  size_t parents = 0;                // 0 before the first generation: children are random genomes
   const void* records = nullptr;     // what a tournament reads of each parent (prefetched)
   size_t record_bytes = 0;
   int64_t tournament = 2;            // contestants per tournament
@@ -221,7 +223,7 @@ struct Breeding {
 template <class Gene, class Before>
 void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
                 const Gene* rows, Before before) {
-  const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament));
+  const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament)), parents = b.parents();
   const char* records = static_cast<const char*>(b.records);
   const double log_keep = b.mutation_rate < 1 ? std::log1p(-b.mutation_rate) : 0;
   fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
@@ -230,13 +232,13 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
     std::vector<size_t> drawn(m * 2 * t);
     for (size_t k = 0; k < m; ++k) {
       r[k] = Rng(stream_seed(seed, gen, lo + k));
-      for (size_t j = 0; b.parents > 0 && j < 2 * t; ++j) {
-        const size_t c = size_t(r[k].below(b.parents));
+      for (size_t j = 0; parents > 0 && j < 2 * t; ++j) {
+        const size_t c = size_t(r[k].below(parents));
         drawn[k * 2 * t + j] = c;
         __builtin_prefetch(records + c * b.record_bytes);
       }
     }
-    for (size_t k = 0; b.parents > 0 && k < m; ++k) {
+    for (size_t k = 0; parents > 0 && k < m; ++k) {
       const size_t* c = &drawn[k * 2 * t];
       pa[k] = c[0];
       pb[k] = c[t];
@@ -251,7 +253,7 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
     }
     for (size_t k = 0; k < m; ++k) {
       int32_t* child = block + k * ng;
-      if (b.parents == 0) {
+      if (parents == 0) {
         random_genome(child, card, r[k]);
         continue;
       }
@@ -264,7 +266,7 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
 template <class Before>
 void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
            Before before) {
-  if (b.parents == 0) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before);
+  if (b.parents() == 0) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before);
   b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before); });
 }
 
