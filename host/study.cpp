@@ -1,9 +1,16 @@
 #include "host/study.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,9 +23,11 @@
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
+#include <omp.h>
 #include <yaml-cpp/yaml.h>
 
 #include "agents/params.hpp"
+#include "host/commands.hpp"
 #include "host/h5.hpp"
 #include "host/search.hpp"
 #include "host/sweep.hpp"
@@ -361,24 +370,140 @@ std::string md_escape(std::string s) {
   return s;
 }
 
+// `cosmic sweep` / `cosmic search` arguments of one run (after the program name): the same
+// command line whether the run happens in this process or in a child.
+std::vector<std::string> run_command(const ExpResult& r, const RunInfo& run, const StudyOptions& o) {
+  const psa::StudyExperiment& e = *r.e;
+  std::vector<std::string> a;
+  if (e.method == "sweep") {
+    a = {"sweep", r.psa_file, "-o", run.file, "--top", std::to_string(e.top), "--keep",
+         r.ds->objectives.size() >= 2 ? "pareto" : "top"};
+  } else {
+    a = {"search", r.psa_file, "--agent", e.method, "--budget", std::to_string(e.budget),
+         "--seed", std::to_string(run.seed), "-o", run.file};
+    for (const auto& [k, v] : e.params) a.insert(a.end(), {"--param", k + "=" + v});
+  }
+  a.insert(a.end(), {"--backend", o.backend});
+  if (o.quiet || o.jobs > 1) a.push_back("--quiet");
+  return a;
+}
+
+// Runs a command in this process (cmd_sweep / cmd_search); returns its exit status.
+int run_here(const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  for (const auto& s : args) argv.push_back(s.c_str());
+  return (args[0] == "sweep" ? cmd_sweep : cmd_search)(int(argv.size()), argv.data());
+}
+
+// Starts `cosmic ARGS...` (this executable) as a child with OMP_NUM_THREADS=threads; returns its pid.
+pid_t spawn(const std::vector<std::string>& args, int threads) {
+  static const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).rfind("OMP_NUM_THREADS=", 0) != 0) env_s.emplace_back(*e);
+  env_s.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
+  std::vector<char*> argv{const_cast<char*>(self.c_str())}, envp;
+  for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
+  for (auto& s : env_s) envp.push_back(s.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int err = posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), envp.data()))
+    throw std::runtime_error("cannot start " + self + ": " + std::strerror(err));
+  return pid;
+}
+
+// While the study runs runs in child processes: SIGINT and SIGTERM are noted (not fatal) so that
+// they can be passed on to the children, whose files then stay valid and resumable.
+volatile std::sig_atomic_t g_study_signal = 0;
+extern "C" void on_study_signal(int sig) { g_study_signal = sig; }
+
+class StudySignals {
+ public:
+  StudySignals() {
+    g_study_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_study_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: waitpid returns on a signal
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StudySignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
 }  // namespace
 
 int run_study(const std::string& study_file, const StudyOptions& o) {
+  if (o.jobs < 1) throw std::invalid_argument("jobs must be at least 1");
   const double t0 = now_s();
   const psa::Study st = psa::load_study(study_file);
   fs::create_directories(fs::path(o.out_dir) / "psa");
-  std::map<std::string, ExpResult> res;
   const size_t nexp = st.experiments.size();
-  std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir << "\n";
+  std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
+            << (o.jobs > 1 ? " (" + std::to_string(o.jobs) + " runs at a time)" : "") << "\n";
 
-  for (size_t i = 0; i < nexp; ++i) {
+  // Runs (a sweep, or one seed of a search) start in the study's order, at most o.jobs at a time
+  // (more than one: as child processes, each with its share of the OpenMP threads). An
+  // experiment is prepared (its PSA file written, its runs queued) once the experiment it takes
+  // its budget from has finished. Results are read back from the files in seed order, so they do
+  // not depend on the order in which runs finish.
+  std::vector<ExpResult> exps(nexp);
+  std::map<std::string, size_t> index;
+  std::vector<size_t> unfinished(nexp, 0);
+  std::vector<double> prep_s(nexp, 0), started(nexp, -1);  // preparing; the first run's start
+  std::vector<char> prepared(nexp, 0), finished(nexp, 0);
+  std::set<std::pair<size_t, size_t>> ready;                // (experiment, run) waiting to start
+  struct Child {
+    size_t exp, run;
+    double started_s;
+  };
+  std::map<pid_t, Child> running;
+  size_t nfinished = 0;
+
+  auto finish_experiment = [&](size_t i) {
+    ExpResult& r = exps[i];
+    for (const RunInfo& run : r.runs)  // seed order: ties go to the earlier seed
+      if (run.point.found && (!r.best.found || run.best < r.best.obj[0])) r.best = run.point;
+    r.wall_s = prep_s[i] + (started[i] < 0 ? 0 : now_s() - started[i]);
+    const psa::StudyExperiment& e = *r.e;
+    std::cout << "[" << ++nfinished << "/" << nexp << "] " << e.id << " (" << e.method
+              << (e.method == "sweep" ? "" : " x" + std::to_string(r.runs.size())) << "): " << obj_name(r) << " "
+              << (r.best.found ? fmt(r.best.obj[0], 6) : "no feasible point") << ", " << fmt_fixed(r.wall_s, 1) << " s"
+              << (r.runs[0].reused ? " (reused)" : "") << "\n"
+              << std::flush;
+    finished[i] = 1;
+  };
+  auto finish_run = [&](size_t i, size_t k, double started_s) {
+    ExpResult& r = exps[i];
+    RunInfo& run = r.runs[k];
+    run.point = r.e->method == "sweep" ? read_sweep_best(*r.ds, run.file) : read_search_best(*r.ds, run.file);
+    run.point.seed = run.seed;
+    run.best = run.point.found ? run.point.obj[0] : kInf;
+    h5::Handle f = h5::open_file(run.file, false);
+    run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
+    run.times = read_times(f.id());
+    run.wall_s = run.reused ? run.times.wall_s : now_s() - started_s;
+    if (--unfinished[i] == 0) finish_experiment(i);
+  };
+  auto stopped = [&](size_t i, size_t k, int status) {
+    std::cerr << "study: " << st.experiments[i].id << " (" << exps[i].runs[k].file << ") stopped (status " << status
+              << "); finished runs are kept, --reuse skips them\n";
+  };
+  auto prepare = [&](size_t i) {
     const psa::StudyExperiment& e = st.experiments[i];
-    ExpResult r;
+    ExpResult& r = exps[i];
     r.e = &e;
-    const double te = now_s();
+    const double t = now_s();
     std::string extra;
     if (!e.budget_of.empty()) {
-      const ExpResult& ref = res.at(e.budget_of);
+      const ExpResult& ref = exps[index.at(e.budget_of)];
       if (!ref.best.found) throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " found no feasible point");
       // A relative margin of 1e-9 keeps the reference point itself on the right side of rounding.
       if (e.limit == "bandwidth") {
@@ -392,62 +517,88 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     }
     r.psa_file = materialise(e, o.out_dir, extra);
     r.ds = std::make_unique<psa::DesignSpace>(psa::load_psa(r.psa_file));
-    if (!e.limit.empty() && r.ds->view->base.net.ndims != res.at(e.budget_of).best.cfg.net.ndims)
+    if (!e.limit.empty() && r.ds->view->base.net.ndims != exps[index.at(e.budget_of)].best.cfg.net.ndims)
       throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " has another number of network dimensions");
-
     const std::vector<uint64_t> seeds = e.method == "sweep" ? std::vector<uint64_t>{0} : e.seeds;
+    unfinished[i] = seeds.size();
     for (uint64_t seed : seeds) {
       RunInfo run;
       run.seed = seed;
       run.file = (fs::path(o.out_dir) / (e.method == "sweep" ? e.id + ".h5" : e.id + "-s" + std::to_string(seed) + ".h5")).string();
       run.reused = o.reuse && reusable(run.file, *r.ds, e, seed);
-      const double tr = now_s();
-      if (!run.reused) {
-        int rc = 0;
-        if (e.method == "sweep") {
-          SweepOptions so;
-          so.out = run.file;
-          so.backend = o.backend;
-          so.top_k = e.top;
-          so.keep = r.ds->objectives.size() >= 2 ? "pareto" : "top";
-          so.quiet = o.quiet;
-          rc = run_sweep(*r.ds, so);
-        } else {
-          SearchOptions so;
-          so.agent = e.method;
-          so.params = psa_agent_params(r.ds->text, e.method);
-          for (const auto& [k, v] : e.params) agents::add_param(so.params, e.method, k + "=" + v);
-          so.seed = seed;
-          so.budget = e.budget;
-          so.out = run.file;
-          so.backend = o.backend;
-          so.quiet = o.quiet;
-          rc = run_search(*r.ds, so, nullptr);
-        }
-        if (rc != 0) {
-          std::cerr << "study: " << e.id << " stopped (status " << rc << "); finished runs are kept, --reuse skips them\n";
-          return rc;
-        }
-      }
-      run.point = e.method == "sweep" ? read_sweep_best(*r.ds, run.file) : read_search_best(*r.ds, run.file);
-      run.point.seed = seed;
-      run.best = run.point.found ? run.point.obj[0] : kInf;
-      {
-        h5::Handle f = h5::open_file(run.file, false);
-        run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
-        run.times = read_times(f.id());
-        run.wall_s = run.reused ? run.times.wall_s : now_s() - tr;
-      }
-      if (run.point.found && (!r.best.found || run.best < r.best.obj[0])) r.best = run.point;
       r.runs.push_back(std::move(run));
     }
-    r.wall_s = now_s() - te;
-    std::cout << "[" << i + 1 << "/" << nexp << "] " << e.id << " (" << e.method << (e.method == "sweep" ? "" : " x" + std::to_string(seeds.size()))
-              << "): " << obj_name(r) << " " << (r.best.found ? fmt(r.best.obj[0], 6) : "no feasible point") << ", "
-              << fmt_fixed(r.wall_s, 1) << " s" << (r.runs[0].reused ? " (reused)" : "") << "\n"
-              << std::flush;
-    res.emplace(e.id, std::move(r));
+    prepared[i] = 1;
+    prep_s[i] = now_s() - t;
+    for (size_t k = 0; k < r.runs.size(); ++k)
+      if (r.runs[k].reused) finish_run(i, k, 0);
+      else ready.insert({i, k});
+  };
+
+  for (size_t i = 0; i < nexp; ++i) index[st.experiments[i].id] = i;
+  const int threads_per_child = std::max(1, omp_get_max_threads() / o.jobs);
+  std::unique_ptr<StudySignals> signals;
+  if (o.jobs > 1) signals = std::make_unique<StudySignals>();
+  int rc = 0;
+  std::exception_ptr error;
+  while (nfinished < nexp || !running.empty()) {
+    try {
+      for (size_t i = 0; i < nexp && !rc && !error && !g_study_signal; ++i)
+        if (!prepared[i] && (st.experiments[i].budget_of.empty() || finished[index.at(st.experiments[i].budget_of)]))
+          prepare(i);
+      while (!rc && !error && !g_study_signal && !ready.empty() && running.size() < size_t(o.jobs)) {
+        const auto [i, k] = *ready.begin();
+        ready.erase(ready.begin());
+        const std::vector<std::string> args = run_command(exps[i], exps[i].runs[k], o);
+        const double t = now_s();
+        if (started[i] < 0) started[i] = t;
+        if (o.jobs > 1) {
+          const pid_t pid = spawn(args, threads_per_child);
+          running[pid] = {i, k, t};
+          continue;
+        }
+        rc = run_here(args);
+        if (rc == 0) finish_run(i, k, t);
+        else stopped(i, k, rc);
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (running.empty()) {
+      if (rc || error || g_study_signal || nfinished == nexp) break;
+      continue;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+      for (const auto& [child, run] : running) kill(child, g_study_signal);  // pass the signal on
+      continue;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Child c = it->second;
+    running.erase(it);
+    const int child_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (child_rc != 0) {
+      if (!rc) rc = child_rc;
+      stopped(c.exp, c.run, child_rc);
+      continue;
+    }
+    try {
+      finish_run(c.exp, c.run, c.started_s);
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
   }
+  if (error) std::rethrow_exception(error);
+  if (!rc && g_study_signal) {
+    std::cerr << "study: interrupted; finished runs are kept, --reuse skips them\n";
+    rc = 128 + int(g_study_signal);
+  }
+  if (rc) return rc;
+  std::map<std::string, ExpResult> res;
+  for (size_t i = 0; i < nexp; ++i) res.emplace(st.experiments[i].id, std::move(exps[i]));
   const double run_s = now_s() - t0;
 
   // --- Comparisons ------------------------------------------------------------------------
@@ -710,10 +861,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   const double runs_s = sweeps.wall_s + searches.wall_s, comparisons_s = now_s() - t0 - run_s;
   json jt;
   jt["experiments_s"] = run_s;
+  jt["jobs"] = o.jobs;
   jt["sweeps"] = times_json(sweeps, false);
   jt["searches"] = times_json(searches, true);
   for (const auto& [m, t] : by_method) jt["searches_by_method"][m] = times_json(t, true);
-  jt["around_runs_s"] = run_s - runs_s;
+  if (o.jobs == 1) jt["around_runs_s"] = run_s - runs_s;  // with runs in parallel their times overlap
   jt["comparisons_s"] = comparisons_s;
   jt["reused_runs"] = reused;
   summary["time"] = jt;
@@ -733,11 +885,16 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   };
   for (const auto& [m, t] : by_method) row("searches, " + m, t);
   row("all searches", searches);
-  md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(runs_s, 1) << " s in the runs and "
-     << fmt_fixed(run_s - runs_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
-     << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
-     << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
-     << "sweeps' whole wall time); the agents and the writing remain.\n";
+  if (o.jobs == 1)
+    md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(runs_s, 1) << " s in the runs and "
+       << fmt_fixed(run_s - runs_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
+       << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
+       << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
+       << "sweeps' whole wall time); the agents and the writing remain.\n";
+  else
+    md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s with up to " << o.jobs << " runs at a time (each with "
+       << std::max(1, omp_get_max_threads() / o.jobs) << " OpenMP threads); the runs' own wall times add up to "
+       << fmt_fixed(runs_s, 1) << " s. The comparisons took " << fmt_fixed(comparisons_s, 1) << " s more.\n";
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);

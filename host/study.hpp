@@ -14,6 +14,8 @@ struct StudyOptions {
   std::string backend = "auto";  // auto, cpu, cuda
   bool quiet = false;            // no per-run progress (one line per experiment stays)
   bool reuse = false;            // skip runs whose complete HDF5 file (same PSA text, settings) exists
+  int jobs = 1;                  // runs at a time; above 1 each is a child process (`cosmic sweep|search`)
+                                 // with 1/jobs of the OpenMP threads
   bool plots = true;             // run scripts/study_plots.py when python3 can
 };
 

@@ -22,6 +22,8 @@ int cmd_study(int argc, const char* const* argv) {
       ("study", "study file", cxxopts::value<std::string>())
       ("o,out", "output folder", cxxopts::value<std::string>())
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("j,jobs", "runs at a time, each a child process with its share of the CPU threads (a many-core or GPU "
+                 "machine: the agents' and the writers' host work then overlaps)", cxxopts::value<int>()->default_value("1"))
       ("reuse", "skip runs whose complete HDF5 file (same PSA text and settings) is already in DIR")
       ("no-plots", "do not run the figure script")
       ("q,quiet", "one line per experiment, no progress of each run")
@@ -36,7 +38,9 @@ int cmd_study(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.reuse = args.count("reuse") > 0;
   o.plots = args.count("no-plots") == 0;
+  o.jobs = args["jobs"].as<int>();
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
+  if (o.jobs < 1) return usage_error(opts, "--jobs expects a number of runs >= 1");
   try {
     return run_study(args["study"].as<std::string>(), o);
   } catch (const agents::ParamError& e) {
