@@ -1,96 +1,120 @@
 #!/usr/bin/env bash
-# GPU check in one go (about 5 minutes on an H200, 7 with the study): builds cosmic with CUDA
-# (sm_90) in build-gpu/, runs the GPU tests (batch backend and sweep parity, CPU vs CUDA), the
-# sweep throughput benchmark (CPU and CUDA, System 1 full-stack space), one `cosmic sweep
-# --backend cuda` into an HDF5 file, small --keep all sweeps (one with ASTRA-sim collectives)
-# compared dataset by dataset with the CPU's, the agents' benchmark next to CPU and GPU
-# population evaluation, and the whole study on both backends (STUDY=0 skips it); writes
-# everything to $OUT (default bench/gpu-results/).
+# GPU check in one go, in at most DEADLINE_S seconds (default 420): builds cosmic with CUDA
+# (sm_90) in build-gpu/, runs the GPU tests (batch backend, sweep and population parity, CPU vs
+# CUDA, physical and ASTRA-sim conventions), the sweep throughput benchmark (CPU and CUDA, System
+# 1 full-stack space), one `cosmic sweep --backend cuda` into an HDF5 file, small --keep all
+# sweeps (one with ASTRA-sim collectives) compared dataset by dataset with the CPU's, the agents'
+# benchmark next to CPU and GPU population evaluation, and the whole study on both backends
+# (STUDY=0 skips it). Steps run in that order, most important first; a step that would not fit
+# in the time left is skipped and says so. Scratch files go to $WORK (default /tmp/gpu-check);
+# $OUT (default bench/gpu-results/) receives summary.txt and logs.tar.gz (every text log and the
+# benchmark JSON), also when the script is stopped: the device tool returns at most 8 files.
 #
 #   bench/gpu_check.sh            # then read $OUT/summary.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
+start=$(date +%s)
+deadline=$(( start + ${DEADLINE_S:-420} ))
 out="${OUT:-bench/gpu-results}"
-mkdir -p "$out"
+work="${WORK:-/tmp/gpu-check}"
+rm -rf "$work"
+mkdir -p "$out" "$work"
 export PATH="/usr/local/cuda/bin:$PATH"
-summary="$out/summary.txt"
+summary="$work/summary.txt"
 : >"$summary"
 log() { echo "$*" | tee -a "$summary"; }
+finish() {
+  log "total: $(( $(date +%s) - start )) s"
+  cp "$summary" "$out/summary.txt"
+  (cd "$work" && find . -maxdepth 1 -type f \( -name '*.txt' -o -name '*.log' -o -name '*.json' -o -name '*.yaml' \) \
+     ! -name summary.txt -printf '%P\n' | tar czf - -T -) >"$out/logs.tar.gz"
+}
+trap finish EXIT
+trap 'exit 143' TERM INT
+# fits SECONDS NAME: true when SECONDS more fit before the deadline, else logs the skip.
+fits() {
+  local left=$(( deadline - $(date +%s) ))
+  [ "$left" -ge "$1" ] && return 0
+  log "skipped: $2 (needs about $1 s, $left s left)"
+  return 1
+}
+# limit SECONDS: SECONDS, or the time left before the deadline if that is less (at least 1:
+# `timeout 0` would mean no limit).
+limit() {
+  local left=$(( deadline - $(date +%s) ))
+  left=$(( left < $1 ? left : $1 ))
+  echo $(( left < 1 ? 1 : left ))
+}
 
-log "== $(date -u +%FT%TZ) $(hostname)"
-nvidia-smi >"$out/nvidia-smi.txt" 2>&1 && log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+py=/usr/bin/python3  # Debian's, with h5py; else whatever python3 is on PATH
+[ -x "$py" ] || py=python3
+
+log "== $(date -u +%FT%TZ) $(hostname), deadline ${DEADLINE_S:-420} s"
+nvidia-smi >"$work/nvidia-smi.txt" 2>&1 && log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "cores: $(nproc)"
 
-start=$(date +%s)
-if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$out/cmake.log" 2>&1; then
-  log "configure FAILED"; tail -30 "$out/cmake.log" | tee -a "$summary"; exit 1
+if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
+  log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
 fi
-if ! cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests cosmic_bench >"$out/build.log" 2>&1; then
-  log "build FAILED"; grep -E "error" "$out/build.log" | head -30 | tee -a "$summary"; exit 1
+if ! cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1; then
+  log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1
 fi
+bench=1
+cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
+  { bench=0; log "cosmic_bench did not build: benchmarks skipped"; }
 log "build: $(( $(date +%s) - start )) s"
 
-# GPU tests: backend parity and sweep parity (CPU vs CUDA); they skip only without a device.
-timeout 240 build-gpu/tests/cosmic_tests --gtest_filter='AllBackends/*:Sweep.*:PopulationEvaluator.*' >"$out/gpu_tests.txt" 2>&1
-log "gpu tests: exit $? ($(grep -cE '^\[       OK' "$out/gpu_tests.txt") ok, $(grep -cE '^\[  SKIPPED' "$out/gpu_tests.txt") skipped, $(grep -cE '^\[  FAILED' "$out/gpu_tests.txt") failed lines)"
-grep -E "^\[  (FAILED|SKIPPED) |Failure|Skipped" "$out/gpu_tests.txt" | head -20 | tee -a "$summary"
+# GPU tests: backend, sweep and population parity (CPU vs CUDA); they skip only without a device.
+if fits 40 "GPU tests"; then
+  timeout "$(limit 150)" build-gpu/tests/cosmic_tests --gtest_filter='AllBackends/*:Sweep.*:PopulationEvaluator.*' \
+    >"$work/gpu_tests.txt" 2>&1
+  log "gpu tests: exit $? ($(grep -cE '^\[       OK' "$work/gpu_tests.txt") ok, $(grep -cE '^\[  SKIPPED' "$work/gpu_tests.txt") skipped, $(grep -cE '^\[  FAILED' "$work/gpu_tests.txt") failed lines)"
+  grep -E "^\[  (FAILED|SKIPPED) |Failure|Skipped" "$work/gpu_tests.txt" | head -20 | tee -a "$summary"
+fi
 
 # Throughput: configurations per second of the sweeps (and of the batch backends).
-timeout 240 build-gpu/bench/cosmic_bench --benchmark_filter='Sweep|BatchCpu' \
-  --benchmark_out="$out/bench_sweep.json" --benchmark_out_format=json >"$out/bench_sweep.txt" 2>&1
-log "bench: exit $?"
-grep -E "^BM_" "$out/bench_sweep.txt" | tee -a "$summary"
+if [ "$bench" = 1 ] && fits 60 "sweep benchmark"; then
+  timeout "$(limit 150)" build-gpu/bench/cosmic_bench --benchmark_filter='Sweep|BatchCpu' \
+    --benchmark_out="$work/bench_sweep.json" --benchmark_out_format=json >"$work/bench_sweep.txt" 2>&1
+  log "bench: exit $?"
+  grep -E "^BM_" "$work/bench_sweep.txt" | tee -a "$summary"
+fi
 
-# Optional: the CUDA sweep benchmarks again with other kernel settings (kernels/sweep_cuda.cu),
-# one build each, one nvcc define per variant (about 2 minutes each on 16 cores), e.g.
-#   CUDA_VARIANTS="-DCOSMIC_SWEEP_MIN_BLOCKS=1 -DCOSMIC_SWEEP_MIN_BLOCKS=2 -DCOSMIC_SWEEP_MAX_PER_THREAD=1" \
-#     bench/gpu_check.sh
-i=0
-for v in ${CUDA_VARIANTS:-}; do
-  i=$((i + 1))
-  dir="build-gpu-v$i"
-  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON "-DCMAKE_CUDA_FLAGS=$v" >"$out/cmake-v$i.log" 2>&1 &&
-     cmake --build "$dir" -j"$(nproc)" --target cosmic_bench >"$out/build-v$i.log" 2>&1; then
-    timeout 240 "$dir/bench/cosmic_bench" --benchmark_filter='SweepCuda' >"$out/bench_sweep_v$i.txt" 2>&1
-    log "bench with $v: exit $?"
-    grep -E "^BM_" "$out/bench_sweep_v$i.txt" | tee -a "$summary"
-  else
-    log "build with $v FAILED (see $out/build-v$i.log)"
-  fi
-done
-
-# The command line on the device: a network-only System 1 sweep (6.6e7 points).
-timeout 60 build-gpu/cosmic sweep data/psa/cosmic/network-system1.yaml -o "$out/network-system1-cuda.h5" \
-  --backend cuda --keep pareto >"$out/sweep_cli.txt" 2>&1
-log "cli sweep (cuda): exit $?; $(tail -1 "$out/sweep_cli.txt")"
-timeout 60 build-gpu/cosmic sweep data/psa/cosmic/network-system1.yaml -o "$out/network-system1-cpu.h5" \
-  --backend cpu --keep pareto >>"$out/sweep_cli.txt" 2>&1
-log "cli sweep (cpu): exit $?; $(tail -1 "$out/sweep_cli.txt")"
-python3 - "$out" <<'EOF' 2>&1 | tee -a "$summary"
-import sys
+# The command line on the device: a network-only System 1 sweep (6.6e7 points), CUDA and CPU.
+if fits 30 "command-line sweeps"; then
+  for b in cuda cpu; do
+    timeout "$(limit 60)" build-gpu/cosmic sweep data/psa/cosmic/network-system1.yaml -o "$work/network-system1-$b.h5" \
+      --backend "$b" --keep pareto >>"$work/sweep_cli.txt" 2>&1
+    log "cli sweep ($b): exit $?; $(tail -1 "$work/sweep_cli.txt")"
+  done
+  "$py" - "$work" <<'EOF' 2>&1 | tee -a "$summary"
+import os, sys
 try:
     import h5py
 except ImportError:
     print("h5py not installed: files not compared"); sys.exit(0)
 d = sys.argv[1]
+if not all(os.path.exists(f"{d}/network-system1-{b}.h5") for b in ("cuda", "cpu")):
+    print("  not compared: a sweep wrote no file"); sys.exit(0)
 with h5py.File(f"{d}/network-system1-cuda.h5") as g, h5py.File(f"{d}/network-system1-cpu.h5") as c:
     for k in ("device", "evaluated_count", "feasible_count", "configs_per_s", "wall_time_s"):
         print(f"  {k}: cuda {g.attrs[k]}  cpu {c.attrs[k]}")
     obj = g.attrs["objectives"][0]
     print("  top-1 index cuda", g["top"][obj]["index"][0], "cpu", c["top"][obj]["index"][0])
 EOF
+fi
+
 # Small sweeps with --keep all (rows written by the kernel; rows of points it does not score stay
 # at reason -1), one of them with ASTRA-sim collectives (the kernels' Conventions::Any
-# instantiation; the parity tests above sweep Physical spaces only): CUDA against CPU, every
-# dataset of the files compared.
-cat >"$out/astra-base.yaml" <<'EOF'
+# instantiation): CUDA against CPU, every dataset of the files compared.
+cat >"$work/astra-base.yaml" <<'EOF'
 name: astra-base
 model: GPT3-175B
 system: {preset: cosmic-system1, network: {convention: astra-sim}}
 workload: {mode: training, global_batch: 2048, micro_batch: 1, dp: 8, pp: 4, cp: 8, tp: 4, schedule: 1f1b,
            sharding: zero3, recompute: selective}
 EOF
-cat >"$out/astra-workload.yaml" <<'EOF'
+cat >"$work/astra-workload.yaml" <<'EOF'
 name: astra-workload
 base: astra-base.yaml
 parameters:
@@ -102,19 +126,22 @@ constraints: ["workload.dp * workload.cp * workload.pp <= 1024"]
 objectives: [runtime_x_bw, memory]
 EOF
 for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduced-system1.yaml \
-           "$out/astra-workload.yaml"; do
+           "$work/astra-workload.yaml"; do
   name=$(basename "$psa" .yaml)
+  fits 15 "keep-all sweeps of $name" || continue
   for b in cuda cpu; do
-    timeout 60 build-gpu/cosmic sweep "$psa" -o "$out/all-$name-$b.h5" --backend "$b" --keep all --quiet \
-      >>"$out/sweep_cli.txt" 2>&1 || log "keep-all sweep $name ($b): FAILED"
+    timeout "$(limit 60)" build-gpu/cosmic sweep "$psa" -o "$work/all-$name-$b.h5" --backend "$b" --keep all --quiet \
+      >>"$work/sweep_cli.txt" 2>&1 || log "keep-all sweep $name ($b): FAILED"
   done
-  python3 - "$out/all-$name-cuda.h5" "$out/all-$name-cpu.h5" "$name" <<'EOF' 2>&1 | tee -a "$summary"
-import sys
+  "$py" - "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "$name" <<'EOF' 2>&1 | tee -a "$summary"
+import os, sys
 try:
     import h5py
     import numpy as np
 except ImportError:
     print("h5py not installed: files not compared"); sys.exit(0)
+if not all(os.path.exists(p) for p in sys.argv[1:3]):
+    print(f"  keep-all {sys.argv[3]}: not compared, a sweep wrote no file"); sys.exit(0)
 g, c = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
 diff = []
 def visit(name, obj):
@@ -135,32 +162,62 @@ done
 
 # Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
 # population evaluated on the CPU and on the GPU (copies included).
-timeout 180 build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
-  >"$out/bench_agents.txt" 2>&1
-log "agents bench: exit $?"
-grep -E "^BM_" "$out/bench_agents.txt" | tee -a "$summary"
-
-# The whole study on each backend (issue #6), figures off; where the time went, from
-# summary.json; the best point of every experiment compared between the two.
-if [ "${STUDY:-1}" = 1 ]; then
-  for b in cuda cpu; do
-    rm -rf "/tmp/cosmic-study-$b"
-    t0=$(date +%s)
-    timeout 300 build-gpu/cosmic study data/studies/cosmic.yaml -o "/tmp/cosmic-study-$b" --backend "$b" \
-      --no-plots -q >"$out/study_$b.txt" 2>&1
-    log "study ($b): exit $?, $(( $(date +%s) - t0 )) s wall"
-  done
-  python3 - /tmp/cosmic-study-cuda/summary.json /tmp/cosmic-study-cpu/summary.json <<'EOF' 2>&1 | tee -a "$summary"
-import json, sys
-runs = [json.load(open(p)) for p in sys.argv[1:]]
-for name, d in zip(("cuda", "cpu"), runs):
-    t, s = d["time"], d["time"]["searches"]
-    print(f"  {name}: experiments {t['experiments_s']:.1f} s = sweeps {t['sweeps']['wall_s']:.1f} + searches "
-          f"{s['wall_s']:.1f} (evaluation {s['eval_s']:.1f}, agents {s['agent_s']:.1f}, waiting for writes "
-          f"{s['write_s']:.1f}) + {t['around_runs_s']:.1f}; comparisons {t['comparisons_s']:.1f} s")
-best = [{k: e["best"] for k, e in d["experiments"].items()} for d in runs]
-print("  best points:", "identical on cuda and cpu" if best[0] == best[1] else "DIFFERENT between cuda and cpu")
-EOF
+if [ "$bench" = 1 ] && fits 45 "agents benchmark"; then
+  timeout "$(limit 120)" build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
+    --benchmark_min_time=0.3 >"$work/bench_agents.txt" 2>&1
+  log "agents bench: exit $?"
+  grep -E "^BM_" "$work/bench_agents.txt" | tee -a "$summary"
 fi
 
-log "total: $(( $(date +%s) - start )) s"
+# The whole study (issue #6), figures off: on CUDA and on the CPU with JOBS runs at a time
+# (default 8, `cosmic study --jobs`), then CUDA one run at a time if time is left; where the time
+# went, from summary.json; every experiment's best point compared with the first study's.
+if [ "${STUDY:-1}" = 1 ]; then
+  jobs="${JOBS:-8}"
+  summaries=()
+  for run in "cuda $jobs" "cpu $jobs" "cuda 1"; do
+    set -- $run
+    fits 90 "study --backend $1 --jobs $2" || continue
+    dir="/tmp/cosmic-study-$1-j$2"
+    rm -rf "$dir"
+    t0=$(date +%s)
+    timeout "$(limit 240)" build-gpu/cosmic study data/studies/cosmic.yaml -o "$dir" --backend "$1" --jobs "$2" \
+      --no-plots -q >"$work/study_$1_j$2.txt" 2>&1
+    rc=$?
+    log "study --backend $1 --jobs $2: exit $rc, $(( $(date +%s) - t0 )) s wall"
+    [ "$rc" = 0 ] && summaries+=("$dir/summary.json")
+  done
+  if [ "${#summaries[@]}" -gt 0 ]; then
+    "$py" - "${summaries[@]}" <<'EOF' 2>&1 | tee -a "$summary"
+import json, sys
+runs = [(p, json.load(open(p))) for p in sys.argv[1:]]
+for p, d in runs:
+    t, s = d["time"], d["time"]["searches"]
+    print(f"  {p}: experiments {t['experiments_s']:.1f} s (jobs {t.get('jobs', 1)}); run times summed: sweeps "
+          f"{t['sweeps']['wall_s']:.1f}, searches {s['wall_s']:.1f} (evaluation {s['eval_s']:.1f}, agents "
+          f"{s['agent_s']:.1f}, waiting for writes {s['write_s']:.1f}); comparisons {t['comparisons_s']:.1f} s")
+best = [{k: e["best"] for k, e in d["experiments"].items()} for _, d in runs]
+for (p, _), b in zip(runs[1:], best[1:]):
+    print(f"  best points of {p}:", "identical to the first study's" if b == best[0] else "DIFFERENT from the first study's")
+EOF
+  fi
+fi
+
+# Optional, last: the CUDA sweep benchmarks again with other kernel settings
+# (kernels/sweep_cuda.cu), one build each, one nvcc define per variant (about 2 minutes each on
+# 16 cores), e.g.
+#   CUDA_VARIANTS="-DCOSMIC_SWEEP_MIN_BLOCKS=1 -DCOSMIC_SWEEP_MAX_PER_THREAD=1" STUDY=0 bench/gpu_check.sh
+i=0
+for v in ${CUDA_VARIANTS:-}; do
+  i=$((i + 1))
+  dir="build-gpu-v$i"
+  fits 150 "variant $v" || continue
+  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON "-DCMAKE_CUDA_FLAGS=$v" >"$work/cmake-v$i.log" 2>&1 &&
+     cmake --build "$dir" -j"$(nproc)" --target cosmic_bench >"$work/build-v$i.log" 2>&1; then
+    timeout "$(limit 120)" "$dir/bench/cosmic_bench" --benchmark_filter='SweepCuda' >"$work/bench_sweep_v$i.txt" 2>&1
+    log "bench with $v: exit $?"
+    grep -E "^BM_" "$work/bench_sweep_v$i.txt" | tee -a "$summary"
+  else
+    log "build with $v FAILED (see build-v$i.log)"
+  fi
+done
