@@ -220,12 +220,33 @@ COSMIC_HD inline PhaseCost hd_phase(Coll kind, const NetDim& nd, int64_t p, doub
   return pc;
 }
 
+// log2 of an integer p >= 1 with + - * / alone, so that host and device compute the same double
+// (libm's log2 may differ in the last bit between glibc and CUDA, and the floor() in dim_phase
+// would carry that into whole nanoseconds). p = 2^e m with m in [1, 2), and
+// log2 m = 2 atanh(s) / ln 2, s = (m - 1) / (m + 1) <= 1/3: 30 terms of s^k / k (k odd) leave a
+// remainder below 1e-29. Within a few ulp of std::log2; exact for powers of two (s = 0).
+COSMIC_HD inline double log2_int(int64_t p) {
+  int e = 0;
+  double m = double(p);
+  while (m >= 2.0) {  // halving is exact
+    m *= 0.5;
+    ++e;
+  }
+  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  double term = s, sum = 0.0;
+  for (int k = 1; k < 60; k += 2) {
+    sum += term / double(k);
+    term *= s2;
+  }
+  return double(e) + 2.0 * sum / 0.6931471805599453;  // ln 2
+}
+
 // Double binary tree: NOT modelled. The doc gives only measured ratios to the ring all-reduce
 // (3.1x at p = 8, 6x at p = 64); we return the ring time times that ratio, interpolated in
 // log2 p (clamped to >= 1). modelled() reports false for it; the CSV rows are listed as
 // unmodelled by the test.
 COSMIC_HD inline double dbt_ratio(int64_t p) {
-  const double r = 3.1 + (6.0 - 3.1) * (std::log2(double(p)) - 3.0) / 3.0;
+  const double r = 3.1 + (6.0 - 3.1) * (log2_int(p) - 3.0) / 3.0;
   return r < 1.0 ? 1.0 : r;
 }
 

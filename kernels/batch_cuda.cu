@@ -60,6 +60,7 @@ CudaDevice cuda_device() {
 }
 
 CudaEvaluator::CudaEvaluator(size_t capacity) : capacity_(capacity) {
+  if (capacity == 0) throw std::invalid_argument("CudaEvaluator: capacity must be at least 1");
   const CudaDevice dev = cuda_device();
   if (!dev.available) throw std::runtime_error(dev.why);
   check(cudaMalloc(&d_in_, capacity * sizeof(Config)), "cudaMalloc(configs)");

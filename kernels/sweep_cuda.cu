@@ -156,8 +156,6 @@ class CudaSweep final : public SweepBackend {
     const CudaDevice dev = cuda_device();
     if (!dev.available) throw std::runtime_error(dev.why);
     device_ = dev.name;
-    check(cudaMemcpyToSymbol(c_view, p.view, sizeof(SpaceView)), "copy SpaceView to constant memory");
-    check(cudaMemcpyToSymbol(c_k, &p.k, sizeof(SweepConst)), "copy sweep constants");
     d_reasons_ = device_alloc<unsigned long long>(kNumReasons, "cudaMalloc(reasons)");
     d_hist_ = device_alloc<unsigned long long>(size_t(kMaxSweepObjectives) * kHistBins, "cudaMalloc(hist)");
     d_cand_ = device_alloc<SweepPoint>(kCandCap, "cudaMalloc(candidates)");
@@ -180,6 +178,10 @@ class CudaSweep final : public SweepBackend {
 
   void run(const std::vector<Segment>& segs, const Pruning& prune, BatchOutput& out) override {
     out.reset(p_.k.nobj);
+    // Constant memory is per process, not per sweep: it is loaded for each batch (about 23 KB), so
+    // that two sweeps in one process cannot score with each other's space.
+    check(cudaMemcpyToSymbol(c_view, p_.view, sizeof(SpaceView)), "copy SpaceView to constant memory");
+    check(cudaMemcpyToSymbol(c_k, &p_.k, sizeof(SweepConst)), "copy sweep constants");
     // The front is uploaded once per batch.
     const size_t nf = prune.want_front ? prune.front.size() : 0;
     if (nf > front_cap_) {

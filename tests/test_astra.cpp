@@ -149,4 +149,18 @@ TEST(AstraSim, ManyChunksExtrapolate) {
   EXPECT_EQ(astra::collective_ns(net, 1600, span, Coll::AllReduce, 0, 8), 0.0);
 }
 
+// log2_int: exact for powers of two (the only case with an exact double), and within 2 ulp of
+// libm's log2 elsewhere; the double-binary-tree ratio interpolates 3.1x at p = 8 and 6x at p = 64
+// linearly in log2 p: at p = 16, 3.1 + 2.9 x (4 - 3) / 3 = 4.0667; never below 1.
+TEST(AstraSim, Log2IntAndDbtRatio) {
+  for (int e = 0; e < 63; ++e) EXPECT_EQ(astra::log2_int(int64_t(1) << e), double(e));
+  for (int64_t p = 1; p <= 100000; ++p)
+    ASSERT_NEAR(astra::log2_int(p), std::log2(double(p)), 2 * std::log2(double(p) + 1) * 2.3e-16) << p;
+  EXPECT_DOUBLE_EQ(astra::dbt_ratio(8), 3.1);
+  EXPECT_DOUBLE_EQ(astra::dbt_ratio(64), 6.0);
+  EXPECT_NEAR(astra::dbt_ratio(16), 3.1 + 2.9 / 3, 1e-15);
+  EXPECT_NEAR(astra::dbt_ratio(3), 3.1 + 2.9 * (1.5849625007211562 - 3) / 3, 1e-15);
+  EXPECT_EQ(astra::dbt_ratio(1), 1.0);  // 3.1 - 2.9 = 0.2, clamped
+}
+
 }  // namespace
