@@ -64,8 +64,8 @@ BENCHMARK(BM_AgentAco)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AgentNsga2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Evaluation of 10^5 genomes on all CPU cores or on the GPU: a uniform random population
-// (mostly stopped by the PSA constraints) and a GA population after 10 generations (mostly
-// feasible, full model). The CUDA cases skip without a device; they include copying the genomes
+// (mostly stopped by the PSA constraints) and GA populations after 10 and 40 generations (more
+// of them pass the constraints and run the full model). The CUDA cases skip without a device; they include copying the genomes
 // in and the scores out.
 void run_eval(benchmark::State& state, const std::string& backend, int ga_generations) {
   const auto ds = fullstack(false);
@@ -94,11 +94,15 @@ void run_eval(benchmark::State& state, const std::string& backend, int ga_genera
 }
 void BM_PopulationEvalCpuRandom(benchmark::State& state) { run_eval(state, "cpu", 0); }
 void BM_PopulationEvalCpuGa10(benchmark::State& state) { run_eval(state, "cpu", 10); }
+void BM_PopulationEvalCpuGa40(benchmark::State& state) { run_eval(state, "cpu", 40); }
 void BM_PopulationEvalCudaRandom(benchmark::State& state) { run_eval(state, "cuda", 0); }
 void BM_PopulationEvalCudaGa10(benchmark::State& state) { run_eval(state, "cuda", 10); }
+void BM_PopulationEvalCudaGa40(benchmark::State& state) { run_eval(state, "cuda", 40); }
 BENCHMARK(BM_PopulationEvalCpuRandom)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PopulationEvalCpuGa10)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PopulationEvalCpuGa40)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PopulationEvalCudaRandom)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PopulationEvalCudaGa10)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PopulationEvalCudaGa40)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -20,14 +20,15 @@ work="${WORK:-/tmp/gpu-check}"
 rm -rf "$work"
 mkdir -p "$out" "$work"
 export PATH="/usr/local/cuda/bin:$PATH"
-summary="$work/summary.txt"
+summary="$out/summary.txt"  # written as it goes: a run killed at its limit still returns it
 : >"$summary"
 log() { echo "$*" | tee -a "$summary"; }
 finish() {
   log "total: $(( $(date +%s) - start )) s"
-  cp "$summary" "$out/summary.txt"
-  (cd "$work" && find . -maxdepth 1 -type f \( -name '*.txt' -o -name '*.log' -o -name '*.json' -o -name '*.yaml' \) \
-     ! -name summary.txt -printf '%P\n' | tar czf - -T -) >"$out/logs.tar.gz"
+  # The small sweep files too (under 4 MB each): where the device has no h5py (the H200 machine
+  # had none on 2026-11-30), compare them afterwards with bench/compare_h5.py.
+  (cd "$work" && find . -maxdepth 1 -type f \( -name '*.txt' -o -name '*.log' -o -name '*.json' -o -name '*.yaml' \
+     -o \( -name '*.h5' -size -4M \) \) -printf '%P\n' | tar czf - -T -) >"$out/logs.tar.gz"
 }
 trap finish EXIT
 trap 'exit 143' TERM INT
@@ -87,21 +88,7 @@ if fits 30 "command-line sweeps"; then
       --backend "$b" --keep pareto >>"$work/sweep_cli.txt" 2>&1
     log "cli sweep ($b): exit $?; $(tail -1 "$work/sweep_cli.txt")"
   done
-  "$py" - "$work" <<'EOF' 2>&1 | tee -a "$summary"
-import os, sys
-try:
-    import h5py
-except ImportError:
-    print("h5py not installed: files not compared"); sys.exit(0)
-d = sys.argv[1]
-if not all(os.path.exists(f"{d}/network-system1-{b}.h5") for b in ("cuda", "cpu")):
-    print("  not compared: a sweep wrote no file"); sys.exit(0)
-with h5py.File(f"{d}/network-system1-cuda.h5") as g, h5py.File(f"{d}/network-system1-cpu.h5") as c:
-    for k in ("device", "evaluated_count", "feasible_count", "configs_per_s", "wall_time_s"):
-        print(f"  {k}: cuda {g.attrs[k]}  cpu {c.attrs[k]}")
-    obj = g.attrs["objectives"][0]
-    print("  top-1 index cuda", g["top"][obj]["index"][0], "cpu", c["top"][obj]["index"][0])
-EOF
+  "$py" bench/compare_h5.py "$work/network-system1-cuda.h5" "$work/network-system1-cpu.h5" "network-system1, cuda vs cpu" 2>&1 | tee -a "$summary"
 fi
 
 # Small sweeps with --keep all (rows written by the kernel; rows of points it does not score stay
@@ -133,31 +120,7 @@ for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduc
     timeout "$(limit 60)" build-gpu/cosmic sweep "$psa" -o "$work/all-$name-$b.h5" --backend "$b" --keep all --quiet \
       >>"$work/sweep_cli.txt" 2>&1 || log "keep-all sweep $name ($b): FAILED"
   done
-  "$py" - "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "$name" <<'EOF' 2>&1 | tee -a "$summary"
-import os, sys
-try:
-    import h5py
-    import numpy as np
-except ImportError:
-    print("h5py not installed: files not compared"); sys.exit(0)
-if not all(os.path.exists(p) for p in sys.argv[1:3]):
-    print(f"  keep-all {sys.argv[3]}: not compared, a sweep wrote no file"); sys.exit(0)
-g, c = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-diff = []
-def visit(name, obj):
-    if not isinstance(obj, h5py.Dataset):
-        return
-    x, y = obj[()], c[name][()]
-    if x.dtype.kind == "O":
-        same = list(np.ravel(x)) == list(np.ravel(y))
-    else:
-        same = x.shape == y.shape and x.tobytes() == y.tobytes()
-    if not same:
-        diff.append(name)
-g.visititems(visit)
-print(f"  keep-all {sys.argv[3]}: evaluated cuda {g.attrs['evaluated_count']} cpu {c.attrs['evaluated_count']}; "
-      + ("all datasets identical" if not diff else "DIFFERENT: " + ", ".join(diff)))
-EOF
+  "$py" bench/compare_h5.py "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "keep-all $name, cuda vs cpu" 2>&1 | tee -a "$summary"
 done
 
 # Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
