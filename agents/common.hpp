@@ -145,8 +145,20 @@ class ParentRows {
       for (size_t g = 0; g < ng_; ++g) rows[i * ng_ + g] = genes[g];
     });
   }
-  void move(size_t from, size_t to) {
-    visit([&](auto* rows) { std::copy_n(rows + from * ng_, ng_, rows + to * ng_); });
+  // Keeps rows which[0], which[1], ... as rows 0, 1, ... (copied in parallel, through a second
+  // buffer that keeps its capacity, so that growing again next generation does not reallocate).
+  void keep(const std::vector<size_t>& which) {
+    const int64_t n = int64_t(which.size());
+    const size_t ng = ng_;
+    auto gather = [&](auto& rows, auto& kept) {
+      kept.reserve(rows.capacity());
+      kept.resize(which.size() * ng);
+#pragma omp parallel for schedule(static) if (n >= 8192)
+      for (int64_t k = 0; k < n; ++k) std::copy_n(rows.data() + which[size_t(k)] * ng, ng, kept.data() + size_t(k) * ng);
+      rows.swap(kept);
+    };
+    narrow_ ? gather(narrow_rows_, narrow_spare_) : gather(wide_rows_, wide_spare_);
+    size_ = which.size();
   }
   // f(pointer to the rows), uint8_t* or int32_t*.
   template <class F>
@@ -161,8 +173,8 @@ class ParentRows {
  private:
   size_t ng_, size_ = 0;
   bool narrow_;
-  std::vector<uint8_t> narrow_rows_;
-  std::vector<int32_t> wide_rows_;
+  std::vector<uint8_t> narrow_rows_, narrow_spare_;
+  std::vector<int32_t> wide_rows_, wide_spare_;
 };
 
 // Fills a population a block of individuals at a time, blocks in parallel: make(lo, m, block)

@@ -1,9 +1,11 @@
 #include "agents/nsga2.hpp"
 
+#include <omp.h>
+
 #include <cmath>
 #include <cstring>
-#include <utility>
 #include <limits>
+#include <utility>
 
 #include "agents/common.hpp"
 
@@ -29,7 +31,9 @@ inline uint64_t ordered_bits(double d) {
 // Sorts records by key, equal keys kept in their current order: an LSD radix sort of the
 // ordered key bits, 11 bits a pass (passes where every key has the same digit are skipped).
 // Linear in n, where a comparison sort of the 10^5 records of a generation took most of the
-// selection's time.
+// selection's time. From 32,768 records the passes run on the OpenMP threads: each thread counts
+// the digits of its own block of records, and scatters them to the places that the counts of
+// the blocks before it leave free, so the result is the same stable order on any thread count.
 void stable_sort_by_key(std::vector<Keyed>& v) {
   const size_t n = v.size();
   if (n < 1024) {  // below that the radix passes' fixed cost (2,048 buckets each) dominates
@@ -40,21 +44,47 @@ void stable_sort_by_key(std::vector<Keyed>& v) {
   constexpr size_t kBuckets = size_t(1) << kBits;
   std::vector<uint64_t> u(n), u_tmp(n);
   std::vector<Keyed> tmp(n);
-  for (size_t k = 0; k < n; ++k) u[k] = ordered_bits(v[k].key);
-  std::vector<size_t> count(kBuckets);
-  for (int shift = 0; shift < 64; shift += kBits) {
-    std::fill(count.begin(), count.end(), size_t(0));
-    for (size_t k = 0; k < n; ++k) ++count[(u[k] >> shift) & (kBuckets - 1)];
-    if (count[(u[0] >> shift) & (kBuckets - 1)] == n) continue;  // one digit for all
-    size_t sum = 0;
-    for (size_t& c : count) sum += std::exchange(c, sum);  // start of each bucket
-    for (size_t k = 0; k < n; ++k) {
-      const size_t at = count[(u[k] >> shift) & (kBuckets - 1)]++;
-      tmp[at] = v[k];
-      u_tmp[at] = u[k];
+  const int max_threads = n >= 32768 ? omp_get_max_threads() : 1;
+  std::vector<size_t> count(size_t(max_threads) * kBuckets);  // count[t * kBuckets + digit]
+#pragma omp parallel num_threads(max_threads)
+  {
+    const size_t nt = size_t(omp_get_num_threads()), t = size_t(omp_get_thread_num());
+    const size_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    size_t* mine = &count[t * kBuckets];
+    for (size_t k = lo; k < hi; ++k) u[k] = ordered_bits(v[k].key);
+    for (int shift = 0; shift < 64; shift += kBits) {
+      std::fill(mine, mine + kBuckets, size_t(0));
+      for (size_t k = lo; k < hi; ++k) ++mine[(u[k] >> shift) & (kBuckets - 1)];
+#pragma omp barrier
+      // Every thread computes the same skip decision from the shared counts.
+      const size_t d0 = (u[0] >> shift) & (kBuckets - 1);
+      size_t same = 0;
+      for (size_t b = 0; b < nt; ++b) same += count[b * kBuckets + d0];
+      if (same == n) {  // one digit for all: nothing moves
+#pragma omp barrier
+        continue;
+      }
+      // Start of this thread's part of each bucket: everything in lower buckets, then the
+      // same bucket's records of lower blocks.
+      std::vector<size_t> at(kBuckets);
+      size_t sum = 0;
+      for (size_t d = 0; d < kBuckets; ++d)
+        for (size_t b = 0; b < nt; ++b) {
+          if (b == t) at[d] = sum;
+          sum += count[b * kBuckets + d];
+        }
+      for (size_t k = lo; k < hi; ++k) {
+        const size_t to = at[(u[k] >> shift) & (kBuckets - 1)]++;
+        tmp[to] = v[k];
+        u_tmp[to] = u[k];
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        v.swap(tmp);
+        u.swap(u_tmp);
+      }  // implicit barrier: the counts are rewritten only after every thread has scattered
     }
-    v.swap(tmp);
-    u.swap(u_tmp);
   }
 }
 
@@ -74,16 +104,23 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   std::vector<int32_t> rank(n, 0);
   if (n == 0) return rank;
   auto f = [&](size_t i, int32_t j) { return obj[size_t(j) * stride + i]; };
-  // Lexicographic order on the objectives, ties by index: stable sorts by the last objective
-  // first, from index order.
+  // Lexicographic order on the objectives, ties by index: a stable sort by the first objective
+  // from index order, then each run of equal first objectives (rare: the values are doubles from
+  // the model) sorted by the other objectives and the index.
   std::vector<Keyed> keyed(n);
-  for (size_t i = 0; i < n; ++i) keyed[i].i = i;
-  for (int32_t j = nobj - 1; j >= 0; --j) {
-    for (Keyed& k : keyed) k.key = f(k.i, j);
-    stable_sort_by_key(keyed);
-  }
+  for (size_t i = 0; i < n; ++i) keyed[i] = {f(i, 0), i};
+  stable_sort_by_key(keyed);
   std::vector<size_t> idx(n);
   for (size_t k = 0; k < n; ++k) idx[k] = keyed[k].i;
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo + 1; hi < n && keyed[hi].key == keyed[lo].key;) ++hi;
+    if (hi - lo > 1)
+      std::sort(idx.begin() + ptrdiff_t(lo), idx.begin() + ptrdiff_t(hi), [&](size_t a, size_t b) {
+        for (int32_t j = 1; j < nobj; ++j)
+          if (f(a, j) != f(b, j)) return f(a, j) < f(b, j);
+        return a < b;
+      });
+  }
   auto same = [&](size_t a, size_t b) {
     for (int32_t j = 0; j < nobj; ++j)
       if (f(a, j) != f(b, j)) return false;
@@ -147,7 +184,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   return rank;
 }
 
-std::vector<int32_t> constrained_ranks(const Scores& s) {
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed) {
   std::vector<size_t> feas, infeas;
   for (size_t i = 0; i < s.size; ++i) (s.feasible(i) ? feas : infeas).push_back(i);
   std::vector<int32_t> rank(s.size, 0);
@@ -159,6 +196,10 @@ std::vector<int32_t> constrained_ranks(const Scores& s) {
   for (size_t k = 0; k < feas.size(); ++k) {
     rank[feas[k]] = r[k];
     next = std::max(next, r[k] + 1);
+  }
+  if (feas.size() >= needed) {  // the infeasible points come after `needed` others: one rank for all
+    for (size_t i : infeas) rank[i] = next;
+    return rank;
   }
   std::vector<Keyed> by_violation(infeas.size());
   for (size_t k = 0; k < infeas.size(); ++k) by_violation[k] = {s.violation[infeas[k]], infeas[k]};
@@ -213,19 +254,29 @@ void Nsga2::ask(Population& pop) {
         [&](size_t x, size_t y) { return wins(x, y); });
 }
 
-// Ranks and crowding distances of a population's scores (crowded_).
-void Nsga2::assign(const Scores& s) {
-  const std::vector<int32_t> rank = constrained_ranks(s);
+// Ranks and crowding distances (crowded_) of a population's scores, for a caller that keeps the
+// first `keep` individuals in the crowded order (rank, then distance): crowding distances are
+// computed for the fronts up to the one that reaches `keep` individuals (the others keep 0), and
+// constrained_ranks may give all infeasible points one rank when `keep` points are feasible.
+// The kept individuals get the (rank, distance) a full assignment would give them.
+void Nsga2::assign(const Scores& s, size_t keep) {
+  const std::vector<int32_t> rank = constrained_ranks(s, keep);
   crowded_.resize(s.size);
   int32_t nfronts = 0;
   for (size_t i = 0; i < s.size; ++i) {
     crowded_[i] = {rank[i], 0.0};
     nfronts = std::max(nfronts, rank[i] + 1);
   }
-  auto fronts = std::vector<std::vector<size_t>>(size_t(nfronts));
-  for (size_t i = 0; i < s.size; ++i) fronts[size_t(rank[i])].push_back(i);
-  for (const auto& fr : fronts) {
-    if (fr.empty() || !s.feasible(fr[0])) continue;  // infeasible fronts: distance 0
+  // Members of each front in index order (a counting sort by rank).
+  std::vector<size_t> start(size_t(nfronts) + 1, 0), members(s.size);
+  for (int32_t r : rank) ++start[size_t(r) + 1];
+  for (size_t f = 0; f < size_t(nfronts); ++f) start[f + 1] += start[f];
+  std::vector<size_t> at(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < s.size; ++i) members[at[size_t(rank[i])]++] = i;
+  std::vector<size_t> fr;
+  for (size_t f = 0; f < size_t(nfronts) && start[f] < keep; ++f) {
+    if (start[f] == start[f + 1] || !s.feasible(members[start[f]])) continue;  // infeasible fronts: distance 0
+    fr.assign(members.begin() + ptrdiff_t(start[f]), members.begin() + ptrdiff_t(start[f + 1]));
     const std::vector<double> d = crowding_distance(s.obj.data(), s.size, s.nobj, fr);
     for (size_t k = 0; k < fr.size(); ++k) crowded_[fr[k]].distance = d[k];
   }
@@ -236,7 +287,7 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   if (rows_.size() == 0) {
     rows_.assign(pop, 0);
     parent_scores_ = scores;
-    assign(parent_scores_);
+    assign(parent_scores_, scores.size);
     return;
   }
   // Parents and children together (parents first), then the best P by (rank, crowding distance).
@@ -244,27 +295,46 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   rows_.assign(pop, P);
   Scores all_s;
   all_s.resize(scores.nobj, N);
-  for (size_t i = 0; i < P; ++i) copy_scores(parent_scores_, i, all_s, i);
-  for (size_t i = 0; i < pop.size; ++i) copy_scores(scores, i, all_s, P + i);
-  assign(all_s);
-  std::vector<size_t> order(N);
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::nth_element(order.begin(), order.begin() + ptrdiff_t(P), order.end(), [&](size_t a, size_t b) { return wins(a, b); });
-  // The survivors in index order, moved down in place: survivor k has index >= k, so no row
-  // or record is overwritten before it is read. As in Deb et al. 2002, they keep the (rank,
-  // distance) of the selection for the next generation's tournaments.
-  std::vector<char> survives(N, 0);
-  for (size_t k = 0; k < P; ++k) survives[order[k]] = 1;
-  parent_scores_.resize(scores.nobj, P);
-  size_t k = 0;
-  for (size_t i = 0; i < N; ++i) {
-    if (!survives[i]) continue;
-    if (i != k) rows_.move(i, k);
-    copy_scores(all_s, i, parent_scores_, k);
-    crowded_[k++] = crowded_[i];
+#pragma omp parallel for schedule(static) if (N >= 8192)
+  for (int64_t i = 0; i < int64_t(N); ++i) {
+    const size_t k = size_t(i);
+    if (k < P) copy_scores(parent_scores_, k, all_s, k);
+    else copy_scores(scores, k - P, all_s, k);
   }
-  rows_.resize(P);
-  crowded_.resize(P);
+  assign(all_s, P);
+  // The first P in the crowded order (wins(): rank, larger distance, index): every front before
+  // the one that crosses P, and the winners of that front by distance.
+  std::vector<size_t> per_rank;
+  for (const Crowded& c : crowded_) {
+    if (size_t(c.rank) >= per_rank.size()) per_rank.resize(size_t(c.rank) + 1, 0);
+    ++per_rank[size_t(c.rank)];
+  }
+  int32_t cut = 0;  // the front that crosses P
+  size_t before = 0;
+  while (before + per_rank[size_t(cut)] < P) before += per_rank[size_t(cut++)];
+  std::vector<size_t> last;
+  for (size_t i = 0; i < N; ++i)
+    if (crowded_[i].rank == cut) last.push_back(i);
+  std::nth_element(last.begin(), last.begin() + ptrdiff_t(P - before), last.end(),
+                   [&](size_t a, size_t b) { return wins(a, b); });
+  std::vector<char> survives(N, 0);
+  for (size_t i = 0; i < N; ++i) survives[i] = crowded_[i].rank < cut;
+  for (size_t k = 0; k < P - before; ++k) survives[last[k]] = 1;
+  // The survivors in index order. As in Deb et al. 2002, they keep the (rank, distance) of the
+  // selection for the next generation's tournaments.
+  std::vector<size_t> kept;
+  kept.reserve(P);
+  for (size_t i = 0; i < N; ++i)
+    if (survives[i]) kept.push_back(i);
+  rows_.keep(kept);
+  parent_scores_.resize(scores.nobj, P);
+  std::vector<Crowded> crowded(P);
+#pragma omp parallel for schedule(static) if (P >= 8192)
+  for (int64_t k = 0; k < int64_t(P); ++k) {
+    copy_scores(all_s, kept[size_t(k)], parent_scores_, size_t(k));
+    crowded[size_t(k)] = crowded_[kept[size_t(k)]];
+  }
+  crowded_.swap(crowded);
 }
 
 }  // namespace cosmic::agents

@@ -10,6 +10,7 @@
 // Points with equal objective vectors do not dominate each other (same front).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "agents/agent.hpp"
@@ -30,8 +31,10 @@ struct Nsga2Params {
 std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n);
 
 // Ranks with constraints: feasible points by nondominated_sort, then infeasible ones after the
-// last feasible front, one front per distinct violation, smaller first.
-std::vector<int32_t> constrained_ranks(const Scores& s);
+// last feasible front, one front per distinct violation, smaller first. A caller that needs the
+// order of the first `needed` points only may pass it: when that many are feasible, every
+// infeasible point gets the same rank after the feasible fronts (no sort by violation).
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX);
 
 // Crowding distance of the points `front` (indices into obj, increasing: equal values are
 // ordered by index); boundary points get infinity.
@@ -46,7 +49,7 @@ class Nsga2 : public Agent {
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison
-  void assign(const Scores& s);
+  void assign(const Scores& s, size_t keep);
   std::vector<int32_t> card_;
   int32_t nobj_;
   Nsga2Params p_;

@@ -507,6 +507,33 @@ TEST(Nsga2, LargePopulationsRankAndCrowdExactly) {
   EXPECT_EQ(d, want);
 }
 
+// From 32,768 points the radix sort runs on the OpenMP threads: one objective still gives the
+// dense rank of the values, and two objectives (the first with many ties, so the tie runs are
+// sorted by the second) give the same ranks on 1, 2, 3 and 8 threads.
+TEST(Nsga2, RadixSortOnThreadsGivesTheSameOrder) {
+  agents::Rng r(9);
+  const size_t n = 40000;
+  std::vector<double> obj(2 * n);
+  for (size_t i = 0; i < n; ++i) obj[i] = double(r.below(500)) - 250;  // f1: ties
+  for (size_t i = n; i < 2 * n; ++i) obj[i] = r.uniform() - 0.5;
+  std::vector<double> distinct(obj.begin(), obj.begin() + ptrdiff_t(n));
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const int threads_before = omp_get_max_threads();
+  std::vector<int32_t> first;
+  for (int threads : {1, 2, 3, 8}) {
+    omp_set_num_threads(threads);
+    const std::vector<int32_t> dense = agents::nondominated_sort(obj.data(), n, 1, n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(dense[i], std::lower_bound(distinct.begin(), distinct.end(), obj[i]) - distinct.begin()) << i;
+    const std::vector<int32_t> two = agents::nondominated_sort(obj.data(), n, 2, n);
+    if (first.empty()) first = two;
+    EXPECT_EQ(two, first) << threads << " threads";
+  }
+  omp_set_num_threads(threads_before);
+  EXPECT_GT(*std::max_element(first.begin(), first.end()), 10);  // many fronts: the order mattered
+}
+
 TEST(Nsga2, ConstrainedRanksPutInfeasibleLastByViolation) {
   Scores s;
   s.resize(2, 5);
