@@ -1,5 +1,7 @@
 #include "host/h5.hpp"
 
+#include <zlib.h>
+
 namespace cosmic::h5 {
 
 namespace {
@@ -143,8 +145,10 @@ size_t column_size(hid_t parent, const std::string& name) {
   return size_t(n);
 }
 
-template <class T>
-void append_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
+namespace {
+
+// Creates the column dataset if it is missing; returns the dataset and its rows.
+Handle open_column(hid_t parent, const std::string& name, hid_t type, const ColumnFormat& format, hsize_t& rows) {
   if (!exists(parent, name)) {
     const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose, "H5Screate_simple");
@@ -154,22 +158,95 @@ void append_column(hid_t parent, const std::string& name, const std::vector<T>& 
       if (format.shuffle) H5Pset_shuffle(plist.id());
       H5Pset_deflate(plist.id(), unsigned(format.deflate));
     }
-    Handle d(H5Dcreate2(parent, name.c_str(), native<T>(), space.id(), H5P_DEFAULT, plist.id(), H5P_DEFAULT),
-             H5Dclose, "create dataset " + name);
+    Handle d(H5Dcreate2(parent, name.c_str(), type, space.id(), H5P_DEFAULT, plist.id(), H5P_DEFAULT), H5Dclose,
+             "create dataset " + name);
   }
-  if (data.empty()) return;
   Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
+  H5Sget_simple_extent_dims(s.id(), &rows, nullptr);
+  return d;
+}
+
+void append_raw(hid_t parent, const ColumnRows& c) {
   hsize_t old = 0;
-  {
-    Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
-    H5Sget_simple_extent_dims(s.id(), &old, nullptr);
-  }
-  const hsize_t total = old + data.size(), n = data.size();
-  check(H5Dset_extent(d.id(), &total), "extend " + name);
+  Handle d = open_column(parent, c.name, c.type, c.format, old);
+  if (c.rows == 0) return;
+  const hsize_t total = old + c.rows, n = c.rows;
+  check(H5Dset_extent(d.id(), &total), "extend " + c.name);
   Handle fs(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   H5Sselect_hyperslab(fs.id(), H5S_SELECT_SET, &old, nullptr, &n, nullptr);
   Handle ms(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
-  check(H5Dwrite(d.id(), native<T>(), ms.id(), fs.id(), H5P_DEFAULT, data.data()), "write " + name);
+  check(H5Dwrite(d.id(), c.type, ms.id(), fs.id(), H5P_DEFAULT, c.data), "write " + c.name);
+}
+
+// One chunk through HDF5's filter pipeline, done here: the byte shuffle (byte b of every value
+// together, HDF5's H5Z_FILTER_SHUFFLE), then zlib's compress2 at the column's level
+// (H5Z_FILTER_DEFLATE).
+std::vector<unsigned char> filter_chunk(const unsigned char* in, size_t values, size_t value_bytes, const ColumnFormat& f) {
+  const size_t bytes = values * value_bytes;
+  std::vector<unsigned char> shuffled;
+  if (f.shuffle && value_bytes > 1) {
+    shuffled.resize(bytes);
+    for (size_t i = 0; i < values; ++i)
+      for (size_t b = 0; b < value_bytes; ++b) shuffled[b * values + i] = in[i * value_bytes + b];
+    in = shuffled.data();
+  }
+  uLongf out_bytes = compressBound(uLong(bytes));
+  std::vector<unsigned char> out(out_bytes);
+  if (compress2(out.data(), &out_bytes, in, uLong(bytes), f.deflate) != Z_OK) throw Error("zlib: compress2 failed");
+  out.resize(out_bytes);
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+void append_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
+  append_raw(parent, column_rows(name, data, format));
+}
+
+template <class T>
+ColumnRows column_rows(const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
+  return ColumnRows{name, data.data(), data.size(), sizeof(T), native<T>(), format};
+}
+
+size_t append_columns(hid_t parent, const std::vector<ColumnRows>& columns) {
+  struct Job {
+    size_t column;
+    hsize_t offset;  // first row of the chunk in the dataset
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<Handle> sets(columns.size());
+  std::vector<hsize_t> old(columns.size(), 0);
+  std::vector<Job> jobs;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnRows& col = columns[c];
+    const hsize_t chunk = col.format.chunk_rows;
+    sets[c] = open_column(parent, col.name, col.type, col.format, old[c]);
+    if (col.rows == 0 || col.format.deflate <= 0 || old[c] % chunk != 0 || col.rows % chunk != 0) continue;
+    for (hsize_t r = 0; r < col.rows; r += chunk) jobs.push_back({c, old[c] + r, {}});
+  }
+  const int64_t njobs = int64_t(jobs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (njobs > 1)
+  for (int64_t k = 0; k < njobs; ++k) {
+    Job& j = jobs[size_t(k)];
+    const ColumnRows& col = columns[j.column];
+    const auto* rows = static_cast<const unsigned char*>(col.data) + (j.offset - old[j.column]) * col.value_bytes;
+    j.bytes = filter_chunk(rows, col.format.chunk_rows, col.value_bytes, col.format);
+  }
+  size_t next = 0;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (next == jobs.size() || jobs[next].column != c) {  // not in whole chunks: HDF5 filters it
+      append_raw(parent, columns[c]);
+      continue;
+    }
+    const hsize_t total = old[c] + columns[c].rows;
+    check(H5Dset_extent(sets[c].id(), &total), "extend " + columns[c].name);
+    for (; next < jobs.size() && jobs[next].column == c; ++next)
+      check(H5Dwrite_chunk(sets[c].id(), H5P_DEFAULT, 0, &jobs[next].offset, jobs[next].bytes.size(), jobs[next].bytes.data()),
+            "write chunk of " + columns[c].name);
+  }
+  return jobs.size();
 }
 
 template <class T>
@@ -194,6 +271,7 @@ std::vector<T> read_column(hid_t parent, const std::string& name) {
 #define COSMIC_H5_COLUMN(T)                                                              \
   template void write_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&);  \
   template void append_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
+  template ColumnRows column_rows<T>(const std::string&, const std::vector<T>&, const ColumnFormat&);      \
   template std::vector<T> read_column<T>(hid_t, const std::string&);
 COSMIC_H5_COLUMN(int8_t)
 COSMIC_H5_COLUMN(int16_t)

@@ -73,6 +73,25 @@ void append_column(hid_t parent, const std::string& name, const std::vector<T>& 
 template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name);
 
+// Several columns appended at once (append_columns): each column's rows are compressed a chunk at
+// a time on the OpenMP threads, outside HDF5 (which compresses one chunk at a time under its
+// global lock), then written with H5Dwrite_chunk. The file holds what append_column would write:
+// the same filters (shuffle, then deflate with zlib's compress2, as HDF5's filters do) on the
+// same chunks. A column whose dataset does not end on a chunk boundary, whose rows are not whole
+// chunks, or that is not compressed is appended with append_column instead. Returns the number
+// of chunks written directly.
+struct ColumnRows {
+  std::string name;
+  const void* data;
+  size_t rows;
+  size_t value_bytes;
+  hid_t type;  // native HDF5 type of a value
+  ColumnFormat format;
+};
+template <class T>
+ColumnRows column_rows(const std::string& name, const std::vector<T>& data, const ColumnFormat& format);
+size_t append_columns(hid_t parent, const std::vector<ColumnRows>& columns);
+
 // Moves the first n values of a column held in memory out (rows gathered to be appended a whole
 // chunk at a time, by searches and by sweeps with --keep all).
 template <class T>

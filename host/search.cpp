@@ -229,12 +229,14 @@ struct Pending {
     if (rows() > 0) {
       const h5::ColumnFormat& f = kEvaluatedFormat;
       h5::Handle ev = h5::group(file, "evaluated", true);
-      for (size_t g = 0; g < genes.size(); ++g) h5::append_column(ev.id(), ds.genes[g].name, genes[g], kGeneFormat);
-      for (size_t j = 0; j < obj.size(); ++j) h5::append_column(ev.id(), psa::objective_name(ds.objectives[j]), obj[j], f);
-      h5::append_column(ev.id(), "violation", violation, f);
-      h5::append_column(ev.id(), "reason", reason, f);
-      for (int k = 0; k < kPopMetrics; ++k) h5::append_column(ev.id(), kPopMetricNames[k], metrics[size_t(k)], f);
-      h5::append_column(ev.id(), "generation", generation, f);
+      std::vector<h5::ColumnRows> cols;  // compressed on the OpenMP threads (h5::append_columns)
+      for (size_t g = 0; g < genes.size(); ++g) cols.push_back(h5::column_rows(ds.genes[g].name, genes[g], kGeneFormat));
+      for (size_t j = 0; j < obj.size(); ++j) cols.push_back(h5::column_rows(psa::objective_name(ds.objectives[j]), obj[j], f));
+      cols.push_back(h5::column_rows("violation", violation, f));
+      cols.push_back(h5::column_rows("reason", reason, f));
+      for (int k = 0; k < kPopMetrics; ++k) cols.push_back(h5::column_rows(kPopMetricNames[k], metrics[size_t(k)], f));
+      cols.push_back(h5::column_rows("generation", generation, f));
+      h5::append_columns(ev.id(), cols);
     }
     if (!evals.empty()) {
       const h5::ColumnFormat& f = kGenerationsFormat;

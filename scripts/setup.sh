@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config libyaml-cpp-dev libcxxopts-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-          libhdf5-dev python3 python3-h5py python3-numpy python3-matplotlib python3-xarray python3-h5netcdf)
+          libhdf5-dev zlib1g-dev python3 python3-h5py python3-numpy python3-matplotlib python3-xarray python3-h5netcdf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
