@@ -100,10 +100,12 @@ struct Table {
     pair_columns(head, [n](auto& from, auto& to) { to = h5::cut_front(from, n); });
     return head;
   }
-  // Rewrites (append = false) or extends the group's columns.
+  // Rewrites (append = false) or extends the group's columns (whole chunks compressed on the
+  // OpenMP threads, h5::append_columns).
   void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, bool append) const {
+    std::vector<h5::ColumnRows> cols;
     auto put = [&](const std::string& name, const auto& v) {
-      if (append) h5::append_column(grp, name, v);
+      if (append) cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
       else h5::write_column(grp, name, v);
     };
     put("index", index);
@@ -116,6 +118,7 @@ struct Table {
     put("network_cost_usd", network_cost_usd);
     put("tokens_per_s", tokens_per_s);
     put("mfu", mfu);
+    if (append) h5::append_columns(grp, cols);
   }
 };
 
