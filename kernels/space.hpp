@@ -54,7 +54,7 @@ enum class Op : int8_t {
   PushNetworkCost, // network_cost_usd (kernels/cost.hpp), USD
   PushNpuBwTotal,  // npu_bandwidth_total: sum over dimensions of per-NPU bandwidth, GB/s
   Add, Sub, Mul, Div,
-  Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; record the violation |lhs - rhs| when false
+  Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; when false add |lhs - rhs|, + 1 if lhs == rhs, to the violation
 };
 struct Instr {
   Op op = Op::PushConst;
@@ -235,7 +235,8 @@ COSMIC_HD inline double npu_bandwidth_total(const Config& c) {
 }
 
 // Evaluates constraint program k on a decoded configuration. Each failed comparison adds
-// |lhs - rhs| (1 when equal, for !=) to `violation`, the measure feasibility rules rank by.
+// |lhs - rhs| to `violation`, the measure feasibility rules rank by, plus 1 when lhs == rhs (a
+// failed !=, < or >), so that every failed comparison adds a positive amount.
 COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k, double& violation) {
   double stack[16];
   int sp = 0;

@@ -1,13 +1,18 @@
 // Configuration files: presets, --set overrides, and errors that name file, line and key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "psa/config.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
@@ -106,7 +111,12 @@ TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   const std::string dims = write_temp(
       "shape2.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 2, network: {dims: [5]}}\nworkload: {}\n");
   EXPECT_NE(error_of(dims).find(dims), std::string::npos) << error_of(dims);
-  EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp.x=1"}), "");
+  // --set into a scalar: the error names the file and line of that scalar (dp: 4 is on line 5)
+  // and the key that could not be set.
+  const std::string scalar = write_temp("shape3.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  dp: 4\n");
+  const std::string e = error_of(scalar, {"workload.dp.x=1"});
+  EXPECT_NE(e.find(scalar + ":5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"x\""), std::string::npos) << e;
 }
 
 TEST(Config, UnknownPresetListsTheKnownOnes) {
@@ -116,11 +126,50 @@ TEST(Config, UnknownPresetListsTheKnownOnes) {
   EXPECT_NE(e.find("GPT3-175B"), std::string::npos) << e;
 }
 
+// The .yaml files of one data/ folder, sorted.
+std::vector<fs::path> shipped(const std::string& kind) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(test::data_path(kind)))
+    if (e.path().extension() == ".yaml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 TEST(Config, EveryShippedPresetLoads) {
-  for (const char* cfg : {"configs/cosmic-system1-baseline.yaml", "configs/cosmic-system2-baseline.yaml",
-                          "configs/cosmic-system3-baseline.yaml", "configs/cosmic-system1-chat.yaml",
-                          "configs/cosmic-system1-qa.yaml"})
-    EXPECT_NO_THROW(psa::load_config(test::data_path(cfg))) << cfg;
+  const auto configs = shipped("configs"), models = shipped("models"), systems = shipped("systems");
+  ASSERT_GT(configs.size(), 0u);
+  ASSERT_GT(models.size(), 0u);
+  ASSERT_GT(systems.size(), 0u);
+  // A shipped configuration's parallel layout covers its system's NPUs.
+  for (const auto& f : configs) {
+    const Config c = psa::load_config(f.string()).config;
+    EXPECT_EQ(int64_t(c.work.dp) * c.work.tp * c.work.pp * c.work.cp, total_npus(c.net)) << f;
+  }
+  // Each model with a shipped system, each system with a shipped model; a preset's name is its
+  // file name (presets are found by it).
+  for (const auto& f : models) {
+    const auto lc = psa::load_config(write_temp("model-" + f.stem().string() + ".yaml",
+                                                "model: " + f.string() + "\nsystem: dgx-a100\nworkload: {}\n"));
+    const ModelSpec& m = lc.config.model;
+    EXPECT_EQ(lc.model_name, f.stem().string());
+    EXPECT_GT(m.layers, 0) << f;
+    EXPECT_GT(m.hidden, 0) << f;
+    EXPECT_GT(m.ffn, 0) << f;
+    EXPECT_GT(m.seq, 0) << f;
+    EXPECT_GT(m.vocab, 0) << f;
+    EXPECT_EQ(m.heads % m.kv_heads, 0) << f;
+  }
+  for (const auto& f : systems) {
+    const auto lc = psa::load_config(write_temp("system-" + f.stem().string() + ".yaml",
+                                                "model: GPT-22B\nsystem: " + f.string() + "\nworkload: {}\n"));
+    const Config& c = lc.config;
+    EXPECT_EQ(lc.system_name, f.stem().string());
+    EXPECT_GT(c.net.ndims, 0) << f;
+    EXPECT_GT(total_npus(c.net), 1) << f;
+    EXPECT_GT(c.compute.peak_tflops[peak_index(c.model.dtype_bytes)], 0) << f;
+    EXPECT_GT(c.compute.mem_bw_GBps, 0) << f;
+    EXPECT_GT(c.compute.mem_capacity_bytes, 0) << f;
+  }
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 // LIBRA network cost), feasibility reason codes, and finiteness over random inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
+#include <vector>
 
 #include "kernels/model.hpp"
 #include "test_util.hpp"
@@ -57,7 +60,7 @@ TEST(Params, NarayananCount) {
   const ModelSpec m{96, 12288, 49152, 96, 96, 2048, 51200, Mlp::Gelu, 2, true, true};
   const double L = 96, h = 12288, V = 51200, s = 2048;
   const double expect = 12 * L * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * L * h));
-  EXPECT_NEAR(model_params(m) + s * h, expect, 1e-6 * expect);
+  EXPECT_NEAR(model_params(m) + s * h, expect, 1e-12 * expect);
 }
 
 // Sum of the per-micro-batch terms of a training result (everything that repeats m times).
@@ -170,7 +173,11 @@ TEST(Feasibility, ReasonCodes) {
   EXPECT_EQ(reason([](Config& c) { c.work.micro_batch = 2; c.work.global_batch = 65; }), Reason::BatchNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.model.layers = 90; }), Reason::LayersNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.model.seq = 2047; }), Reason::SeqNotDivisible);
+  // A decode step has one token per sequence, so with sequence parallelism the micro-batch must
+  // split over tp: micro-batch 1 over tp 8 fails (whatever kv_len is), micro-batch 8 passes.
   EXPECT_EQ(reason([](Config& c) { c.work.mode = Mode::Decode; c.work.kv_len = 100; }), Reason::SeqNotDivisible);
+  EXPECT_EQ(reason([](Config& c) { c.work.mode = Mode::Decode; c.work.kv_len = 100; c.work.micro_batch = 8; }),
+            Reason::Ok);
   EXPECT_EQ(reason([](Config& c) { c.compute.mem_capacity_bytes = 1 * GiB; }), Reason::OutOfMemory);
   EXPECT_EQ(reason([](Config& c) { c.net.dim[0].link_bw_GBps = -1; }), Reason::InvalidInput);
   EXPECT_EQ(reason([](Config& c) { c.compute.peak_tflops[1] = 0; }), Reason::InvalidInput);
@@ -187,45 +194,155 @@ TEST(Feasibility, ReasonCodes) {
             Reason::SwitchNotPriced);
 }
 
-TEST(Feasibility, NeverNanOrInfOverRandomInputs) {
-  std::mt19937_64 rng(12345);
+// Every numeric field of a result, each of which must be finite and >= 0.
+std::vector<double> numeric_fields(const Result& r) {
+  return {r.time_s, r.forward_s, r.backward_s, r.recompute_s, r.optimizer_s, r.tp_comm_s, r.cp_comm_s,
+          r.dp_comm_s, r.pp_comm_s, r.bubble_s, r.weights_bytes, r.grads_bytes, r.optimizer_bytes,
+          r.activation_bytes, r.kv_cache_bytes, r.memory_bytes, r.network_cost_usd, r.model_flops,
+          r.tokens_per_s, r.mfu};
+}
+
+// A random configuration that passes every check before the model's arithmetic: a network of
+// 1-3 dimensions of 1, 2, 4 or 8 NPUs (no 4th tier, so every Switch has a LIBRA price), the
+// parallel degrees a factorisation of its NPUs (powers of two, so every placement divides), and
+// model sizes divisible by every degree: heads 16-96 by tp <= 16, layers (48, 96) by pp x vpp
+// (pp <= 8, vpp <= 3), seq and prompt (512+) by cp x tp <= 64. Extreme but valid bandwidths, peaks,
+// latencies and efficiencies; memory capacities from 1 GiB (often out of memory) to 1 PB.
+Config random_valid_config(std::mt19937_64& rng) {
   auto pick = [&](std::initializer_list<double> v) { return *(v.begin() + rng() % v.size()); };
+  Config c;
+  c.net.ndims = 1 + int(rng() % 3);
+  for (int d = 0; d < c.net.ndims; ++d)
+    c.net.dim[d] = test::dim(Topology(rng() % 3), int(pick({1, 2, 4, 8})), pick({1e-3, 25, 300}),
+                             pick({0, 500, 1e6}), Algo(rng() % 4));
+  c.net.chunks = int(pick({1, 4, 16}));
+  c.net.convention = Convention(rng() % 2);
+  c.net.congestion_aware = rng() % 2;
+  c.net.multidim = MultiDim(rng() % 2);
+  c.net.active_chunks = int(pick({1, 2}));
+  std::shuffle(std::begin(c.net.order), std::end(c.net.order), rng);
+
+  // Hand each factor 2 of the NPU count to tp (<= 16), cp (<= 4), pp (<= 8) or dp.
+  Workload& w = c.work;
+  for (int64_t n = total_npus(c.net); n > 1; n /= 2) {
+    int32_t* to[] = {&w.tp, &w.cp, &w.pp, &w.dp};
+    const int32_t cap[] = {16, 4, 8, 1 << 30};
+    int g = int(rng() % 4);
+    while (*to[g] >= cap[g]) g = (g + 1) % 4;
+    *to[g] *= 2;
+  }
+
+  ModelSpec& m = c.model;
+  m.heads = int(pick({16, 32, 64, 96}));
+  m.kv_heads = m.heads / int(pick({1, 2, 8}));
+  m.hidden = m.heads * int(pick({64, 128}));
+  m.mlp = Mlp(rng() % 2);
+  m.ffn = m.hidden * int(pick({3, 4}));
+  m.layers = int(pick({48, 96}));
+  m.seq = int(pick({512, 2048, 8192}));
+  m.vocab = int(pick({32000, 51200, 128256}));
+  m.dtype_bytes = int(pick({1, 2, 4}));
+  m.tied_embeddings = rng() % 2;
+  m.biases = rng() % 2;
+
+  w.mode = Mode(rng() % 4);
+  w.prompt_tokens = int(pick({0, 1024}));
+  w.kv_len = int(pick({1, 4096}));
+  w.output_tokens = int(pick({1, 200}));
+  w.seq_parallel = rng() % 2;
+  w.flash_attention = rng() % 2;
+  w.schedule = Schedule(rng() % 3);
+  w.vpp = w.schedule == Schedule::Interleaved ? int(pick({1, 2, 3})) : 1;
+  w.sharding = Sharding(rng() % 4);
+  w.recompute = Recompute(rng() % 3);
+  // Decode steps with sequence parallelism split the micro-batch's sequences over tp.
+  const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
+  w.micro_batch = int(pick({1, 2, 4})) * (decodes && w.seq_parallel ? w.tp : 1);
+  w.global_batch = int64_t(w.dp) * w.micro_batch * int64_t(pick({1, 8, 64}));
+
+  // Peaks ordered as on real parts: fp32 <= 16-bit <= fp8.
+  const double peak16 = pick({1e-3, 312, 989});
+  c.compute.peak_tflops[0] = peak16 / 16;
+  c.compute.peak_tflops[1] = peak16;
+  c.compute.peak_tflops[2] = 2 * peak16;
+  c.compute.mem_bw_GBps = pick({1, 2039, 8000});
+  c.compute.mem_capacity_bytes = pick({1 * GiB, 80 * GiB, 1e15});
+
+  Calibration& k = c.cal;
+  k.gemm_eff_max = pick({0.1, 1});
+  k.gemm_half_flops = pick({0, 1e9, 1e15});
+  k.attn_eff = pick({0.5, 1});
+  k.fp8_eff = pick({0.5, 1});
+  k.mem_eff = pick({0.5, 1});
+  k.net_eff = pick({0.5, 1});
+  k.layer_overhead_s = pick({0, 1e-5});
+  k.tp_overlap = pick({0, 0.5, 1});
+  k.cp_overlap = pick({0, 0.5, 1});
+  k.dp_overlap = pick({0, 1});
+  return c;
+}
+
+TEST(Feasibility, ValidRandomInputsReachTheModelWithFiniteResults) {
+  std::mt19937_64 rng(12345);
+  int ok = 0, oom = 0;
   for (int i = 0; i < 20000; ++i) {
-    Config c = test::gpt175b_cluster();
-    c.model.layers = int(pick({0, 1, 2, 24, 96, 97}));
-    c.model.hidden = int(pick({0, 64, 4096, 12288}));
-    c.model.heads = int(pick({1, 8, 32, 96}));
-    c.model.kv_heads = int(pick({1, 8, 32, 96}));
-    c.model.seq = int(pick({1, 128, 2048, 8192}));
-    c.model.dtype_bytes = int(pick({1, 2, 3, 4}));
-    c.work.mode = Mode(rng() % 4);
-    c.work.kv_len = int(pick({0, 1, 4096}));
-    c.work.output_tokens = int(pick({0, 10}));
-    c.work.tp = int(pick({1, 2, 8, 16}));
-    c.work.pp = int(pick({1, 2, 8}));
-    c.work.dp = int(pick({1, 2, 4, 8}));
-    c.work.cp = int(pick({1, 2, 4}));
-    c.work.micro_batch = int(pick({0, 1, 2, 4}));
-    c.work.global_batch = int64_t(pick({1, 64, 128}));
-    c.work.schedule = Schedule(rng() % 3);
-    c.work.vpp = int(pick({1, 2, 3}));
-    c.work.sharding = Sharding(rng() % 4);
-    c.work.recompute = Recompute(rng() % 3);
-    c.work.seq_parallel = rng() % 2;
-    c.work.flash_attention = rng() % 2;
-    c.net.dim[0].link_bw_GBps = pick({0, 1e-3, 300});
-    c.net.dim[1].latency_ns = pick({0, 2000, 1e9});
-    c.net.chunks = int(pick({0, 1, 16}));
-    c.compute.peak_tflops[1] = pick({0, 1e-3, 312});
-    c.compute.peak_tflops[2] = pick({0, 624});
-    c.compute.mem_bw_GBps = pick({0, 2039});
-    c.cal.gemm_half_flops = pick({0, 1e9});
+    const Config c = random_valid_config(rng);
     const Result r = evaluate(c);
-    const double fields[] = {r.time_s, r.forward_s, r.backward_s, r.recompute_s, r.optimizer_s, r.tp_comm_s,
-                             r.cp_comm_s, r.dp_comm_s, r.pp_comm_s, r.bubble_s, r.memory_bytes, r.network_cost_usd,
-                             r.model_flops, r.tokens_per_s, r.mfu};
-    for (double f : fields) ASSERT_TRUE(std::isfinite(f) && f >= 0) << "config " << i;
-    if (r.reason == Reason::Ok) ASSERT_GT(r.time_s, 0) << "config " << i;
+    // Every draw passes the input checks, so the model runs: it is feasible or out of memory.
+    ASSERT_TRUE(r.reason == Reason::Ok || r.reason == Reason::OutOfMemory)
+        << "config " << i << ": reason " << int(r.reason);
+    for (double f : numeric_fields(r)) ASSERT_TRUE(std::isfinite(f) && f >= 0) << "config " << i;
+    ASSERT_GT(r.time_s, 0) << "config " << i;
+    ASSERT_GT(r.tokens_per_s, 0) << "config " << i;
+    ASSERT_GT(r.model_flops, 0) << "config " << i;
+    ASSERT_GT(r.memory_bytes, 0) << "config " << i;
+    // Useful FLOPs never exceed what the NPUs could do at peak in that time.
+    ASSERT_LE(r.mfu, 1.0) << "config " << i;
+    // The reason follows from memory against capacity.
+    ASSERT_EQ(r.reason == Reason::OutOfMemory, r.memory_bytes > c.compute.mem_capacity_bytes) << "config " << i;
+    ok += r.reason == Reason::Ok;
+    oom += r.reason == Reason::OutOfMemory;
+  }
+  // Both outcomes are common: about a third of the 20,000 draws have 1 PB of memory per NPU,
+  // which nearly all fit, and a third 1 GiB, which most do not.
+  EXPECT_GE(ok, 5000);
+  EXPECT_GE(oom, 2000);
+}
+
+TEST(Feasibility, InvalidInputsAreRejectedBeforeAnyArithmetic) {
+  std::mt19937_64 rng(54321);
+  const double nan = std::nan("");
+  struct Edit {
+    void (*apply)(Config&, double);
+    Reason expect;
+  };
+  const Edit edits[] = {
+      {[](Config& c, double) { c.model.layers = 0; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.model.hidden = -64; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.model.dtype_bytes = 3; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.model.kv_heads = c.model.heads + 1; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.work.micro_batch = 0; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.net.chunks = 0; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.net.dim[0].latency_ns = -1; }, Reason::InvalidInput},
+      {[](Config& c, double x) { c.net.dim[0].npus = 2; c.net.dim[0].link_bw_GBps = x; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] = 0; }, Reason::InvalidInput},
+      {[](Config& c, double x) { c.compute.mem_bw_GBps = x; }, Reason::InvalidInput},
+      {[](Config& c, double x) { c.compute.mem_capacity_bytes = x; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.cal.gemm_eff_max = 1.5; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.cal.tp_overlap = -0.5; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.work.mode = Mode::Decode; c.work.kv_len = 0; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.work.mode = Mode::Generate; c.work.output_tokens = 0; }, Reason::InvalidInput},
+      {[](Config& c, double) { c.work.dp *= 2; }, Reason::ProductMismatch},
+  };
+  const double bad_numbers[] = {0, -1, nan, INFINITY};
+  for (int i = 0; i < 2000; ++i) {
+    Config c = random_valid_config(rng);
+    const size_t e = rng() % std::size(edits);
+    edits[e].apply(c, bad_numbers[rng() % std::size(bad_numbers)]);
+    const Result r = evaluate(c);
+    ASSERT_EQ(r.reason, edits[e].expect) << "config " << i << ", edit " << e;
+    // Rejected before any arithmetic: every field is left at zero.
+    for (double f : numeric_fields(r)) ASSERT_EQ(f, 0.0) << "config " << i << ", edit " << e;
   }
 }
 
