@@ -259,9 +259,10 @@ struct Pending {
 // Writes batches of pending rows on a thread of its own, so that compressing and writing them
 // overlaps the next generations' agent and evaluator work. At most two batches wait: memory
 // stays bounded, and when writing is slower than searching the loop waits in push(). While the
-// writer runs no other thread calls HDF5 (Debian's HDF5 is not built thread-safe): the loop
-// hands the file back by calling finish() before it writes anything itself. Batches are written
-// in order, so the file's contents do not depend on how rows were split into batches.
+// writer runs no other thread calls HDF5: one thread uses the file at a time, so its state stays
+// simple and the library's global lock (thread-safe builds serialize every call) is never
+// contended. The loop takes the file back by calling finish() before it writes anything itself.
+// Batches are written in order, so the file's contents do not depend on how rows were split.
 class Writer {
  public:
   Writer(hid_t file, const psa::DesignSpace& ds) : file_(file), ds_(ds), thread_([this] { loop(); }) {}

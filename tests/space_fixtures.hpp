@@ -5,6 +5,7 @@
 //   dimension; TP derived. 1.6e14 raw points. Constraints: NPUs over dims = 1024,
 //   DP x SP x PP <= NPUs, dimension 1 (index 0) is not a Switch.
 // - small_system1(): about 8e4 points of the same system, for brute-force comparisons.
+// - with_astra_sim(ds): either of them on the ASTRA-sim collective convention.
 #pragma once
 
 #include <memory>
@@ -69,8 +70,18 @@ inline std::vector<double> powers_of_two(int from_exp, int to_exp) {
   return v;
 }
 
-inline Config system1_base() {
-  return psa::load_config(std::string(COSMIC_DATA_DIR) + "/configs/cosmic-system1-baseline.yaml").config;
+// The study's System 1 baseline configuration; `sets` as `cosmic eval --set` (docs/config.md).
+inline Config system1_base(const std::vector<std::string>& sets = {}) {
+  return psa::load_config(std::string(COSMIC_DATA_DIR) + "/configs/cosmic-system1-baseline.yaml", sets).config;
+}
+
+// One of the System 1 spaces here, its base network's collectives on the ASTRA-sim convention
+// (`network.convention: astra-sim`, docs/astrasim-mode.md). No gene sets the convention, so
+// every point uses it, and the CUDA kernels take their general (Conventions::Any) form.
+inline psa::DesignSpace with_astra_sim(psa::DesignSpace ds) {
+  ds.view->base = system1_base({"system.network.convention=astra-sim"});
+  ds.name += ", ASTRA-sim collectives";
+  return ds;
 }
 
 inline psa::DesignSpace system1_fullstack() {

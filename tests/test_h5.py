@@ -5,13 +5,15 @@ h5py (Debian's python3-h5py) and, when importable, xarray.
     python3 tests/test_h5.py COSMIC_BINARY DATA_DIR     (ctest runs it)
 
 Checks: the attributes of docs/results-format.md; top-1 equal to the best of the points the
-sweep kept with --keep all and to a `cosmic eval` of the same configuration; evaluated count
+sweep kept with --keep all and to a brute force of one `cosmic eval` per point; evaluated count
 equal to `cosmic space`'s feasible count; shards merged equal to one sweep; an interrupted
 sweep (SIGINT, SIGKILL) leaves a readable file marked incomplete, and --resume finishes it with
 the same result as an uninterrupted run. Search files: the time breakdown attributes, /evaluated
 through xarray, and a search killed (SIGKILL) while its background writer runs leaves a file
-whose every dataset reads, and that --resume finishes with the uninterrupted run's rows.
+whose every dataset reads, and that --resume finishes with the uninterrupted run's rows. A run
+that ends before its signal is retried with more work; the test fails when none was interrupted.
 """
+import concurrent.futures
 import json
 import os
 import signal
@@ -93,18 +95,54 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(int(top["index"][0]), int(idx[best]))
             self.assertEqual(float(top[obj][0]), float(vals[best]))
             self.assertTrue(np.all(np.diff(top[obj][:]) >= 0))
-            # The same configuration through `cosmic eval` (scalar model, its own decoding).
-            sets = []
-            for gene in ("workload.dp", "workload.pp", "workload.cp", "workload.sharding"):
-                labels = [x.decode() if isinstance(x, bytes) else x for x in f["genes"][gene][:]]
-                sets += ["--set", f"{gene}={labels[int(top[gene][0])]}"]
-            dp, pp, cp = (int(labels_of(f, g)[int(top[g][0])]) for g in ("workload.dp", "workload.pp", "workload.cp"))
-            sets += ["--set", f"workload.tp={1024 // (dp * pp * cp)}"]
-            ev = json.loads(subprocess.run([COSMIC, "eval", os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml"),
-                                            *sets, "--json"], check=True, capture_output=True, text=True).stdout)
-            self.assertEqual(ev["reason"], "OK")
-            self.assertAlmostEqual(ev["time_s"], float(top["time_s"][0]), delta=1e-9 * ev["time_s"])
-            self.assertAlmostEqual(ev["memory_bytes"], float(top["memory_bytes"][0]), delta=1e-9 * ev["memory_bytes"])
+            self.assertEqual(obj, "runtime_x_bw")
+            top_index, top_value, top_time = int(top["index"][0]), float(top[obj][0]), float(top["time_s"][0])
+            top_memory = float(top["memory_bytes"][0])
+            # The genes and their values as the PSA file lists them; the first gene varies fastest in the index.
+            genes = [("workload.dp", [str(2 ** e) for e in range(10)]), ("workload.pp", ["1", "2", "4"]),
+                     ("workload.cp", [str(2 ** e) for e in range(10)]), ("workload.sharding", ["none", "zero3"])]
+            for gene, values in genes:
+                self.assertEqual(labels_of(f, gene), values, gene)
+            rest = top_index
+            for gene, values in genes:
+                self.assertEqual(int(top[gene][0]), rest % len(values), gene)
+                rest //= len(values)
+            evaluated, feasible = a["evaluated_count"], a["feasible_count"]
+        # Brute force, independent of the sweep: every point that passes the constraint
+        # dp x cp x pp <= 1024, each through its own `cosmic eval` (the scalar model, with the
+        # configuration read from YAML). Passing (dp, cp) exponent pairs, a + b <= 10 - log2(pp):
+        # pp 1: 64, pp 2: 55, pp 4: 45, so 164 x 2 sharding values = 328 points.
+        points = []
+        for sh in range(2):
+            for cp in range(10):
+                for pp in range(3):
+                    for dp in range(10):
+                        if dp + cp + pp <= 10:
+                            points.append((dp + 10 * (pp + 3 * (cp + 10 * sh)), [
+                                "--set", f"workload.dp={2 ** dp}", "--set", f"workload.pp={2 ** pp}",
+                                "--set", f"workload.cp={2 ** cp}", "--set", f"workload.sharding={genes[3][1][sh]}",
+                                "--set", f"workload.tp={2 ** (10 - dp - cp - pp)}"]))  # derived: 1024 / (dp cp pp)
+        self.assertEqual(len(points), 328)
+        self.assertEqual(evaluated, 328)
+
+        def run_eval(point):
+            out = subprocess.run([COSMIC, "eval", os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml"),
+                                  *point[1], "--json"], check=True, capture_output=True, text=True).stdout
+            return point[0], json.loads(out)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            results = list(pool.map(run_eval, points))
+        ok = [(ev["time_s"], index) for index, ev in results if ev["reason"] == "OK"]
+        self.assertEqual(len(ok), feasible)
+        best_time, best_index = min(ok)  # ties to the lower index, as the sweep's order
+        self.assertEqual(top_index, best_index)
+        self.assertAlmostEqual(top_time, best_time, delta=1e-12 * best_time)
+        best_memory = dict(results)[best_index]["memory_bytes"]
+        self.assertAlmostEqual(top_memory, best_memory, delta=1e-12 * best_memory)
+        # runtime_x_bw = time_s x (per-NPU bandwidth summed over dims) / 2000 (docs/psa.md); System 1
+        # (data/systems/cosmic-system1.yaml, links per NPU: Ring 2, FullyConnected 7, Switch 1):
+        # 2 x 187.5 + 7 x 25 + 2 x 75 + 1 x 100 = 800 GB/s, so runtime_x_bw = 0.4 time_s.
+        self.assertAlmostEqual(top_value, 0.4 * best_time, delta=1e-12 * best_time)
         # xarray, when installed (Debian: python3-xarray with python3-h5netcdf).
         try:
             import xarray as xr
@@ -144,36 +182,35 @@ class SweepFile(unittest.TestCase):
         with h5py.File(merged, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
 
-    KILL_ARGS = ["--shard", "0/4096", "--backend", "cpu", "--batch-seconds", "0.1"]  # 16.8M points, all feasible
+    # Shards of collective-system1.yaml (all points feasible): 16.8M points, then 4x and 16x that
+    # when a run finished before the signal (a fast machine).
+    KILL_SHARDS = ["0/4096", "0/1024", "0/256"]
     KILL_ENV = dict(os.environ, OMP_NUM_THREADS="2")
-    reference = None  # an uninterrupted run, shared by the kill tests
+    references = {}  # uninterrupted runs by shard, shared by the kill tests
 
-    def kill_cmd(self, out):
+    def kill_cmd(self, out, shard):
         return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o", out, "--quiet",
-                *self.KILL_ARGS]
+                "--shard", shard, "--backend", "cpu", "--batch-seconds", "0.1"]
 
     def interrupted_then_resumed(self, sig):
         out = os.path.join(self.dir, "killed.h5")
-        p = subprocess.Popen(self.kill_cmd(out), env=self.KILL_ENV)
-        time.sleep(1.0)
-        p.send_signal(sig)
-        rc = p.wait(timeout=60)
-        if rc == 0:
-            self.skipTest("the sweep finished before the signal; machine too fast for this size")
+        shard, rc = interrupt(self, lambda shard: self.kill_cmd(out, shard), self.KILL_SHARDS, sig, 1.0,
+                              self.KILL_ENV)
         self.assertEqual(rc, 128 + sig if sig == signal.SIGINT else -sig)
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
             nxt = int(f.attrs["next_index"])
             self.assertLess(nxt, int(f.attrs["range_end"]))
             self.assertEqual(int(f["reasons/count"][:].sum()), nxt - int(f.attrs["range_begin"]))
-        subprocess.run(self.kill_cmd(out) + ["--resume"], env=self.KILL_ENV, check=True)
-        if SweepFile.reference is None:
-            SweepFile.reference = tempfile.NamedTemporaryFile(suffix=".h5", delete=False).name
-            subprocess.run(self.kill_cmd(SweepFile.reference), env=self.KILL_ENV, check=True)
+        subprocess.run(self.kill_cmd(out, shard) + ["--resume"], env=self.KILL_ENV, check=True)
+        if shard not in SweepFile.references:
+            SweepFile.references[shard] = tempfile.NamedTemporaryFile(suffix=".h5", delete=False).name
+            subprocess.run(self.kill_cmd(SweepFile.references[shard], shard), env=self.KILL_ENV, check=True)
+        ref = SweepFile.references[shard]
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 1)
-        self.assertEqual(top1(out), top1(SweepFile.reference))
-        same_result(self, out, SweepFile.reference)
+        self.assertEqual(top1(out), top1(ref))
+        same_result(self, out, ref)
 
     def test_sigint_leaves_a_resumable_file(self):
         self.interrupted_then_resumed(signal.SIGINT)
@@ -184,23 +221,22 @@ class SweepFile(unittest.TestCase):
     def test_sigkill_during_keep_all_leaves_readable_rows(self):
         # /all is appended in whole chunks; a kill leaves the rows below all_next_index, and
         # --resume regenerates the rest: the result equals an uninterrupted run's, row for row.
-        args = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "--quiet",
-                "--shard", "0/32768", "--backend", "cpu", "--batch-seconds", "0.1", "--keep", "all"]
+        def args(shard):
+            return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "--quiet",
+                    "--shard", shard, "--backend", "cpu", "--batch-seconds", "0.1", "--keep", "all"]
         env = dict(os.environ, OMP_NUM_THREADS="1")
-        ref = os.path.join(self.dir, "all-ref.h5")
-        subprocess.run(args + ["-o", ref], env=env, check=True)
         out = os.path.join(self.dir, "all-killed.h5")
-        p = subprocess.Popen(args + ["-o", out], env=env)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGKILL)
-        if p.wait(timeout=60) == 0:
-            self.skipTest("the sweep finished before the signal; machine too fast for this size")
+        shard, rc = interrupt(self, lambda shard: args(shard) + ["-o", out], ["0/32768", "0/8192", "0/2048"],
+                              signal.SIGKILL, 1.0, env)
+        self.assertEqual(rc, -signal.SIGKILL)
         with h5py.File(out, "r") as f:
             rows = {len(f["all"][c][:]) for c in f["all"]}
             self.assertEqual(len(rows), 1)
             self.assertEqual(rows.pop() % 16384, 0)  # whole chunks only
             self.assertEqual(f.attrs["complete"], 0)
-        subprocess.run(args + ["-o", out, "--resume"], env=env, check=True, stderr=subprocess.DEVNULL)
+        subprocess.run(args(shard) + ["-o", out, "--resume"], env=env, check=True, stderr=subprocess.DEVNULL)
+        ref = os.path.join(self.dir, "all-ref.h5")
+        subprocess.run(args(shard) + ["-o", ref], env=env, check=True)
         with h5py.File(out, "r") as f, h5py.File(ref, "r") as g:
             self.assertEqual(f.attrs["complete"], 1)
             for c in g["all"]:
@@ -247,13 +283,12 @@ class SearchFile(unittest.TestCase):
             np.testing.assert_array_equal(ds[obj].values, col)
 
     def test_sigkill_leaves_a_readable_file(self):
-        budget = ["--budget", "1500000"]
         out = os.path.join(self.dir, "killed.h5")
-        p = subprocess.Popen(self.search(out, *budget, *self.FULL[1:], psa=self.FULL[0]), env=self.ENV)
-        time.sleep(0.8)
-        p.kill()
-        if p.wait(timeout=60) == 0:
-            self.skipTest("the search finished before the kill; machine too fast for this size")
+        # 1.5M evaluations, then 4x and 16x that when the search finished before the kill.
+        budget, rc = interrupt(self, lambda b: self.search(out, "--budget", b, *self.FULL[1:], psa=self.FULL[0]),
+                               ["1500000", "6000000", "24000000"], signal.SIGKILL, 0.8, self.ENV)
+        self.assertEqual(rc, -signal.SIGKILL)
+        budget = ["--budget", budget]
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
             for group in ("evaluated", "generations"):
@@ -273,6 +308,25 @@ class SearchFile(unittest.TestCase):
             np.testing.assert_array_equal(a["generations/best_objective"][:], b["generations/best_objective"][:])
 
 
+def interrupt(test, cmd_for, levels, sig, delay, env):
+    """Runs cmd_for(level) and sends it `sig` after `delay` seconds. When the run finished before
+    the signal (exit status 0), the file is removed and the next level (more work) is tried; the
+    test fails when no level was interrupted. Returns (level, exit status)."""
+    for level in levels:
+        cmd = cmd_for(level)
+        out = cmd[cmd.index("-o") + 1]
+        if os.path.exists(out):
+            os.remove(out)
+        p = subprocess.Popen(cmd, env=env)
+        time.sleep(delay)
+        p.send_signal(sig)
+        rc = p.wait(timeout=600)
+        if rc != 0:
+            return level, rc
+        print(f"{' '.join(cmd)}: finished before the signal ({delay} s)", file=sys.stderr)
+    test.fail(f"every run finished before the signal ({delay} s); levels tried: {levels}")
+
+
 def labels_of(f, gene):
     return [x.decode() if isinstance(x, bytes) else x for x in f["genes"][gene][:]]
 
@@ -287,5 +341,5 @@ if __name__ == "__main__":
     try:
         unittest.main(argv=[sys.argv[0], "-v"])
     finally:
-        if SweepFile.reference:
-            os.remove(SweepFile.reference)
+        for path in SweepFile.references.values():
+            os.remove(path)
