@@ -22,8 +22,9 @@ int cmd_study(int argc, const char* const* argv) {
       ("study", "study file", cxxopts::value<std::string>())
       ("o,out", "output folder", cxxopts::value<std::string>())
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
-      ("j,jobs", "runs at a time, each a child process with its share of the CPU threads (a many-core or GPU "
-                 "machine: the agents' and the writers' host work then overlaps)", cxxopts::value<int>()->default_value("1"))
+      ("j,jobs", "runs at a time, each a child process with its share of the CPU threads (on a many-core "
+                 "machine with --backend cpu; with cuda the processes share the GPU and slow each other)",
+       cxxopts::value<int>()->default_value("1"))
       ("reuse", "skip runs whose complete HDF5 file (same PSA text and settings) is already in DIR")
       ("no-plots", "do not run the figure script")
       ("q,quiet", "one line per experiment, no progress of each run")
