@@ -227,13 +227,20 @@ size_t append_columns(hid_t parent, const std::vector<ColumnRows>& columns) {
     for (hsize_t r = 0; r < col.rows; r += chunk) jobs.push_back({c, old[c] + r, {}});
   }
   const int64_t njobs = int64_t(jobs.size());
+  bool failed = false;  // an exception may not leave an OpenMP region
 #pragma omp parallel for schedule(dynamic, 1) if (njobs > 1)
   for (int64_t k = 0; k < njobs; ++k) {
     Job& j = jobs[size_t(k)];
     const ColumnRows& col = columns[j.column];
     const auto* rows = static_cast<const unsigned char*>(col.data) + (j.offset - old[j.column]) * col.value_bytes;
-    j.bytes = filter_chunk(rows, col.format.chunk_rows, col.value_bytes, col.format);
+    try {
+      j.bytes = filter_chunk(rows, col.format.chunk_rows, col.value_bytes, col.format);
+    } catch (...) {
+#pragma omp atomic write
+      failed = true;
+    }
   }
+  if (failed) throw Error("zlib: compressing a chunk failed");
   size_t next = 0;
   for (size_t c = 0; c < columns.size(); ++c) {
     if (next == jobs.size() || jobs[next].column != c) {  // not in whole chunks: HDF5 filters it
