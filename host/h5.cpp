@@ -36,8 +36,17 @@ Handle string_type() {
   return t;
 }
 
+// The attribute to write: the existing one when its type and shape match (written over in place:
+// the object header keeps its layout), else a new one.
 Handle new_attr(hid_t obj, const std::string& name, hid_t type, hid_t space) {
-  if (H5Aexists(obj, name.c_str()) > 0) H5Adelete(obj, name.c_str());
+  if (H5Aexists(obj, name.c_str()) > 0) {
+    Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+    Handle t(H5Aget_type(a.id()), H5Tclose, "H5Aget_type");
+    Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
+    if (H5Tequal(t.id(), type) > 0 && H5Sextent_equal(s.id(), space) > 0) return a;
+    a.reset();
+    H5Adelete(obj, name.c_str());
+  }
   return Handle(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
                 "create attribute " + name);
 }
@@ -82,6 +91,20 @@ void flush(hid_t file) { check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush"); }
 
 bool exists(hid_t parent, const std::string& name) { return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0; }
 
+void soft_link(hid_t parent, const std::string& name, const std::string& target) {
+  if (exists(parent, name)) check(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), "delete link " + name);
+  check(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), "create link " + name);
+}
+
+std::string soft_link_target(hid_t parent, const std::string& name) {
+  H5L_info_t info{};
+  if (!exists(parent, name) || H5Lget_info(parent, name.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_SOFT)
+    return "";
+  std::string v(info.u.val_size, '\0');
+  check(H5Lget_val(parent, name.c_str(), v.data(), v.size(), H5P_DEFAULT), "read link " + name);
+  return std::string(v.c_str());
+}
+
 Handle group(hid_t parent, const std::string& name, bool create) {
   if (exists(parent, name)) return Handle(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), H5Gclose, "open group " + name);
   if (!create) throw Error("HDF5: no group " + name);
@@ -111,6 +134,13 @@ void set_attr(hid_t obj, const std::string& name, int64_t value) { scalar_attr(o
 void set_attr(hid_t obj, const std::string& name, uint64_t value) { scalar_attr(obj, name, value); }
 void set_attr(hid_t obj, const std::string& name, double value) { scalar_attr(obj, name, value); }
 
+void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& values) {
+  const hsize_t n = values.size();
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
+  Handle a = new_attr(obj, name, H5T_NATIVE_UINT64, space.id());
+  check(H5Awrite(a.id(), H5T_NATIVE_UINT64, values.data()), "write attribute " + name);
+}
+
 bool has_attr(hid_t obj, const std::string& name) { return H5Aexists(obj, name.c_str()) > 0; }
 
 std::string attr_string(hid_t obj, const std::string& name) {
@@ -134,6 +164,14 @@ double attr_double(hid_t obj, const std::string& name) {
   Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
   double v = 0;
   check(H5Aread(a.id(), H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
+  return v;
+}
+
+std::vector<uint64_t> attr_uints(hid_t obj, const std::string& name) {
+  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
+  std::vector<uint64_t> v(size_t(H5Sget_simple_extent_npoints(s.id())));
+  if (!v.empty()) check(H5Aread(a.id(), H5T_NATIVE_UINT64, v.data()), "read attribute " + name);
   return v;
 }
 
@@ -267,6 +305,26 @@ void write_column(hid_t parent, const std::string& name, const std::vector<T>& d
 }
 
 template <class T>
+void overwrite_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
+  if (format.deflate > 0) throw Error("HDF5: " + name + ": only uncompressed columns are rewritten in place");
+  hsize_t old = 0;
+  Handle d = open_column(parent, name, native<T>(), format, old);
+  Handle plist(H5Dget_create_plist(d.id()), H5Pclose, "H5Dget_create_plist");
+  if (H5Pget_nfilters(plist.id()) != 0)
+    throw Error("HDF5: " + name + " is compressed: it cannot be rewritten in place");
+  const hsize_t n = data.size();
+  if (n != old) check(H5Dset_extent(d.id(), &n), "resize " + name);
+  if (n == 0) return;
+  check(H5Dwrite(d.id(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), "write " + name);
+}
+
+void resize_column(hid_t parent, const std::string& name, size_t rows) {
+  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  const hsize_t n = rows;
+  check(H5Dset_extent(d.id(), &n), "resize " + name);
+}
+
+template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name) {
   std::vector<T> out(column_size(parent, name));
   if (out.empty()) return out;
@@ -277,6 +335,7 @@ std::vector<T> read_column(hid_t parent, const std::string& name) {
 
 #define COSMIC_H5_COLUMN(T)                                                              \
   template void write_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&);  \
+  template void overwrite_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
   template void append_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
   template ColumnRows column_rows<T>(const std::string&, const std::vector<T>&, const ColumnFormat&);      \
   template std::vector<T> read_column<T>(hid_t, const std::string&);

@@ -38,17 +38,24 @@ Handle create_file(const std::string& path);      // truncates
 Handle open_file(const std::string& path, bool write);
 void flush(hid_t file);
 Handle group(hid_t parent, const std::string& name, bool create);  // create: if missing
-bool exists(hid_t parent, const std::string& name);
+bool exists(hid_t parent, const std::string& name);  // a link of that name (soft links too)
+// Makes `name` a soft link to the path `target`, replacing any link of that name.
+void soft_link(hid_t parent, const std::string& name, const std::string& target);
+std::string soft_link_target(hid_t parent, const std::string& name);  // "" when not a soft link
 
+// An attribute that exists with the same type and shape is written over in place; otherwise it
+// is (re)created.
 void set_attr(hid_t obj, const std::string& name, const std::string& value);
 void set_attr(hid_t obj, const std::string& name, const std::vector<std::string>& values);
 void set_attr(hid_t obj, const std::string& name, int64_t value);
 void set_attr(hid_t obj, const std::string& name, uint64_t value);
 void set_attr(hid_t obj, const std::string& name, double value);
+void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& values);
 bool has_attr(hid_t obj, const std::string& name);
 std::string attr_string(hid_t obj, const std::string& name);
 int64_t attr_int(hid_t obj, const std::string& name);
 double attr_double(hid_t obj, const std::string& name);
+std::vector<uint64_t> attr_uints(hid_t obj, const std::string& name);
 
 // How a column is stored, fixed when it is created: chunks of `chunk_rows` rows, compressed with
 // deflate at level `deflate` (1-9; 0: not compressed) after HDF5's byte shuffle when `shuffle`.
@@ -67,6 +74,15 @@ struct ColumnFormat {
 template <class T>
 void write_column(hid_t parent, const std::string& name, const std::vector<T>& data,
                   const ColumnFormat& format = {});  // create or overwrite
+// Rewrites an uncompressed column in place (format.deflate must be 0): creates it if missing,
+// sets its length to data.size() and writes the rows over the old ones. Uncompressed chunks keep
+// their size and so their address when rewritten, and the column is never truncated to 0 rows
+// first (write_column does, which frees its chunks; HDF5 may hand that space to other raw data
+// before the next flush). Chunks are freed only when the column shrinks past them.
+template <class T>
+void overwrite_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format);
+// Sets a column's length (shrinking drops the rows beyond; whole chunks beyond it are freed).
+void resize_column(hid_t parent, const std::string& name, size_t rows);
 template <class T>
 void append_column(hid_t parent, const std::string& name, const std::vector<T>& data,
                    const ColumnFormat& format = {});  // create or extend

@@ -27,7 +27,7 @@ namespace cosmic {
 
 namespace {
 
-constexpr int64_t kFormatVersion = 1;
+constexpr int64_t kFormatVersion = 2;  // 1: the reductions in /top, ... themselves (still read)
 constexpr int32_t kConstraintCode = -1;  // /reasons code of points that violate a PSA constraint
 
 volatile std::sig_atomic_t g_signal = 0;
@@ -100,13 +100,15 @@ struct Table {
     pair_columns(head, [n](auto& from, auto& to) { to = h5::cut_front(from, n); });
     return head;
   }
-  // Rewrites (append = false) or extends the group's columns (whole chunks compressed on the
-  // OpenMP threads, h5::append_columns).
-  void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, bool append) const {
+  // Extends the group's columns (in_place == nullptr: whole chunks compressed on the OpenMP
+  // threads, h5::append_columns), or rewrites them in place, uncompressed, in that format
+  // (h5::overwrite_column).
+  void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, const h5::ColumnFormat* in_place) const {
     std::vector<h5::ColumnRows> cols;
+    const bool append = in_place == nullptr;
     auto put = [&](const std::string& name, const auto& v) {
       if (append) cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
-      else h5::write_column(grp, name, v);
+      else h5::overwrite_column(grp, name, v, *in_place);
     };
     put("index", index);
     put("index_hi", index_hi);
@@ -146,9 +148,13 @@ struct FileMeta {
   u128 all_next = 0;
   double wall_s = 0;
   bool complete = false;
+  int slot = -1;  // the copy of the reductions read (/state/0 or /state/1); -1: format 1, or none yet
 };
 
-void write_header(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const FileMeta& m) {
+void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot);
+
+void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, const FileMeta& m) {
+  root_counters(f, st, m, 0);
   h5::set_attr(f, "format_version", kFormatVersion);
   h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
   h5::set_attr(f, "psa", m.psa_text);
@@ -181,36 +187,96 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, cons
     h5::write_strings(genes.id(), names.back(), labels);
   }
   h5::set_attr(genes.id(), "gene_names", names);
-  h5::Handle hist = h5::group(f, "histogram", true);
-  h5::write_column(hist.id(), "edges", std::vector<double>(k.hist_edge, k.hist_edge + kHistEdges));
-  h5::set_attr(hist.id(), "bins",
-               std::string("log-spaced, 10 per decade: bin 0 < edges[0] = 1e-12 (and zero, negative, NaN); "
-                           "bin b in 1..300 holds [edges[b-1], edges[b]); bin 301 >= edges[300] = 1e18"));
 }
 
-// Writes the reductions and the counters; the file is flushed by the caller.
-void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m) {
+// The reductions (top-K, front, histograms, reason counts) and the counters they go with
+// (next_index, all_next_index, complete, wall time) are kept twice, in /state/0 and /state/1, and
+// rewritten after every batch one copy at a time (save_state):
+//   1. write the copy that root attribute state_slot does not name: every column in place,
+//      uncompressed (h5::overwrite_column), the counters as attributes of its group;
+//   2. flush;
+//   3. publish it: state_slot names it, the soft link /state/current points to it (and through
+//      it /top, /pareto, /histogram, /reasons), the root counters are set from it;
+//   4. flush.
+// Why a SIGKILL at any moment leaves a file that reads and resumes exactly:
+// - Raw data reaches the file when it is written, metadata only at the flush. A compressed chunk
+//   rewritten with another size moves, and HDF5 may hand the space it left to other raw data
+//   before the next flush while the file's metadata still points there (format 1 lost
+//   /histogram columns this way: "inflate() failed"). Here the rewritten columns are
+//   uncompressed and rewritten over their old rows, never truncated to 0 first
+//   (h5::overwrite_column), so their chunks stay where they are and free nothing; only a column
+//   that shrinks past a chunk boundary (a front) frees chunks, and those belong to the copy
+//   being written. So between two flushes raw data lands only in that copy or in new space (/all
+//   appends whole new chunks): the published copy, all that state_slot, the links and --resume
+//   refer to, is never overwritten, and whatever a kill leaves in the other copy still reads
+//   (uncompressed bytes decode whatever they hold).
+// - Until the flush of step 4 completes, state_slot names the previous copy, complete since its
+//   own step 2 and untouched since; after it, the new one. --resume reads the counters and the
+//   reductions of that one copy, so next_index and the reductions it goes with cannot disagree
+//   (a kill between writing the reductions and next_index cannot count a batch twice), and it
+//   saves and publishes that copy again before writing anything else.
+// What is left: HDF5 keeps no journal, so a kill inside one H5Fflush call can leave that flush's
+// metadata half written. Step 4's flush is a handful of small writes (tens of microseconds): the
+// root's object header chunk that holds state_slot and the counters (root_counters), HDF5's
+// global heap (the strings next_index, all_next_index) and /state's link heap. A kill between
+// them can leave the root's counters one batch behind the published copy, or next_index
+// unreadable; --resume relies on neither (state_slot, then the copy's own attributes) and
+// publishes again.
+const char* const kSlot[2] = {"/state/0", "/state/1"};
+const char* const kSlotName[2] = {"0", "1"};
+const char* const kPublic[] = {"top", "pareto", "histogram", "reasons"};
+
+// Uncompressed columns of `chunk_rows` rows a chunk, rewritten in place.
+h5::ColumnFormat unfiltered(size_t chunk_rows) {
+  return h5::ColumnFormat{hsize_t(std::max<size_t>(chunk_rows, 1)), 0, false};
+}
+
+// u128 counters of a copy: [low 64 bits, high 64 bits] (fixed-size attributes, written in place).
+void set_u128(hid_t obj, const std::string& name, u128 v) {
+  h5::set_attr(obj, name, std::vector<uint64_t>{uint64_t(v), uint64_t(v >> 64)});
+}
+u128 get_u128(hid_t obj, const std::string& name) {
+  const std::vector<uint64_t> v = h5::attr_uints(obj, name);
+  if (v.size() != 2) throw std::runtime_error("bad attribute " + name);
+  return (u128(v[1]) << 64) | v[0];
+}
+
+// Step 1: the reductions and counters into copy `slot`.
+void write_slot(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m,
+                int slot) {
+  h5::Handle state = h5::group(f, "state", true);
+  h5::Handle s = h5::group(state.id(), kSlotName[slot], true);
   {
-    h5::Handle top = h5::group(f, "top", true);
+    h5::Handle top = h5::group(s.id(), "top", true);
+    const h5::ColumnFormat fmt = unfiltered(size_t(std::min(m.top_k, 16384)));  // one chunk for the usual K
     for (int j = 0; j < k.nobj; ++j) {
       h5::Handle g = h5::group(top.id(), psa::objective_name(k.obj[j]), true);
-      points_table(ds, k, st.top[j]).write(g.id(), ds, k, false);
+      points_table(ds, k, st.top[j]).write(g.id(), ds, k, &fmt);
     }
   }
   if (st.want_front) {
-    h5::Handle g = h5::group(f, "pareto", true);
-    points_table(ds, k, st.pareto).write(g.id(), ds, k, false);
+    h5::Handle g = h5::group(s.id(), "pareto", true);
+    const h5::ColumnFormat fmt = unfiltered(1024);
+    points_table(ds, k, st.pareto).write(g.id(), ds, k, &fmt);
     h5::set_attr(g.id(), "truncated", int64_t(st.pareto_truncated));
     h5::set_attr(g.id(), "max_points", int64_t(kMaxParetoPoints));
   }
   {
-    h5::Handle g = h5::group(f, "histogram", true);
-    for (int j = 0; j < k.nobj; ++j)
-      h5::write_column(g.id(), psa::objective_name(k.obj[j]),
-                       std::vector<uint64_t>(st.hist.begin() + j * kHistBins, st.hist.begin() + (j + 1) * kHistBins));
+    h5::Handle g = h5::group(s.id(), "histogram", true);
+    const h5::ColumnFormat fmt = unfiltered(kHistBins);
+    if (!h5::exists(g.id(), "edges")) {
+      h5::overwrite_column(g.id(), "edges", std::vector<double>(k.hist_edge, k.hist_edge + kHistEdges), fmt);
+      h5::set_attr(g.id(), "bins",
+                   std::string("log-spaced, 10 per decade: bin 0 < edges[0] = 1e-12 (and zero, negative, NaN); "
+                               "bin b in 1..300 holds [edges[b-1], edges[b]); bin 301 >= edges[300] = 1e18"));
+    }
+    for (int j = 0; j < k.nobj; ++j) {
+      const auto from = st.hist.begin() + j * kHistBins;
+      h5::overwrite_column(g.id(), psa::objective_name(k.obj[j]), std::vector<uint64_t>(from, from + kHistBins), fmt);
+    }
   }
   {
-    h5::Handle g = h5::group(f, "reasons", true);
+    h5::Handle g = h5::group(s.id(), "reasons", true);
     std::vector<int32_t> code{kConstraintCode};
     std::vector<std::string> name{"CONSTRAINT"};
     std::vector<uint64_t> count{saturate(st.swept - u128(st.evaluated()))};
@@ -219,10 +285,21 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
       name.push_back(names::name(names::kReason, Reason(r)));
       count.push_back(st.reasons[r]);
     }
-    h5::write_column(g.id(), "code", code);
+    const h5::ColumnFormat fmt = unfiltered(code.size());
+    h5::overwrite_column(g.id(), "code", code, fmt);
     if (!h5::exists(g.id(), "name")) h5::write_strings(g.id(), "name", name);
-    h5::write_column(g.id(), "count", count);
+    h5::overwrite_column(g.id(), "count", count, fmt);
   }
+  set_u128(s.id(), "next_index", m.next);
+  if (m.keep == "all") set_u128(s.id(), "all_next_index", m.all_next);
+  h5::set_attr(s.id(), "wall_time_s", m.wall_s);
+  h5::set_attr(s.id(), "complete", int64_t(m.complete ? 1 : 0));
+}
+
+// The root's attributes that change with every batch. write_header creates them first, so that
+// they sit together at the start of the root's object header, and publishing rewrites them there.
+void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
+  h5::set_attr(f, "state_slot", int64_t(slot));
   h5::set_attr(f, "swept_count", saturate(st.swept));
   h5::set_attr(f, "evaluated_count", st.evaluated());
   h5::set_attr(f, "feasible_count", st.feasible());
@@ -231,6 +308,34 @@ void write_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const
   h5::set_attr(f, "wall_time_s", m.wall_s);
   h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
   h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
+}
+
+// Step 3: copy `slot` becomes the one readers and --resume see.
+void publish(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
+  {
+    h5::Handle state = h5::group(f, "state", false);
+    if (h5::soft_link_target(state.id(), "current") != kSlot[slot]) h5::soft_link(state.id(), "current", kSlot[slot]);
+  }
+  for (const char* name : kPublic) {  // format 1 files (resumed) hold groups here: replaced by links
+    if (std::string(name) == "pareto" && !st.want_front) continue;
+    const std::string target = std::string("/state/current/") + name;
+    if (h5::soft_link_target(f, name) != target) h5::soft_link(f, name, target);
+  }
+  root_counters(f, st, m, slot);
+}
+
+// The copy state_slot names; -1: a format 1 file (reductions in /top, ..., counters at the root).
+int current_slot(hid_t f) { return h5::has_attr(f, "state_slot") ? int(h5::attr_int(f, "state_slot")) : -1; }
+
+// Steps 1-4: writes the copy that is not current and makes it current (slot: the current copy).
+void save_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m,
+                int& slot) {
+  const int next = slot == 0 ? 1 : 0;
+  write_slot(f, ds, k, st, m, next);
+  h5::flush(f);
+  publish(f, st, m, next);
+  h5::flush(f);
+  slot = next;
 }
 
 Objective objective_from_name(const std::string& n) {
@@ -265,12 +370,20 @@ u128 attr_u128(hid_t f, const std::string& name) {
 }
 
 FileMeta read_meta(hid_t f) {
-  if (h5::attr_int(f, "format_version") != kFormatVersion) throw std::runtime_error("unsupported format_version");
+  const int64_t version = h5::attr_int(f, "format_version");
+  if (version != 1 && version != kFormatVersion)
+    throw std::runtime_error("unsupported format_version " + std::to_string(version));
   FileMeta m;
   m.psa_text = h5::attr_string(f, "psa");
   m.psa_file = h5::attr_string(f, "psa_file");
-  m.backend = h5::attr_string(f, "backend");
-  m.device = h5::attr_string(f, "device");
+  // Informational, and rewritten when a sweep resumes: a kill inside that flush may leave them
+  // unreadable, which must not stop the next --resume.
+  try {
+    m.backend = h5::attr_string(f, "backend");
+    m.device = h5::attr_string(f, "device");
+  } catch (const h5::Error&) {
+    m.backend = m.device = "?";
+  }
   m.shard = h5::attr_string(f, "shard");
   m.keep = h5::attr_string(f, "keep");
   m.objectives = attr_strings(f, "objectives");
@@ -279,10 +392,18 @@ FileMeta read_meta(hid_t f) {
   m.space = attr_u128(f, "space_size");
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");
-  m.next = attr_u128(f, "next_index");
-  m.all_next = h5::has_attr(f, "all_next_index") ? attr_u128(f, "all_next_index") : m.next;
-  m.wall_s = h5::attr_double(f, "wall_time_s");
-  m.complete = h5::attr_int(f, "complete") != 0;
+  // The counters of the copy of the reductions that state_slot names (format 1: the root's).
+  m.slot = current_slot(f);
+  h5::Handle slot;
+  if (m.slot >= 0) slot = h5::group(f, kSlot[m.slot], false);
+  const hid_t c = m.slot >= 0 ? slot.id() : f;
+  const bool v1 = m.slot < 0;
+  m.next = v1 ? attr_u128(f, "next_index") : get_u128(c, "next_index");
+  m.all_next = !h5::has_attr(c, "all_next_index") ? m.next
+               : v1                               ? attr_u128(c, "all_next_index")
+                                                  : get_u128(c, "all_next_index");
+  m.wall_s = h5::attr_double(c, "wall_time_s");
+  m.complete = h5::attr_int(c, "complete") != 0;
   return m;
 }
 
@@ -298,8 +419,11 @@ std::vector<SweepPoint> read_points(hid_t grp, const std::vector<std::string>& o
   return pts;
 }
 
-// The reductions stored in a file (for --resume and merge).
-SweepState read_state(hid_t f, const FileMeta& m) {
+// The reductions stored in a file (for --resume and merge): those of the copy read_meta read.
+SweepState read_state(hid_t file, const FileMeta& m) {
+  h5::Handle slot;
+  if (m.slot >= 0) slot = h5::group(file, kSlot[m.slot], false);
+  const hid_t f = m.slot >= 0 ? slot.id() : file;
   SweepState st;
   const int32_t nobj = int32_t(m.objectives.size());
   st.init(nobj, m.top_k, h5::exists(f, "pareto"));
@@ -385,25 +509,36 @@ class Progress {
   double every_s_, last_s_ = -1e300;
 };
 
-// Drops the rows of /all whose index is `next` or more (rows are in index order).
-void drop_rows_from(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, u128 next) {
+// --resume with --keep all: how many rows of /all to keep. /all holds every row below
+// all_next_index (and maybe more: a kill after /all was extended but before the new counters were
+// published); the rows kept are those below it, cut to whole chunks so that appending never
+// rewrites a compressed chunk (a sweep stopped by a signal ended /all with a partial one).
+// all_next is lowered to the first row dropped: those rows are swept again.
+size_t all_rows_to_keep(hid_t f, u128& all_next) {
   h5::Handle g = h5::group(f, "all", false);
   const auto lo = h5::read_column<uint64_t>(g.id(), "index");
   const auto hi = h5::read_column<uint64_t>(g.id(), "index_hi");
+  if (lo.size() != hi.size()) throw h5::Error("HDF5: /all/index and /all/index_hi differ in length");
   size_t keep = 0;
-  while (keep < lo.size() && ((u128(hi[keep]) << 64) | lo[keep]) < next) ++keep;
-  if (keep == lo.size()) return;
-  auto cut = [&](const std::string& name, auto tag) {
-    auto v = h5::read_column<decltype(tag)>(g.id(), name);
-    v.resize(keep);
-    h5::write_column(g.id(), name, v);
-  };
-  cut("index", uint64_t{});
-  cut("index_hi", uint64_t{});
-  for (int32_t gg = 0; gg < ds.view->ngenes; ++gg) cut(gene_column(ds, gg), int32_t{});
-  cut("reason", int32_t{});
-  for (int j = 0; j < k.nobj; ++j) cut(psa::objective_name(k.obj[j]), double{});
-  for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cut(c, double{});
+  while (keep < lo.size() && ((u128(hi[keep]) << 64) | lo[keep]) < all_next) ++keep;
+  const size_t whole = keep / size_t(h5::ColumnFormat{}.chunk_rows) * size_t(h5::ColumnFormat{}.chunk_rows);
+  if (whole < keep) all_next = (u128(hi[whole]) << 64) | lo[whole];
+  return whole;
+}
+
+// Cuts every column of /all to `rows` rows (its chunks beyond are freed: flush before writing).
+void cut_all_rows(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, size_t rows) {
+  h5::Handle g = h5::group(f, "all", false);
+  std::vector<std::string> cols{"index", "index_hi"};
+  for (int32_t gg = 0; gg < ds.view->ngenes; ++gg) cols.push_back(gene_column(ds, gg));
+  cols.push_back("reason");
+  for (int j = 0; j < k.nobj; ++j) cols.push_back(psa::objective_name(k.obj[j]));
+  for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cols.push_back(c);
+  for (const auto& c : cols) {
+    const size_t n = h5::column_size(g.id(), c);
+    if (n < rows) throw h5::Error("HDF5: /all/" + c + " holds fewer rows than all_next_index says");
+    if (n > rows) h5::resize_column(g.id(), c, rows);
+  }
 }
 
 // [begin, end) of shard i of n over a space of `size` points.
@@ -454,31 +589,45 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   else backend = make_cpu_sweep_backend(p);
   m.backend = backend->name();
   m.device = backend->device();
+  int slot = m.slot;  // the current copy of the reductions (save_state)
   if (o.resume) {
     st = read_state(file.id(), m);
-    // /all holds the rows below all_next_index (anything beyond was being written when the
-    // sweep stopped and is dropped); the rows from there to next_index are regenerated below.
+    // /all keeps the rows below all_next_index, in whole chunks; the rows from there to
+    // next_index are regenerated below. The lowered all_next_index is saved before /all is cut,
+    // so that a kill in between leaves a file that says no more than /all holds.
+    size_t all_rows = 0;
     if (p.keep_all) {
       try {
-        drop_rows_from(file.id(), ds, k, m.all_next);
+        all_rows = all_rows_to_keep(file.id(), m.all_next);
       } catch (const h5::Error& e) {
         throw std::runtime_error(o.out + ": /all cannot be read back (" + e.what() +
-                                 "): the sweep was killed while writing it; start this sweep again " +
-                                 "without --resume");
+                                 "): start this sweep again without --resume");
       }
     }
     h5::set_attr(file.id(), "backend", m.backend);  // the backend of the latest run
     h5::set_attr(file.id(), "device", m.device);
+    h5::set_attr(file.id(), "format_version", kFormatVersion);
+    // The copy read, saved as the other one and published again: this repairs what a kill inside
+    // a flush may have left half published, and moves a format 1 file's reductions to /state.
+    save_state(file.id(), ds, k, st, m, slot);
+    if (p.keep_all) {
+      cut_all_rows(file.id(), ds, k, all_rows);
+      h5::flush(file.id());  // before any raw data can reuse the chunks cut
+    }
   } else {
+    // Written under a temporary name and renamed once complete: a kill before that leaves no
+    // (or the previous) OUT, never one that does not open.
+    const std::string partial = o.out + ".partial";
     st.init(k.nobj, m.top_k, p.want_front);
-    file = h5::create_file(o.out);
-    write_header(file.id(), ds, k, m);
-    write_state(file.id(), ds, k, st, m);
+    file = h5::create_file(partial);
+    write_header(file.id(), ds, st, m);
     if (p.keep_all) {
       h5::Handle g = h5::group(file.id(), "all", true);
-      Table(s.ngenes, k.nobj).write(g.id(), ds, k, true);  // empty columns
+      Table(s.ngenes, k.nobj).write(g.id(), ds, k, nullptr);  // empty columns
     }
-    h5::flush(file.id());
+    save_state(file.id(), ds, k, st, m, slot);
+    if (std::rename(partial.c_str(), o.out.c_str()) != 0)
+      throw std::runtime_error("cannot rename " + partial + " to " + o.out);
   }
 
   SignalGuard signals;
@@ -507,7 +656,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     const size_t n = all ? pending.rows() : pending.rows() / chunk * chunk;
     if (n > 0) {
       h5::Handle g = h5::group(file.id(), "all", true);
-      pending.take_front(n).write(g.id(), ds, k, true);
+      pending.take_front(n).write(g.id(), ds, k, nullptr);
     }
     m.all_next = pending.rows() > 0 ? pending.first_index() : m.next;
   };
@@ -532,8 +681,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
       add_rows(out);
       write_rows(m.complete);
     }
-    write_state(file.id(), ds, k, st, m);
-    h5::flush(file.id());
+    save_state(file.id(), ds, k, st, m, slot);
     progress.update(m.next - m.begin, m.end - m.begin, m.wall_s, st, k, m.complete);
     // Aim for o.batch_s per batch: at most double or halve the live target each time.
     const double dt = elapsed() - b0;
@@ -542,8 +690,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   }
   if (p.keep_all && pending.rows() > 0) {  // stopped by a signal: write the rest
     write_rows(true);
-    write_state(file.id(), ds, k, st, m);
-    h5::flush(file.id());
+    save_state(file.id(), ds, k, st, m, slot);
   }
   if (g_signal) {
     if (!o.quiet)
@@ -642,12 +789,16 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   st.init(k.nobj, m.top_k, ins[0].st.want_front);
   for (const In& in : ins) st.merge(in.st);
   // Shards in index order: the merged next_index is the end of the last shard.
-  h5::Handle f = h5::create_file(out);
-  write_header(f.id(), ds, k, m);
+  if (complete) m.all_next = m.next;
+  // Written under a temporary name and renamed once complete, as a new sweep file.
+  const std::string partial = out + ".partial";
+  h5::Handle f = h5::create_file(partial);
+  write_header(f.id(), ds, st, m);
   std::vector<std::string> merged;
   for (const In& in : ins) merged.push_back(in.path);
   h5::set_attr(f.id(), "merged_from", merged);
-  write_state(f.id(), ds, k, st, m);
+  int slot = -1;
+  save_state(f.id(), ds, k, st, m, slot);
   if (m.keep == "all") {
     h5::Handle g = h5::group(f.id(), "all", true);
     for (const In& in : ins) {
@@ -664,6 +815,9 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
   }
   h5::flush(f.id());
+  f.reset();
+  if (std::rename(partial.c_str(), out.c_str()) != 0)
+    throw std::runtime_error("cannot rename " + partial + " to " + out);
   if (!quiet)
     std::cerr << "merge: " << ins.size() << " files, " << psa::to_string_u128(st.swept) << " indices, "
               << st.feasible() << " feasible" << (complete ? "" : " (incomplete: missing or unfinished shards)")

@@ -1,7 +1,8 @@
 // h5::append_columns (chunks compressed on the OpenMP threads, written with H5Dwrite_chunk) against
 // h5::append_column (HDF5's own filter pipeline): same values, and the same stored bytes in every
 // chunk, for shuffled and unshuffled columns at two deflate levels; columns that do not start or
-// end on a chunk boundary take HDF5's path.
+// end on a chunk boundary take HDF5's path. h5::overwrite_column rewrites uncompressed columns in
+// place (the sweeps' reductions).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -71,6 +72,50 @@ TEST(H5, AppendColumnsStoresWhatHdf5Would) {
   }
   std::filesystem::remove(ours);
   std::filesystem::remove(theirs);
+}
+
+// The address of the chunk holding row `row` (HADDR_UNDEF: not allocated).
+haddr_t chunk_address(hid_t parent, const std::string& name, hsize_t row) {
+  h5::Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open " + name);
+  unsigned mask = 0;
+  haddr_t addr = HADDR_UNDEF;
+  hsize_t size = 0;
+  EXPECT_GE(H5Dget_chunk_info_by_coord(d.id(), &row, &mask, &addr, &size), 0);
+  return addr;
+}
+
+// h5::overwrite_column, which sweeps rely on to survive a kill between two flushes (host/sweep_run.cpp,
+// save_state): an uncompressed column rewritten with more or fewer rows keeps its chunks where they
+// were, and holds exactly the rows written; compressed columns are refused.
+TEST(H5, OverwriteColumnRewritesInPlace) {
+  const std::string path = testing::TempDir() + "/cosmic-h5-overwrite.h5";
+  const h5::ColumnFormat fmt{64, 0, false};
+  std::vector<double> v(100);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i);
+  {
+    h5::Handle f = h5::create_file(path);
+    h5::overwrite_column(f.id(), "c", v, fmt);
+    const haddr_t first = chunk_address(f.id(), "c", 0), second = chunk_address(f.id(), "c", 64);
+    ASSERT_NE(first, HADDR_UNDEF);
+    ASSERT_NE(second, HADDR_UNDEF);
+    h5::flush(f.id());
+    for (size_t rows : {size_t(120), size_t(70), size_t(128), size_t(100)}) {
+      std::vector<double> w(rows);
+      for (size_t i = 0; i < rows; ++i) w[i] = double(rows * 1000 + i);
+      h5::overwrite_column(f.id(), "c", w, fmt);
+      EXPECT_EQ(h5::read_column<double>(f.id(), "c"), w) << rows;
+      EXPECT_EQ(chunk_address(f.id(), "c", 0), first) << rows;
+      EXPECT_EQ(chunk_address(f.id(), "c", 64), second) << rows;
+    }
+    // Down to one chunk: the second is freed; the first stays.
+    h5::overwrite_column(f.id(), "c", std::vector<double>(10, 1.0), fmt);
+    EXPECT_EQ(chunk_address(f.id(), "c", 0), first);
+    EXPECT_EQ(h5::column_size(f.id(), "c"), 10u);
+    h5::write_column(f.id(), "z", v);  // compressed (the default format)
+    EXPECT_THROW(h5::overwrite_column(f.id(), "z", v, fmt), h5::Error);
+    EXPECT_THROW(h5::overwrite_column(f.id(), "y", v, h5::ColumnFormat{}), h5::Error);
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -7,11 +7,12 @@ h5py (Debian's python3-h5py) and, when importable, xarray.
 Checks: the attributes of docs/results-format.md; top-1 equal to the best of the points the
 sweep kept with --keep all and to a brute force of one `cosmic eval` per point; evaluated count
 equal to `cosmic space`'s feasible count; shards merged equal to one sweep; an interrupted
-sweep (SIGINT, SIGKILL) leaves a readable file marked incomplete, and --resume finishes it with
-the same result as an uninterrupted run. Search files: the time breakdown attributes, /evaluated
-through xarray, and a search killed (SIGKILL) while its background writer runs leaves a file
-whose every dataset reads, and that --resume finishes with the uninterrupted run's rows. A run
-that ends before its signal is retried with more work; the test fails when none was interrupted.
+sweep (SIGINT, SIGKILL) leaves a file whose every dataset reads, marked incomplete, and
+--resume finishes it with the same result as an uninterrupted run. Search files: the time
+breakdown attributes, /evaluated through xarray, and a search killed (SIGKILL) while its
+background writer runs leaves a file whose every dataset reads, and that --resume finishes with
+the uninterrupted run's rows. A run that ends before its signal is retried with more work; the
+test fails when none was interrupted.
 """
 import concurrent.futures
 import json
@@ -41,6 +42,24 @@ def top1(path):
             obj = obj.decode()
         g = f["top"][obj]
         return int(g["index"][0]), float(g[obj][0])
+
+
+def read_everything(path):
+    """Reads every dataset and attribute of a file, through the soft links (/top, ... and
+    /state/current) and under /state (both copies of the reductions); raises if one does not read."""
+    with h5py.File(path, "r") as f:
+        def walk(g):
+            for k in g.attrs:
+                g.attrs[k]
+            for name in g:
+                obj = g[name]
+                if isinstance(obj, h5py.Group):
+                    walk(obj)
+                else:
+                    obj[()]
+                    for k in obj.attrs:
+                        obj.attrs[k]
+        walk(f)
 
 
 def same_result(test, a, b):
@@ -79,6 +98,13 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(a["next_index"], "600")
             self.assertEqual(a["swept_count"], 600)
             self.assertIn("workload-system1", a["psa"])
+            # The reductions: links to the published one of the two copies in /state.
+            self.assertEqual(a["format_version"], 2)
+            for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
+                self.assertEqual(f.get(name, getlink=True).path, "/state/current/" + name)
+            self.assertNotIn("pareto", f)
+            self.assertEqual(f["state"].get("current", getlink=True).path, f"/state/{a['state_slot']}")
+            self.assertEqual(list(f[f"state/{a['state_slot']}"].attrs["next_index"]), [600, 0])
             obj = a["objectives"][0]
             obj = obj.decode() if isinstance(obj, bytes) else obj
             # Counts: reasons add up to the space, the histogram to the feasible points.
@@ -197,9 +223,14 @@ class SweepFile(unittest.TestCase):
         shard, rc = interrupt(self, lambda shard: self.kill_cmd(out, shard), self.KILL_SHARDS, sig, 1.0,
                               self.KILL_ENV)
         self.assertEqual(rc, 128 + sig if sig == signal.SIGINT else -sig)
+        read_everything(out)
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
-            nxt = int(f.attrs["next_index"])
+            # The published copy of the reductions agrees with its own next_index. (The root's
+            # counters equal the copy's unless the kill landed inside the publishing flush:
+            # docs/results-format.md, "Writing, interruption, resume".)
+            lo, hi = f["state/current"].attrs["next_index"]
+            nxt = int(lo) + (int(hi) << 64)
             self.assertLess(nxt, int(f.attrs["range_end"]))
             self.assertEqual(int(f["reasons/count"][:].sum()), nxt - int(f.attrs["range_begin"]))
         subprocess.run(self.kill_cmd(out, shard) + ["--resume"], env=self.KILL_ENV, check=True)
@@ -229,6 +260,7 @@ class SweepFile(unittest.TestCase):
         shard, rc = interrupt(self, lambda shard: args(shard) + ["-o", out], ["0/32768", "0/8192", "0/2048"],
                               signal.SIGKILL, 1.0, env)
         self.assertEqual(rc, -signal.SIGKILL)
+        read_everything(out)
         with h5py.File(out, "r") as f:
             rows = {len(f["all"][c][:]) for c in f["all"]}
             self.assertEqual(len(rows), 1)
