@@ -45,15 +45,10 @@ def main():
         # is reached through the soft links /top, /pareto, /histogram, /reasons, which
         # visititems does not follow. The other copy holds an older batch's state, which depends
         # on how the backend split the work, so it is not compared.
-        for name in a:
+        for name in a:  # a[name] follows a soft link
             if name == "state":
                 continue
-            if isinstance(a.get(name, getlink=True), h5py.SoftLink):
-                if isinstance(a[name], h5py.Dataset):
-                    visit(name, a[name])
-                else:
-                    a[name].visititems(lambda sub, obj, top=name: visit(top + "/" + sub, obj))
-            elif isinstance(a[name], h5py.Dataset):
+            if isinstance(a[name], h5py.Dataset):
                 visit(name, a[name])
             else:
                 a[name].visititems(lambda sub, obj, top=name: visit(top + "/" + sub, obj))
