@@ -205,16 +205,15 @@ Handle open_column(hid_t parent, const std::string& name, hid_t type, const Colu
   return d;
 }
 
-void append_raw(hid_t parent, const ColumnRows& c) {
-  hsize_t old = 0;
-  Handle d = open_column(parent, c.name, c.type, c.format, old);
+// Appends c's rows to the open column dataset `d` that holds `old` rows (HDF5 filters them).
+void append_rows(hid_t d, hsize_t old, const ColumnRows& c) {
   if (c.rows == 0) return;
   const hsize_t total = old + c.rows, n = c.rows;
-  check(H5Dset_extent(d.id(), &total), "extend " + c.name);
-  Handle fs(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
+  check(H5Dset_extent(d, &total), "extend " + c.name);
+  Handle fs(H5Dget_space(d), H5Sclose, "H5Dget_space");
   H5Sselect_hyperslab(fs.id(), H5S_SELECT_SET, &old, nullptr, &n, nullptr);
   Handle ms(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
-  check(H5Dwrite(d.id(), c.type, ms.id(), fs.id(), H5P_DEFAULT, c.data), "write " + c.name);
+  check(H5Dwrite(d, c.type, ms.id(), fs.id(), H5P_DEFAULT, c.data), "write " + c.name);
 }
 
 // One chunk through HDF5's filter pipeline, done here: the byte shuffle (byte b of every value
@@ -240,7 +239,10 @@ std::vector<unsigned char> filter_chunk(const unsigned char* in, size_t values, 
 
 template <class T>
 void append_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
-  append_raw(parent, column_rows(name, data, format));
+  const ColumnRows c = column_rows(name, data, format);
+  hsize_t old = 0;
+  Handle d = open_column(parent, c.name, c.type, c.format, old);
+  append_rows(d.id(), old, c);
 }
 
 template <class T>
@@ -282,7 +284,7 @@ size_t append_columns(hid_t parent, const std::vector<ColumnRows>& columns) {
   size_t next = 0;
   for (size_t c = 0; c < columns.size(); ++c) {
     if (next == jobs.size() || jobs[next].column != c) {  // not in whole chunks: HDF5 filters it
-      append_raw(parent, columns[c]);
+      append_rows(sets[c].id(), old[c], columns[c]);
       continue;
     }
     const hsize_t total = old[c] + columns[c].rows;
