@@ -397,11 +397,10 @@ FileMeta read_meta(hid_t f) {
   h5::Handle slot;
   if (m.slot >= 0) slot = h5::group(f, kSlot[m.slot], false);
   const hid_t c = m.slot >= 0 ? slot.id() : f;
-  const bool v1 = m.slot < 0;
-  m.next = v1 ? attr_u128(f, "next_index") : get_u128(c, "next_index");
-  m.all_next = !h5::has_attr(c, "all_next_index") ? m.next
-               : v1                               ? attr_u128(c, "all_next_index")
-                                                  : get_u128(c, "all_next_index");
+  // Format 1 keeps them as decimal strings at the root, format 2 as [low, high] words.
+  auto index = [&](const char* name) { return m.slot < 0 ? attr_u128(c, name) : get_u128(c, name); };
+  m.next = index("next_index");
+  m.all_next = h5::has_attr(c, "all_next_index") ? index("all_next_index") : m.next;
   m.wall_s = h5::attr_double(c, "wall_time_s");
   m.complete = h5::attr_int(c, "complete") != 0;
   return m;
