@@ -456,9 +456,10 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   // not depend on the order in which runs finish.
   std::vector<ExpResult> exps(nexp);
   std::map<std::string, size_t> index;
-  std::vector<size_t> unfinished(nexp, 0);
+  std::vector<size_t> unfinished(nexp, 0);                  // runs not finished (every experiment has one)
   std::vector<double> prep_s(nexp, 0), started(nexp, -1);  // preparing; the first run's start
-  std::vector<char> prepared(nexp, 0), finished(nexp, 0);
+  std::vector<char> prepared(nexp, 0);
+  auto finished = [&](size_t i) { return prepared[i] && unfinished[i] == 0; };
   std::set<std::pair<size_t, size_t>> ready;                // (experiment, run) waiting to start
   struct Child {
     size_t exp, run;
@@ -478,7 +479,6 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
               << (r.best.found ? fmt(r.best.obj[0], 6) : "no feasible point") << ", " << fmt_fixed(r.wall_s, 1) << " s"
               << (r.runs[0].reused ? " (reused)" : "") << "\n"
               << std::flush;
-    finished[i] = 1;
   };
   auto finish_run = [&](size_t i, size_t k, double started_s) {
     ExpResult& r = exps[i];
@@ -544,7 +544,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   while (nfinished < nexp || !running.empty()) {
     try {
       for (size_t i = 0; i < nexp && !rc && !error && !g_study_signal; ++i)
-        if (!prepared[i] && (st.experiments[i].budget_of.empty() || finished[index.at(st.experiments[i].budget_of)]))
+        if (!prepared[i] && (st.experiments[i].budget_of.empty() || finished(index.at(st.experiments[i].budget_of))))
           prepare(i);
       while (!rc && !error && !g_study_signal && !ready.empty() && running.size() < size_t(o.jobs)) {
         const auto [i, k] = *ready.begin();
