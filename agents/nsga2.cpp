@@ -258,8 +258,9 @@ void Nsga2::ask(Population& pop) {
 // first `keep` individuals in the crowded order (rank, then distance): crowding distances are
 // computed for the fronts up to the one that reaches `keep` individuals (the others keep 0), and
 // constrained_ranks may give all infeasible points one rank when `keep` points are feasible.
-// The kept individuals get the (rank, distance) a full assignment would give them.
-void Nsga2::assign(const Scores& s, size_t keep) {
+// The kept individuals get the (rank, distance) a full assignment would give them. Returns the
+// fronts.
+Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
   const std::vector<int32_t> rank = constrained_ranks(s, keep);
   crowded_.resize(s.size);
   int32_t nfronts = 0;
@@ -268,7 +269,10 @@ void Nsga2::assign(const Scores& s, size_t keep) {
     nfronts = std::max(nfronts, rank[i] + 1);
   }
   // Members of each front in index order (a counting sort by rank).
-  std::vector<size_t> start(size_t(nfronts) + 1, 0), members(s.size);
+  Fronts fronts;
+  std::vector<size_t>&start = fronts.start, &members = fronts.members;
+  start.assign(size_t(nfronts) + 1, 0);
+  members.resize(s.size);
   for (int32_t r : rank) ++start[size_t(r) + 1];
   for (size_t f = 0; f < size_t(nfronts); ++f) start[f + 1] += start[f];
   std::vector<size_t> at(start.begin(), start.end() - 1);
@@ -280,6 +284,7 @@ void Nsga2::assign(const Scores& s, size_t keep) {
     const std::vector<double> d = crowding_distance(s.obj.data(), s.size, s.nobj, fr);
     for (size_t k = 0; k < fr.size(); ++k) crowded_[fr[k]].distance = d[k];
   }
+  return fronts;
 }
 
 void Nsga2::tell(const Population& pop, const Scores& scores) {
@@ -301,24 +306,18 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
     if (k < P) copy_scores(parent_scores_, k, all_s, k);
     else copy_scores(scores, k - P, all_s, k);
   }
-  assign(all_s, P);
+  const Fronts fronts = assign(all_s, P);
   // The first P in the crowded order (wins(): rank, larger distance, index): every front before
   // the one that crosses P, and the winners of that front by distance.
-  std::vector<size_t> per_rank;
-  for (const Crowded& c : crowded_) {
-    if (size_t(c.rank) >= per_rank.size()) per_rank.resize(size_t(c.rank) + 1, 0);
-    ++per_rank[size_t(c.rank)];
-  }
-  int32_t cut = 0;  // the front that crosses P
-  size_t before = 0;
-  while (before + per_rank[size_t(cut)] < P) before += per_rank[size_t(cut++)];
-  std::vector<size_t> last;
-  for (size_t i = 0; i < N; ++i)
-    if (crowded_[i].rank == cut) last.push_back(i);
+  size_t cut = 0;  // the front that crosses P
+  while (fronts.start[cut + 1] < P) ++cut;
+  const size_t before = fronts.start[cut];
+  std::vector<size_t> last(fronts.members.begin() + ptrdiff_t(before),
+                           fronts.members.begin() + ptrdiff_t(fronts.start[cut + 1]));
   std::nth_element(last.begin(), last.begin() + ptrdiff_t(P - before), last.end(),
                    [&](size_t a, size_t b) { return wins(a, b); });
   std::vector<char> survives(N, 0);
-  for (size_t i = 0; i < N; ++i) survives[i] = crowded_[i].rank < cut;
+  for (size_t k = 0; k < before; ++k) survives[fronts.members[k]] = 1;
   for (size_t k = 0; k < P - before; ++k) survives[last[k]] = 1;
   // The survivors in index order. As in Deb et al. 2002, they keep the (rank, distance) of the
   // selection for the next generation's tournaments.

@@ -49,7 +49,12 @@ class Nsga2 : public Agent {
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison
-  void assign(const Scores& s, size_t keep);
+  // The fronts of a population: front f's members, in index order, are
+  // members[start[f]] .. members[start[f + 1] - 1].
+  struct Fronts {
+    std::vector<size_t> start, members;
+  };
+  Fronts assign(const Scores& s, size_t keep);
   std::vector<int32_t> card_;
   int32_t nobj_;
   Nsga2Params p_;
