@@ -67,7 +67,9 @@ class CpuSweep final : public SweepBackend {
     const SweepConst& k = p_.k;
     SweepPoint pt;
     pt.index = index;
-    const Result r = score_config(c, k.obj, k.nobj, pt.obj);  // sweep_walk has checked the constraints
+    // sweep_walk has checked the constraints. Without --keep all nothing of an out-of-memory
+    // point is kept but its reason: its timing is skipped.
+    const Result r = score_config(c, k.obj, k.nobj, pt.obj, !p_.keep_all);
     me.out.reasons[int(r.reason)]++;
     if (r.reason == Reason::Ok) {
       for (int j = 0; j < k.nobj; ++j) me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;

@@ -348,11 +348,70 @@ COSMIC_HD inline double stage_params_per_rank(const ModelSpec& m, const Workload
   return layers * layer_params(m) / w.tp + n_emb * emb;
 }
 
+// Peak memory per NPU, bytes, by part: what evaluate() reports and checks against the
+// capacity. It reads the model, the workload and the calibration only (no timing), so a caller
+// may settle "out of memory" before the timing (evaluate's stop_at_oom).
+// Training (worst = first stage): 1F1B keeps min(pp, m) micro-batches in flight (Narayanan et
+// al. 2021), interleaving adds (1 + (pp-1)/(pp v)) (Korthikanti et al. 2022), GPipe keeps all m;
+// full recompute also needs one layer's full activations to rebuild; with pp = 1 the fp32
+// logits; weights, gradients and optimizer state as stage_params_per_rank() says, ZeRO-3 adding
+// the gathered layer and its prefetch.
+// Inference: weights at their own precision, the KV cache of every resident sequence (2 D
+// kv_width per token per layer, sequence sharded over cp), one layer's working activations.
+struct MemoryBytes {
+  double weights = 0, grads = 0, optimizer = 0, activation = 0, kv_cache = 0;
+  COSMIC_HD double total() const { return weights + grads + optimizer + activation + kv_cache; }
+};
+COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
+  const ModelSpec& m = c.model;
+  const Workload& w = c.work;
+  const double D = act_bytes(m), t = w.tp, pp = w.pp, b = w.micro_batch;
+  const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
+  const double stage_layers = double(m.layers) / w.pp;
+  const double replicas = double(w.dp) * w.cp;
+  const double P_rank = stage_params_per_rank(m, w);
+  Workload none = w;
+  none.recompute = Recompute::None;
+  MemoryBytes mb;
+  if (w.mode == Mode::Training) {
+    const bool zero3 = w.sharding == Sharding::Zero3;
+    const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+    const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
+    const double inflight_1f1b = micro < pp ? micro : pp;
+    double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b;
+    if (w.schedule == Schedule::Interleaved) inflight *= 1 + (pp - 1) / (pp * v);
+    mb.activation = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
+    if (w.recompute == Recompute::Full) mb.activation += layer_activation_bytes(m, none, b, s_q, s_kv);
+    if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits
+    mb.weights = D * P_rank / (zero3 ? replicas : 1);
+    mb.grads = c.cal.grad_bytes * P_rank / (w.sharding >= Sharding::Zero2 ? replicas : 1);
+    mb.optimizer = c.cal.master_bytes * P_rank / (w.sharding >= Sharding::Zero1 ? replicas : 1);
+    if (zero3) mb.weights += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
+    return mb;
+  }
+  const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+  const double kv_tokens = w.mode == Mode::Prefill  ? prompt
+                           : w.mode == Mode::Decode ? w.kv_len + 1.0
+                                                    : prompt + w.output_tokens;  // Generate
+  const double resident = double(w.global_batch) / w.dp;
+  mb.weights = m.dtype_bytes * P_rank;
+  mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
+  const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
+  mb.activation = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? w.kv_len : prompt);
+  return mb;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Evaluate one configuration. kConv: the conventions this instantiation can run
 // (kernels/collective.hpp); Physical requires c.net.convention == Physical.
+//
+// stop_at_oom: return as soon as the configuration is known not to fit in memory (reason
+// OutOfMemory, with memory and network cost but no timing), for callers that keep nothing else
+// of such a point (sweeps without --keep all). The verdict is the same as the full evaluation's
+// except where the timing is not finite and positive, which the full evaluation reports as
+// InvalidInput (check_config's checks leave no such configuration known to us).
 template <Conventions kConv = Conventions::Any>
-COSMIC_HD inline Result evaluate(const Config& c) {
+COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   Result r;
   int64_t npus = 1;
   r.reason = check_config(c, npus);
@@ -365,6 +424,20 @@ COSMIC_HD inline Result evaluate(const Config& c) {
   Groups g;
   r.reason = place_groups(c.net, c.work, g.span);
   if (r.reason != Reason::Ok) return r;
+  const MemoryBytes mem = memory_per_npu(c);
+  auto set_memory = [&] {
+    r.weights_bytes = mem.weights;
+    r.grads_bytes = mem.grads;
+    r.optimizer_bytes = mem.optimizer;
+    r.activation_bytes = mem.activation;
+    r.kv_cache_bytes = mem.kv_cache;
+    r.memory_bytes = mem.total();
+  };
+  if (stop_at_oom && mem.total() > c.compute.mem_capacity_bytes) {
+    set_memory();
+    r.reason = Reason::OutOfMemory;
+    return r;
+  }
   g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
 
   const ModelSpec& m = c.model;
@@ -456,24 +529,6 @@ COSMIC_HD inline Result evaluate(const Config& c) {
     r.dp_comm_s = micro * z3 + dp_exposed;
     r.bubble_s = (pp - 1) / v * t_mb;
 
-    // Memory (worst = first stage): 1F1B keeps min(pp, m) micro-batches in flight
-    // (Narayanan et al. 2021), interleaving adds (1 + (pp-1)/(pp v)) (Korthikanti et al. 2022),
-    // GPipe keeps all m. Full recompute also needs one layer's full activations to rebuild.
-    const double inflight_1f1b = micro < pp ? micro : pp;
-    double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b;
-    if (w.schedule == Schedule::Interleaved) inflight *= 1 + (pp - 1) / (pp * v);
-    r.activation_bytes = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
-    if (w.recompute == Recompute::Full) {
-      Workload none = w;
-      none.recompute = Recompute::None;
-      r.activation_bytes += layer_activation_bytes(m, none, b, s_q, s_kv);
-    }
-    if (w.pp == 1) r.activation_bytes += 4 * T * double(m.vocab) / t;  // fp32 logits
-    r.weights_bytes = D * P_rank / (zero3 ? replicas : 1);
-    r.grads_bytes = c.cal.grad_bytes * P_rank / (w.sharding >= Sharding::Zero2 ? replicas : 1);
-    r.optimizer_bytes = c.cal.master_bytes * P_rank / (w.sharding >= Sharding::Zero1 ? replicas : 1);
-    if (zero3) r.weights_bytes += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
-
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
     const double tokens = double(w.global_batch) * m.seq;
     r.time_s = r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
@@ -519,41 +574,29 @@ COSMIC_HD inline Result evaluate(const Config& c) {
       const double idle_per_step = (micro < pp ? pp - micro : 0.0) * t_mb;
       r.bubble_s += (pp - 1) * t_mb + (repeat - 1) * idle_per_step;
     };
-    double kv_tokens = 0, tokens = 0;
+    double tokens = 0;
     const double B = double(w.global_batch);
     if (w.mode == Mode::Prefill) {
       add(pass(prompt, prompt), 1);
-      kv_tokens = prompt;
       tokens = B * prompt;
       r.model_flops = B * forward_flops_per_sequence(m, prompt, prompt, 1);
     } else if (w.mode == Mode::Decode) {
       add(pass(1, w.kv_len), 1);
-      kv_tokens = w.kv_len + 1.0;
       tokens = B;
       r.model_flops = B * forward_flops_per_sequence(m, 1, w.kv_len, 1);
     } else {  // Generate: the study's latency = prefill + N_out x decode at the mid-point context
       const double mid = prompt + 0.5 * w.output_tokens;
       add(pass(prompt, prompt), 1);
       add(pass(1, mid), w.output_tokens);
-      kv_tokens = prompt + w.output_tokens;
       tokens = B * w.output_tokens;
       r.model_flops = B * (forward_flops_per_sequence(m, prompt, prompt, 1) +
                            w.output_tokens * forward_flops_per_sequence(m, 1, mid, 1));
     }
-    // Memory: weights, the KV cache of every resident sequence (2 D kv_width per token per
-    // layer, sequence sharded over cp), one layer's working activations.
-    const double resident = B / w.dp;
-    r.weights_bytes = m.dtype_bytes * P_rank;  // inference serves weights at their own precision
-    r.kv_cache_bytes = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
-    Workload none = w;
-    none.recompute = Recompute::None;
-    const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
-    r.activation_bytes = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? w.kv_len : prompt);
     r.time_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s;
     r.tokens_per_s = tokens / r.time_s;
   }
 
-  r.memory_bytes = r.weights_bytes + r.grads_bytes + r.optimizer_bytes + r.activation_bytes + r.kv_cache_bytes;
+  set_memory();
   r.mfu = r.model_flops / (r.time_s * double(npus) * peak);
   if (!(r.time_s > 0) || !(r.time_s < 1e300)) { r = Result{}; r.reason = Reason::InvalidInput; return r; }
   if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;

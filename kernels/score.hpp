@@ -14,10 +14,12 @@ namespace cosmic {
 
 // Evaluates a decoded configuration (the caller has checked its constraints) and writes the
 // value of each of the `nobj` objectives to values[0..nobj), whatever the model's verdict;
-// callers decide what an infeasible point's values mean. kConv: as evaluate() (kernels/model.hpp).
+// callers decide what an infeasible point's values mean. kConv and stop_at_oom: as evaluate()
+// (kernels/model.hpp).
 template <Conventions kConv = Conventions::Any>
-COSMIC_HD inline Result score_config(const Config& c, const Objective* objectives, int32_t nobj, double* values) {
-  const Result r = evaluate<kConv>(c);
+COSMIC_HD inline Result score_config(const Config& c, const Objective* objectives, int32_t nobj, double* values,
+                                     bool stop_at_oom = false) {
+  const Result r = evaluate<kConv>(c, stop_at_oom);
   for (int32_t j = 0; j < nobj; ++j) values[j] = objective_value(objectives[j], c, r);
   return r;
 }

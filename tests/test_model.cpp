@@ -309,6 +309,34 @@ TEST(Feasibility, ValidRandomInputsReachTheModelWithFiniteResults) {
   EXPECT_GE(oom, 2000);
 }
 
+// evaluate(c, stop_at_oom = true), as sweeps call it: the same verdict and the same memory as
+// the full evaluation; an out-of-memory point comes back without timing, any other unchanged.
+TEST(Feasibility, StopAtOomGivesTheFullVerdictAndMemory) {
+  std::mt19937_64 rng(777);
+  int stopped = 0, full = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Config c = random_valid_config(rng);
+    const Result want = evaluate(c), got = evaluate(c, true);
+    ASSERT_EQ(got.reason, want.reason) << "config " << i;
+    ASSERT_EQ(got.memory_bytes, want.memory_bytes) << "config " << i;
+    ASSERT_EQ(got.weights_bytes, want.weights_bytes) << "config " << i;
+    ASSERT_EQ(got.activation_bytes, want.activation_bytes) << "config " << i;
+    ASSERT_EQ(got.kv_cache_bytes, want.kv_cache_bytes) << "config " << i;
+    ASSERT_EQ(got.network_cost_usd, want.network_cost_usd) << "config " << i;
+    ASSERT_EQ(memory_per_npu(c).total(), want.memory_bytes) << "config " << i;
+    if (want.reason == Reason::OutOfMemory) {
+      ASSERT_EQ(got.time_s, 0) << "config " << i;
+      ASSERT_GT(want.time_s, 0) << "config " << i;
+      ++stopped;
+    } else {
+      ASSERT_EQ(numeric_fields(got), numeric_fields(want)) << "config " << i;
+      ++full;
+    }
+  }
+  EXPECT_GE(stopped, 2000);
+  EXPECT_GE(full, 5000);
+}
+
 TEST(Feasibility, InvalidInputsAreRejectedBeforeAnyArithmetic) {
   std::mt19937_64 rng(54321);
   const double nan = std::nan("");
