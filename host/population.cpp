@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "host/backend.hpp"
@@ -17,6 +19,23 @@ PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
   o.n = int32_t(objectives.size());
   for (size_t j = 0; j < objectives.size(); ++j) o.obj[j] = objectives[j];
   return o;
+}
+
+void narrow_genes(const agents::Population& pop, uint16_t* out) {
+  const int32_t* in = pop.genes.data();
+  const int64_t n = int64_t(pop.genes.size());
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (int64_t k = 0; k < n; ++k) out[k] = uint16_t(in[k]);
+}
+
+void copy_parallel(const void* from, void* to, size_t bytes) {
+  constexpr size_t kPart = size_t(1) << 18;
+  const int64_t parts = int64_t((bytes + kPart - 1) / kPart);
+#pragma omp parallel for schedule(static) if (parts > 1)
+  for (int64_t k = 0; k < parts; ++k) {
+    const size_t at = size_t(k) * kPart;
+    std::memcpy(static_cast<char*>(to) + at, static_cast<const char*>(from) + at, std::min(kPart, bytes - at));
+  }
 }
 
 PopulationEvaluator::PopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives)

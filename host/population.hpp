@@ -46,6 +46,11 @@ class PopulationEvaluator {
 
 PopObjectives pop_objectives(const std::vector<Objective>& objectives);  // throws beyond kNumObjectives
 
+// Host work of the CUDA evaluator (kernels/population_cuda.cu), on the OpenMP threads: the genes
+// narrowed to uint16_t, in the population's gene-major order, and a copy of `bytes` bytes.
+void narrow_genes(const agents::Population& pop, uint16_t* out);
+void copy_parallel(const void* from, void* to, size_t bytes);
+
 std::unique_ptr<PopulationEvaluator> make_cpu_population_evaluator(const SpaceView& s,
                                                                    const std::vector<Objective>& objectives);
 // Throws std::runtime_error (with the reason) without a usable device or CUDA build.

@@ -1,6 +1,13 @@
 // CUDA population evaluator: the SpaceView and the objectives live in __constant__ memory
-// (uploaded before each launch, ~20 KB), genomes are uploaded gene-major as the agents store
-// them, one thread scores one individual with the same code as the CPU (kernels/population.hpp).
+// (uploaded before each launch, ~20 KB), one thread scores one individual with the same code as
+// the CPU (kernels/population.hpp).
+//
+// Per population, everything crosses PCIe once, through pinned host buffers on one stream: the
+// genes go up narrowed to uint16_t (half the agents' int32; kMaxValues bounds every gene's
+// values), and the doubles (objectives, violation, metrics) come back in one copy and the reasons
+// in another, then one synchronisation. Narrowing and the copies out of the pinned buffers run
+// on the OpenMP threads (host/population.cpp). Before: four synchronous copies from and to
+// pageable memory, int32 genes.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -14,16 +21,18 @@ namespace cosmic {
 
 namespace {
 
+static_assert(kMaxValues <= 65536, "genes are uploaded as uint16_t");
+
 __constant__ SpaceView c_view;
 __constant__ PopObjectives c_obj;
 
 struct PopBuffers {
-  const int32_t* genes;
+  const uint16_t* genes;
   size_t n;
-  double* obj;
-  double* violation;
-  int32_t* reason;
-  double* metrics;
+  double* obj;        // nobj x n
+  double* violation;  // n
+  double* metrics;    // kPopMetrics x n
+  int32_t* reason;    // n
 };
 
 // kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp).
@@ -45,65 +54,81 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     const CudaDevice dev = cuda_device();
     if (!dev.available) throw std::runtime_error(dev.why);
     device_ = dev.name;
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
-  ~CudaPopulationEvaluator() override { release(); }
+  ~CudaPopulationEvaluator() override {
+    release();
+    cudaStreamDestroy(stream_);
+  }
   std::string name() const override { return "cuda"; }
   std::string device() const override { return device_; }
 
  private:
+  // Doubles per individual in the output buffers: objectives, violation, metrics.
+  size_t doubles_per_individual() const { return size_t(obj_.n) + 1 + size_t(kPopMetrics); }
+
   void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {
-    const size_t n = pop.size;
+    const size_t n = pop.size, genes = size_t(pop.ngenes) * n, nobj = size_t(obj_.n);
     reserve(n, size_t(pop.ngenes));
-    check(cudaMemcpyToSymbol(c_view, view_.get(), sizeof(SpaceView)), "cudaMemcpyToSymbol(view)");
-    check(cudaMemcpyToSymbol(c_obj, &obj_, sizeof(PopObjectives)), "cudaMemcpyToSymbol(objectives)");
-    check(cudaMemcpy(d_genes_, pop.genes.data(), pop.genes.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
+    narrow_genes(pop, h_genes_);
+    check(cudaMemcpyToSymbolAsync(c_view, view_.get(), sizeof(SpaceView), 0, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyToSymbol(view)");
+    check(cudaMemcpyToSymbolAsync(c_obj, &obj_, sizeof(PopObjectives), 0, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyToSymbol(objectives)");
+    check(cudaMemcpyAsync(d_genes_, h_genes_, genes * sizeof(uint16_t), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpy(genes)");
-    PopBuffers b{d_genes_, n, d_obj_, d_violation_, d_reason_, d_metrics_};
+    // Outputs with stride n: objectives, then the violation, then the metrics.
+    const PopBuffers b{d_genes_, n, d_out_, d_out_ + nobj * n, d_out_ + (nobj + 1) * n, d_reason_};
     const int threads = 128;
     const unsigned grid = unsigned((n + threads - 1) / threads);
     if (view_->base.net.convention == Convention::Physical)
-      population_kernel<Conventions::Physical><<<grid, threads>>>(b);
+      population_kernel<Conventions::Physical><<<grid, threads, 0, stream_>>>(b);
     else
-      population_kernel<Conventions::Any><<<grid, threads>>>(b);
+      population_kernel<Conventions::Any><<<grid, threads, 0, stream_>>>(b);
     check(cudaGetLastError(), "population_kernel launch");
-    check(cudaMemcpy(scores.obj.data(), d_obj_, scores.obj.size() * sizeof(double), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(objectives)");
-    check(cudaMemcpy(scores.violation.data(), d_violation_, n * sizeof(double), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(violation)");
-    check(cudaMemcpy(scores.reason.data(), d_reason_, n * sizeof(int32_t), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(reason)");
-    check(cudaMemcpy(m.col.data(), d_metrics_, m.col.size() * sizeof(double), cudaMemcpyDeviceToHost),
-          "cudaMemcpy(metrics)");
+    check(cudaMemcpyAsync(h_out_, d_out_, doubles_per_individual() * n * sizeof(double), cudaMemcpyDeviceToHost,
+                          stream_),
+          "cudaMemcpy(outputs)");
+    check(cudaMemcpyAsync(h_reason_, d_reason_, n * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpy(reasons)");
+    check(cudaStreamSynchronize(stream_), "population_kernel");
+    copy_parallel(h_out_, scores.obj.data(), nobj * n * sizeof(double));
+    copy_parallel(h_out_ + nobj * n, scores.violation.data(), n * sizeof(double));
+    copy_parallel(h_out_ + (nobj + 1) * n, m.col.data(), size_t(kPopMetrics) * n * sizeof(double));
+    copy_parallel(h_reason_, scores.reason.data(), n * sizeof(int32_t));
   }
 
   void reserve(size_t n, size_t ngenes) {
-    if (n <= cap_) return;
+    if (n <= cap_ && ngenes <= cap_genes_) return;
     release();
-    check(cudaMalloc(&d_genes_, n * ngenes * sizeof(int32_t)), "cudaMalloc(genes)");
-    check(cudaMalloc(&d_obj_, n * size_t(obj_.n) * sizeof(double)), "cudaMalloc(objectives)");
-    check(cudaMalloc(&d_violation_, n * sizeof(double)), "cudaMalloc(violation)");
-    check(cudaMalloc(&d_reason_, n * sizeof(int32_t)), "cudaMalloc(reason)");
-    check(cudaMalloc(&d_metrics_, n * size_t(kPopMetrics) * sizeof(double)), "cudaMalloc(metrics)");
+    const size_t doubles = doubles_per_individual() * n;
+    check(cudaMalloc(&d_genes_, n * ngenes * sizeof(uint16_t)), "cudaMalloc(genes)");
+    check(cudaMalloc(&d_out_, doubles * sizeof(double)), "cudaMalloc(outputs)");
+    check(cudaMalloc(&d_reason_, n * sizeof(int32_t)), "cudaMalloc(reasons)");
+    check(cudaMallocHost(&h_genes_, n * ngenes * sizeof(uint16_t)), "cudaMallocHost(genes)");
+    check(cudaMallocHost(&h_out_, doubles * sizeof(double)), "cudaMallocHost(outputs)");
+    check(cudaMallocHost(&h_reason_, n * sizeof(int32_t)), "cudaMallocHost(reasons)");
     cap_ = n;
+    cap_genes_ = ngenes;
   }
   void release() {
     cudaFree(d_genes_);
-    cudaFree(d_obj_);
-    cudaFree(d_violation_);
+    cudaFree(d_out_);
     cudaFree(d_reason_);
-    cudaFree(d_metrics_);
-    d_genes_ = nullptr;
-    d_obj_ = d_violation_ = d_metrics_ = nullptr;
-    d_reason_ = nullptr;
-    cap_ = 0;
+    cudaFreeHost(h_genes_);
+    cudaFreeHost(h_out_);
+    cudaFreeHost(h_reason_);
+    d_genes_ = h_genes_ = nullptr;
+    d_out_ = h_out_ = nullptr;
+    d_reason_ = h_reason_ = nullptr;
+    cap_ = cap_genes_ = 0;
   }
   std::string device_;
-  size_t cap_ = 0;
-  int32_t* d_genes_ = nullptr;
-  double* d_obj_ = nullptr;
-  double* d_violation_ = nullptr;
-  int32_t* d_reason_ = nullptr;
-  double* d_metrics_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  size_t cap_ = 0, cap_genes_ = 0;
+  uint16_t *d_genes_ = nullptr, *h_genes_ = nullptr;
+  double *d_out_ = nullptr, *h_out_ = nullptr;
+  int32_t *d_reason_ = nullptr, *h_reason_ = nullptr;
 };
 
 }  // namespace

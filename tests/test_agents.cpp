@@ -641,6 +641,8 @@ TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
 // CPU and CUDA evaluators agree on random individuals of the full-stack space, on the physical
 // convention and on the ASTRA-sim one (the kernel's general Conventions::Any form), bit for bit:
 // no FMA contraction on either side and no libm function that rounds (astra::log2_int).
+// The same scores, reasons and metrics, bit for bit, from one evaluator of each backend used for
+// populations of several sizes (the CUDA one keeps its buffers and lays outputs out per size).
 TEST(PopulationEvaluator, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
@@ -648,23 +650,40 @@ TEST(PopulationEvaluator, CudaMatchesCpu) {
     const psa::DesignSpace ds = astra ? test::with_astra_sim(test::system1_fullstack()) : test::system1_fullstack();
     SCOPED_TRACE(ds.name);
     const SpaceView& v = *ds.view;
-    const size_t n = 20000;
-    Population pop;
-    pop.resize(v.ngenes, n);
-    agents::random_population(pop, cards(v), 3, 0);
-    Scores a, b;
-    make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, a, nullptr);
-    make_cuda_population_evaluator(v, ds.objectives)->evaluate(pop, b, nullptr);
-    EXPECT_EQ(a.reason, b.reason);
+    auto cpu = make_cpu_population_evaluator(v, ds.objectives);
+    auto cuda = make_cuda_population_evaluator(v, ds.objectives);
     size_t feasible = 0;
-    for (size_t i = 0; i < n; ++i) {
-      EXPECT_EQ(a.violation[i], b.violation[i]) << i;
-      if (!a.feasible(i)) continue;
-      ++feasible;
-      for (int32_t j = 0; j < a.nobj; ++j) EXPECT_EQ(a.at(i, j), b.at(i, j)) << i;
+    for (size_t n : {size_t(20000), size_t(7), size_t(30000)}) {
+      Population pop;
+      pop.resize(v.ngenes, n);
+      agents::random_population(pop, cards(v), 3, n);
+      Scores a, b;
+      PopulationMetrics ma, mb;
+      cpu->evaluate(pop, a, &ma);
+      cuda->evaluate(pop, b, &mb);
+      EXPECT_EQ(a.reason, b.reason) << n;
+      EXPECT_EQ(a.violation, b.violation) << n;
+      EXPECT_EQ(a.obj, b.obj) << n;
+      EXPECT_EQ(ma.col, mb.col) << n;
+      for (size_t i = 0; i < n; ++i) feasible += a.feasible(i);
     }
     EXPECT_GT(feasible, 0u);
   }
+}
+
+TEST(PopulationEvaluator, CudaHostHelpers) {
+  Population pop;
+  pop.resize(3, 50000);
+  for (size_t k = 0; k < pop.genes.size(); ++k) pop.genes[k] = int32_t(k % 2048);
+  std::vector<uint16_t> narrow(pop.genes.size());
+  narrow_genes(pop, narrow.data());
+  for (size_t k = 0; k < pop.genes.size(); ++k) ASSERT_EQ(narrow[k], pop.genes[k]) << k;
+  // Several parts and a short last one.
+  std::vector<char> from(3 * (size_t(1) << 18) + 12345), to(from.size() + 1, 'x');
+  for (size_t k = 0; k < from.size(); ++k) from[k] = char(k * 7 + 1);
+  copy_parallel(from.data(), to.data(), from.size());
+  EXPECT_TRUE(std::equal(from.begin(), from.end(), to.begin()));
+  EXPECT_EQ(to.back(), 'x');
 }
 
 TEST(PopulationEvaluator, CudaBackendRefusedWithoutDevice) {
