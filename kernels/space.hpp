@@ -194,6 +194,10 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
 // Applies a genome to `c`, a copy of the base configuration s.base, then the derived
 // parameters: decode() in place. CUDA kernels call it on the one Config a thread holds; with
 // decode() nvcc kept two per thread in local memory (decode's and the returned copy).
+// `c` may also be the decoding of another genome of the space: every field a gene or a derived
+// parameter touches is rewritten from the genome (the per-NPU bandwidth is set again before it is
+// divided), and no other field is touched, so the result is the same (sweeps walk that way,
+// without a 544-byte copy of s.base per point).
 COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Config& c) {
   bool npu_bw[kMaxDims] = {false, false, false, false, false, false, false, false};
   for (int32_t g = 0; g < s.ngenes; ++g) {

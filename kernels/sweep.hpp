@@ -143,8 +143,8 @@ COSMIC_HD inline void sweep_walk(const SpaceView& s, const SweepConst& k, int32_
                                  Visit&& visit) {
   int32_t changed = s.ngenes;  // first point: check every constraint
   uint64_t offset = 0;
+  Config c = s.base;  // decode(s, genome) of each point, written over the last one (apply_genome)
   while (offset < count) {
-    Config c = s.base;  // decode(s, genome), written in place
     apply_genome(s, genome, c);
     const int32_t m = violated_low_gene(s, k, c, changed);
     if (m >= 0) {
