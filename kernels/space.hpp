@@ -191,6 +191,16 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
   return 0;
 }
 
+// TP = NPUs / (DP x CP x PP) when the space derives it.
+COSMIC_HD inline void derive_tp(const SpaceView& s, Config& c) {
+  if (!s.derive_tp) return;
+  const int64_t others = int64_t(c.work.dp) * c.work.cp * c.work.pp;
+  const int64_t n = total_npus(c.net);
+  // A non-integer TP leaves tp = 0, which evaluate() reports as InvalidInput; constraints
+  // written in the PSA normally exclude it first.
+  c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
+}
+
 // Applies a genome to `c`, a copy of the base configuration s.base, then the derived
 // parameters: decode() in place. CUDA kernels call it on the one Config a thread holds; with
 // decode() nvcc kept two per thread in local memory (decode's and the returned copy).
@@ -214,13 +224,21 @@ COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Co
       for (int k = 0; k < kNumColls; ++k) c.net.dim[d].algo[k] = a;
     }
   }
-  if (s.derive_tp) {
-    const int64_t others = int64_t(c.work.dp) * c.work.cp * c.work.pp;
-    const int64_t n = total_npus(c.net);
-    // A non-integer TP leaves tp = 0, which evaluate() reports as InvalidInput; constraints
-    // written in the PSA normally exclude it first.
-    c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
+  derive_tp(s, c);
+}
+
+// The decoding of a genome that differs from the one `c` holds the decoding of only in genes
+// 0 .. changed: when all of them are below `plain` (plain_genes()), only they are set again and
+// TP derived again; otherwise apply_genome. Sweeps step through consecutive indices this way,
+// where mostly gene 0 alone changes.
+COSMIC_HD inline void reapply_genome(const SpaceView& s, const int32_t* genome, Config& c, int32_t changed,
+                                     int32_t plain) {
+  if (changed >= plain) return apply_genome(s, genome, c);
+  for (int32_t g = 0; g <= changed; ++g) {
+    const Gene& ge = s.gene[g];
+    set_param(c, ge.param, ge.dim, s.values[ge.offset + genome[g]]);
   }
+  derive_tp(s, c);
 }
 
 // Applies a genome to the base configuration, then the derived parameters.
@@ -228,6 +246,29 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
   Config c = s.base;
   apply_genome(s, genome, c);
   return c;
+}
+
+// The number of leading genes that reapply_genome() may set alone: genes whose setting no derived
+// parameter but TP reads (not a per-NPU bandwidth, which is divided by the links of the
+// topology, nor a topology, which that division and algorithms following the topology read)
+// and whose field no other gene sets.
+inline int32_t plain_genes(const SpaceView& s) {
+  auto algo = [](Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); };
+  auto same_field = [&](const Gene& a, const Gene& b) {
+    const bool params = a.param == b.param || (algo(a.param) && algo(b.param) &&
+                                               (a.param == Param::Algo || b.param == Param::Algo)) ||
+                        ((a.param == Param::LinkBw || a.param == Param::NpuBw) &&
+                         (b.param == Param::LinkBw || b.param == Param::NpuBw));
+    return params && (a.dim < 0 || b.dim < 0 || a.dim == b.dim);
+  };
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    const Gene& ge = s.gene[g];
+    if (ge.param == Param::NpuBw || ge.param == Param::Topology) return g;
+    if (algo(ge.param) && s.algo_follows_topology) return g;
+    for (int32_t h = 0; h < s.ngenes; ++h)
+      if (h != g && same_field(ge, s.gene[h])) return g;
+  }
+  return s.ngenes;
 }
 
 // Sum over dimensions of the per-NPU bandwidth (per-link bandwidth x links per NPU), GB/s: the

@@ -32,6 +32,7 @@ struct SweepConst {
   // it reads none. A violated constraint k holds for every index that shares genes
   // >= low_gene[k], so the sweep may skip to the next index where gene low_gene[k] changes.
   int32_t low_gene[kMaxConstraints] = {};
+  int32_t plain_genes = 0;  // plain_genes(space): how far the walk may decode only what changed
   double hist_edge[kHistEdges] = {};
 };
 
@@ -143,9 +144,9 @@ COSMIC_HD inline void sweep_walk(const SpaceView& s, const SweepConst& k, int32_
                                  Visit&& visit) {
   int32_t changed = s.ngenes;  // first point: check every constraint
   uint64_t offset = 0;
-  Config c = s.base;  // decode(s, genome) of each point, written over the last one (apply_genome)
+  Config c = s.base;  // decode(s, genome) of each point, written over the last one
   while (offset < count) {
-    apply_genome(s, genome, c);
+    reapply_genome(s, genome, c, changed, k.plain_genes);
     const int32_t m = violated_low_gene(s, k, c, changed);
     if (m >= 0) {
       // Every index before the next change of gene m violates the same constraint.
