@@ -52,6 +52,15 @@ int32_t coarse_gene_for(const SpaceView& s, u128 min_stride) {
   return s.ngenes;
 }
 
+uint64_t sweep_phase_cycle(const SpaceView& s) {
+  uint64_t cycle = 1;
+  for (int32_t g = 0; g < s.ngenes && int(s.gene[g].param) < int(Param::Policy); ++g) {
+    cycle *= uint64_t(s.gene[g].card);
+    if (cycle > (uint64_t(1) << 20)) return 1;
+  }
+  return cycle;
+}
+
 std::vector<Segment> plan_segments(const SpaceView& s, const SweepConst& k, int32_t coarse_gene, u128& cursor,
                                    u128 end, uint64_t live_target) {
   std::vector<Segment> segs;

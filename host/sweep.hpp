@@ -131,6 +131,10 @@ constexpr size_t kMaxParetoPoints = 1 << 16;
 std::vector<Segment> plan_segments(const SpaceView& s, const SweepConst& k, int32_t coarse_gene, u128& cursor,
                                    u128 end, uint64_t live_target);
 int32_t coarse_gene_for(const SpaceView& s, u128 min_stride);
+// Indices in one run of the leading workload genes (the product of their cardinalities; 1 when
+// gene 0 is not a workload gene or the run exceeds 2^20): the cycle in which a sweep's verdicts
+// repeat fastest, used to line up the lanes of a GPU warp (sweep_part_of_thread).
+uint64_t sweep_phase_cycle(const SpaceView& s);
 
 // Sweeps [begin, end) with a backend, no file: the reductions (tests, benchmarks).
 SweepState sweep_range(const SpaceView& s, const std::vector<Objective>& objectives, SweepBackend& backend,

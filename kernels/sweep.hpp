@@ -162,6 +162,20 @@ COSMIC_HD inline void sweep_walk(const SpaceView& s, const SweepConst& k, int32_
   }
 }
 
+// The part of a launch that GPU thread t walks. Parts are runs of per_thread live offsets,
+// numbered from 0; with windows = 1, thread t takes part t. With windows = K > 1, the 32 lanes of
+// warp w take part ((w / K) x 32 + l) x K + w mod K (lane l): the same place in 32 consecutive
+// cycles of K parts. When a cycle is one run of the space's fastest genes (the leading workload
+// genes, sweep_phase_cycle()), the lanes hold the same values of those genes at every step. They
+// then fail the constraints, or the model's cheap checks, together, instead of waiting for the
+// one lane that runs the whole model. For any T that is a multiple of 32 x K, it is a permutation
+// of 0 .. T-1.
+COSMIC_HD inline uint64_t sweep_part_of_thread(uint64_t t, uint64_t windows) {
+  if (windows <= 1) return t;
+  const uint64_t w = t / 32, l = t % 32;
+  return ((w / windows) * 32 + l) * windows + w % windows;
+}
+
 // A run of consecutive live indices of a batch, with what a thread needs to start anywhere in
 // it without a 128-bit division: the genome of its first index. Trivially copyable (the CUDA
 // backend copies arrays of them to the device as they are).

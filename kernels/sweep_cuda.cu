@@ -38,6 +38,13 @@ constexpr uint64_t kRowsCap = uint64_t(1) << 21;  // --keep all: rows per launch
 constexpr uint64_t kMaxPerThread = COSMIC_SWEEP_MAX_PER_THREAD;
 constexpr uint64_t kMinThreads = uint64_t(1) << 20;
 
+// Whether warps are lined up on the cycle of the space's fastest genes (sweep_part_of_thread).
+// On by default from a CPU emulation of warp steps (docs/performance.md), not yet from a GPU
+// measurement; -DCOSMIC_SWEEP_LINE_UP_WARPS=0 gives the plain thread-to-part map, to compare.
+#ifndef COSMIC_SWEEP_LINE_UP_WARPS
+#define COSMIC_SWEEP_LINE_UP_WARPS 1
+#endif
+
 // Blocks per SM the sweep kernel is compiled for (the second argument of __launch_bounds__).
 // Unset, ptxas picks the register budget itself (with CUDA 13.0: 80 registers and some spills
 // for the Physical instantiation); 1 lets it use up to 255 registers (no spills, fewer resident
@@ -110,13 +117,14 @@ __device__ void score(const Config& c, u128 index, uint64_t at, const DevPrune& 
   }
 }
 
-// Thread t walks live offsets [t x per_thread, (t + 1) x per_thread) of the launch with
-// sweep_walk_live, as a CPU thread walks its part. kConv = Physical leaves the ASTRA-sim flow
+// Each thread walks live offsets [p x per_thread, (p + 1) x per_thread) of the launch, part p
+// = sweep_part_of_thread(t, windows), with sweep_walk_live, as a CPU thread walks its part. kConv = Physical leaves the ASTRA-sim flow
 // shop out of the kernel (kernels/collective.hpp); no gene sets the collective convention, so
 // every point has the base configuration's.
 template <Conventions kConv>
 __global__ void COSMIC_SWEEP_BOUNDS sweep_kernel(const LiveSegment* segs, int32_t nsegs, uint64_t total,
-                                                 uint32_t per_thread, __grid_constant__ const DevPrune pr,
+                                                 uint32_t per_thread, uint64_t windows,
+                                                 __grid_constant__ const DevPrune pr,
                                                  __grid_constant__ const DevOut out) {
   __shared__ BlockCounts counts;
   const int nbins = c_k.nobj * kHistBins;
@@ -124,7 +132,7 @@ __global__ void COSMIC_SWEEP_BOUNDS sweep_kernel(const LiveSegment* segs, int32_
   for (int b = threadIdx.x; b < nbins; b += kBlock) counts.hist[b] = 0;
   __syncthreads();
 
-  const uint64_t lo = (uint64_t(blockIdx.x) * kBlock + threadIdx.x) * per_thread;
+  const uint64_t lo = sweep_part_of_thread(uint64_t(blockIdx.x) * kBlock + threadIdx.x, windows) * per_thread;
   if (lo < total) {
     const uint64_t hi = total - lo < per_thread ? total : lo + per_thread;
     sweep_walk_live(c_view, c_k, segs, nsegs, lo, hi, [&](const Config& c, u128 index, uint64_t at) {
@@ -153,7 +161,7 @@ T* device_alloc(size_t n, const char* what) {
 
 class CudaSweep final : public SweepBackend {
  public:
-  explicit CudaSweep(const SweepProblem& p) : p_(p) {
+  explicit CudaSweep(const SweepProblem& p) : p_(p), phase_cycle_(sweep_phase_cycle(*p.view)) {
     const CudaDevice dev = cuda_device();
     if (!dev.available) throw std::runtime_error(dev.why);
     device_ = dev.name;
@@ -225,13 +233,20 @@ class CudaSweep final : public SweepBackend {
     const DevOut o{d_reasons_, d_hist_, d_cand_, d_ncand_, p_.keep_all ? d_rows_ : nullptr};
     uint64_t per_thread = (total + kMinThreads - 1) / kMinThreads;
     per_thread = per_thread < 1 ? 1 : (per_thread > kMaxPerThread ? kMaxPerThread : per_thread);
-    const uint64_t threads = (total + per_thread - 1) / per_thread;
+    const uint64_t parts = (total + per_thread - 1) / per_thread;
+    // Warps lined up on the cycle of the fastest genes (sweep_part_of_thread) when the launch has
+    // at least 64 groups of 32 cycles: the threads are then rounded up to whole groups (the
+    // extra ones find no part) by under 2%.
+    uint64_t windows = COSMIC_SWEEP_LINE_UP_WARPS && phase_cycle_ % per_thread == 0 ? phase_cycle_ / per_thread : 1;
+    if (windows > 1 && parts < 64 * 32 * windows) windows = 1;
+    const uint64_t group = 32 * windows, threads = (parts + group - 1) / group * group;
     const unsigned grid = unsigned((threads + kBlock - 1) / kBlock);
     const int32_t nsegs = int32_t(hs.size());
     if (p_.view->base.net.convention == Convention::Physical)
-      sweep_kernel<Conventions::Physical><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), pr, o);
+      sweep_kernel<Conventions::Physical>
+          <<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), windows, pr, o);
     else
-      sweep_kernel<Conventions::Any><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), pr, o);
+      sweep_kernel<Conventions::Any><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), windows, pr, o);
     check(cudaGetLastError(), "sweep_kernel launch");
     unsigned int ncand = 0;
     check(cudaMemcpy(&ncand, d_ncand_, sizeof ncand, cudaMemcpyDeviceToHost), "copy candidate count");
@@ -276,6 +291,7 @@ class CudaSweep final : public SweepBackend {
   }
 
   SweepProblem p_;
+  uint64_t phase_cycle_;  // sweep_phase_cycle(): lines up warps (sweep_part_of_thread)
   std::string device_;
   unsigned long long* d_reasons_ = nullptr;
   unsigned long long* d_hist_ = nullptr;

@@ -377,6 +377,28 @@ TEST(Sweep, PlainGenesStopAtTheFirstGeneADerivedParameterReads) {
   EXPECT_EQ(plain_genes(v), 7);
 }
 
+// The GPU's thread-to-part map (sweep_part_of_thread): a permutation of whole groups of 32 x K
+// threads, whose warps take the same place of 32 consecutive cycles of K parts.
+TEST(Sweep, WarpsLineUpOnTheCycleOfTheFastestGenes) {
+  for (uint64_t K : {1, 3, 300}) {
+    const uint64_t T = 32 * K * 5;
+    std::vector<int> seen(T, 0);
+    for (uint64_t t = 0; t < T; ++t) {
+      const uint64_t p = sweep_part_of_thread(t, K);
+      ASSERT_LT(p, T) << K;
+      ++seen[p];
+    }
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; })) << K;
+  }
+  // Warp 301 with K = 300: the second group of 32 cycles, place 1; lane l in cycle 32 + l.
+  for (uint64_t l = 0; l < 32; ++l) EXPECT_EQ(sweep_part_of_thread(301 * 32 + l, 300), (32 + l) * 300 + 1);
+  // The cycle: dp 10 x pp 3 x cp 10 x sharding 2 values lead the full-stack space; the
+  // network-only space starts with a topology.
+  const std::string dir = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/";
+  EXPECT_EQ(sweep_phase_cycle(*psa::load_psa(dir + "fullstack-system1.yaml").view), 600u);
+  EXPECT_EQ(sweep_phase_cycle(*psa::load_psa(dir + "network-system1.yaml").view), 1u);
+}
+
 // The CUDA sweep kernel gives each thread a few consecutive live indices of a batch (kernels/
 // sweep_cuda.cu: kMaxPerThread), walked with the CPU's sweep_walk_live. Walking a batch of three
 // separate segments in parts of 1, 2, 3, 7 and 64 indices must visit exactly the indices that
