@@ -23,7 +23,7 @@ PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
 
 void narrow_genes(const agents::Population& pop, uint16_t* out) {
   const int32_t* in = pop.genes.data();
-  const int64_t n = int64_t(pop.genes.size());
+  const int64_t n = int64_t(size_t(pop.ngenes) * pop.size);
 #pragma omp parallel for schedule(static) if (n >= 65536)
   for (int64_t k = 0; k < n; ++k) out[k] = uint16_t(in[k]);
 }

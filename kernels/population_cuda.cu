@@ -69,6 +69,9 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
 
   void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {
     const size_t n = pop.size, genes = size_t(pop.ngenes) * n, nobj = size_t(obj_.n);
+    // Work an earlier call queued may still run if that call threw before its synchronisation;
+    // the pinned buffers are rewritten below.
+    check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
     reserve(n, size_t(pop.ngenes));
     narrow_genes(pop, h_genes_);
     check(cudaMemcpyToSymbolAsync(c_view, view_.get(), sizeof(SpaceView), 0, cudaMemcpyHostToDevice, stream_),

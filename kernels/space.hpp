@@ -254,12 +254,14 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
 // and whose field no other gene sets.
 inline int32_t plain_genes(const SpaceView& s) {
   auto algo = [](Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); };
+  // set_param reads the dimension of these only; for the others any two genes set one field.
+  auto per_dim = [&](Param p) { return algo(p) || (int(p) >= int(Param::Topology) && int(p) <= int(Param::Latency)); };
   auto same_field = [&](const Gene& a, const Gene& b) {
     const bool params = a.param == b.param || (algo(a.param) && algo(b.param) &&
                                                (a.param == Param::Algo || b.param == Param::Algo)) ||
                         ((a.param == Param::LinkBw || a.param == Param::NpuBw) &&
                          (b.param == Param::LinkBw || b.param == Param::NpuBw));
-    return params && (a.dim < 0 || b.dim < 0 || a.dim == b.dim);
+    return params && (!per_dim(a.param) || a.dim < 0 || b.dim < 0 || a.dim == b.dim);
   };
   for (int32_t g = 0; g < s.ngenes; ++g) {
     const Gene& ge = s.gene[g];

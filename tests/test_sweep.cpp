@@ -375,6 +375,11 @@ TEST(Sweep, PlainGenesStopAtTheFirstGeneADerivedParameterReads) {
   v = *full.view;
   v.gene[9] = v.gene[7];  // two genes set the same algorithm
   EXPECT_EQ(plain_genes(v), 7);
+  v = *full.view;
+  v.gene[1].dim = 0;  // two genes set pp, whatever dimension they name (pp has none)
+  v.gene[2].param = Param::PP;
+  v.gene[2].dim = 2;
+  EXPECT_EQ(plain_genes(v), 1);
 }
 
 // The GPU's thread-to-part map (sweep_part_of_thread): a permutation of whole groups of 32 x K
