@@ -137,6 +137,26 @@ class ParentRows {
       }
     });
   }
+  // Rows first .. first + m - 1 from m genomes stored individual-major in `block` (the rows
+  // exist already: several threads may fill separate rows at once).
+  void set_block(size_t first, const int32_t* block, size_t m) {
+    const size_t ng = ng_;
+    visit([&](auto* rows) {
+      for (size_t k = 0; k < m * ng; ++k) rows[first * ng + k] = block[k];
+    });
+  }
+  // Appends the rows of `o` (a store for the same genes).
+  void append(const ParentRows& o) {
+    const size_t at = size_;
+    resize(size_ + o.size_);
+    if (narrow_) std::copy_n(o.narrow_rows_.data(), o.size_ * ng_, narrow_rows_.data() + at * ng_);
+    else std::copy_n(o.wide_rows_.data(), o.size_ * ng_, wide_rows_.data() + at * ng_);
+  }
+  void swap(ParentRows& o) {
+    std::swap(size_, o.size_);
+    narrow_rows_.swap(o.narrow_rows_);
+    wide_rows_.swap(o.wide_rows_);
+  }
   void get(size_t i, int32_t* genes) const {
     visit([&](const auto* rows) { std::copy_n(rows + i * ng_, ng_, genes); });
   }
@@ -180,11 +200,12 @@ class ParentRows {
 // Fills a population a block of individuals at a time, blocks in parallel: make(lo, m, block)
 // writes the genomes of individuals lo .. lo + m - 1 (m <= kFillBlock) individual-major into
 // `block`, and they are written out gene by gene (m consecutive values per gene column, instead
-// of one scattered write per gene and individual).
+// of one scattered write per gene and individual), and, when `rows` is given (sized to the
+// population), as rows lo .. lo + m - 1 of it.
 constexpr size_t kFillBlock = 256;
 
 template <class Make>
-void fill_blocks(Population& pop, Make make) {
+void fill_blocks(Population& pop, Make make, ParentRows* rows = nullptr) {
   const int64_t n = int64_t(pop.size);
   const size_t ng = size_t(pop.ngenes);
   int32_t* genes = pop.genes.data();
@@ -195,6 +216,7 @@ void fill_blocks(Population& pop, Make make) {
     for (int64_t lo = 0; lo < n; lo += int64_t(kFillBlock)) {
       const size_t m = size_t(std::min(int64_t(kFillBlock), n - lo));
       make(size_t(lo), m, block.data());
+      if (rows) rows->set_block(size_t(lo), block.data(), m);
       for (size_t g = 0; g < ng; ++g)
         for (size_t k = 0; k < m; ++k) genes[g * size_t(n) + size_t(lo) + k] = block[k * ng + g];
     }
@@ -234,7 +256,7 @@ struct Breeding {
 // same order as it would in one pass.
 template <class Gene, class Before>
 void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
-                const Gene* rows, Before before) {
+                const Gene* rows, Before before, ParentRows* children) {
   const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament)), parents = b.parents();
   const char* records = static_cast<const char*>(b.records);
   const double log_keep = b.mutation_rate < 1 ? std::log1p(-b.mutation_rate) : 0;
@@ -272,14 +294,19 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
       crossover(rows + pa[k] * ng, rows + pb[k] * ng, child, ng, b.crossover_rate, r[k]);
       mutate(child, card, b.mutation_rate, log_keep, r[k]);
     }
-  });
+  }, children);
 }
 
+// `children`, when given, receives the children as rows too (sized here): the agent keeps them
+// as the next parents without reading the population back (tell() gets the population ask()
+// filled).
 template <class Before>
 void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
-           Before before) {
-  if (b.parents() == 0) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before);
-  b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before); });
+           Before before, ParentRows* children = nullptr) {
+  if (children) children->resize(pop.size);
+  if (b.parents() == 0)
+    return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
+  b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before, children); });
 }
 
 // Uniform random genomes, individual i from stream (seed, gen, i).

@@ -19,7 +19,7 @@ GaParams GaParams::from(const Params& p) {
 }
 
 Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
-    : card_(std::move(card)), p_(p), seed_(seed), rows_(card_) {
+    : card_(std::move(card)), p_(p), seed_(seed), rows_(card_), children_(card_) {
   mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
   elites_ = p_.elite_fraction > 0 ? size_t(std::ceil(p_.elite_fraction * double(p_.population))) : 0;
 }
@@ -27,7 +27,7 @@ Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
 void Ga::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
   breed(pop, card_, seed_, gen_, Breeding(rows_, standing_, p_.tournament, p_.crossover_rate, mutation_rate_),
-        [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); });
+        [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); }, &children_);
 }
 
 void Ga::tell(const Population& pop, const Scores& scores) {
@@ -46,8 +46,11 @@ void Ga::tell(const Population& pop, const Scores& scores) {
     keep_st[j] = standing_[elite[j]];
     copy_scores(parent_scores_, elite[j], keep_s, j);
   }
-  rows_.resize(pop.size);
-  rows_.assign(pop, 0);
+  rows_.swap(children_);
+  if (rows_.size() != pop.size) {  // not the population ask() filled
+    rows_.resize(pop.size);
+    rows_.assign(pop, 0);
+  }
   parent_scores_ = scores;
   standings(parent_scores_, standing_);
   if (!elite.empty()) {

@@ -37,7 +37,8 @@ class Ga : public Agent {
   double mutation_rate_;
   size_t elites_;
   uint64_t seed_;
-  ParentRows rows_;
+  ParentRows rows_;      // the parents
+  ParentRows children_;  // the children of the last ask(), the next parents
   uint64_t gen_ = 0;
   Scores parent_scores_;
   std::vector<Standing> standing_;  // parent_scores_ packed for tournaments

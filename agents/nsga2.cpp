@@ -236,7 +236,7 @@ std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t 
 }
 
 Nsga2::Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed)
-    : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed), rows_(card_) {
+    : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed), rows_(card_), children_(card_) {
   mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
 }
 
@@ -251,7 +251,7 @@ void Nsga2::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
   // Binary tournament on (rank, crowding distance), Deb et al. 2002.
   breed(pop, card_, seed_, gen_, Breeding(rows_, crowded_, 2, p_.crossover_rate, mutation_rate_),
-        [&](size_t x, size_t y) { return wins(x, y); });
+        [&](size_t x, size_t y) { return wins(x, y); }, &children_);
 }
 
 // Ranks and crowding distances (crowded_) of a population's scores, for a caller that keeps the
@@ -289,15 +289,16 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
 
 void Nsga2::tell(const Population& pop, const Scores& scores) {
   ++gen_;
+  const bool asked = children_.size() == pop.size;  // else not the population ask() filled
   if (rows_.size() == 0) {
-    rows_.assign(pop, 0);
+    asked ? rows_.swap(children_) : rows_.assign(pop, 0);
     parent_scores_ = scores;
     assign(parent_scores_, scores.size);
     return;
   }
   // Parents and children together (parents first), then the best P by (rank, crowding distance).
   const size_t P = parent_scores_.size, N = P + pop.size;
-  rows_.assign(pop, P);
+  asked ? rows_.append(children_) : rows_.assign(pop, P);
   Scores all_s;
   all_s.resize(scores.nobj, N);
 #pragma omp parallel for schedule(static) if (N >= 8192)

@@ -60,7 +60,8 @@ class Nsga2 : public Agent {
   Nsga2Params p_;
   double mutation_rate_;
   uint64_t seed_;
-  ParentRows rows_;
+  ParentRows rows_;      // the parents (and the children while selecting)
+  ParentRows children_;  // the children of the last ask()
   uint64_t gen_ = 0;
   Scores parent_scores_;
   struct Crowded {
