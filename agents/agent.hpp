@@ -5,6 +5,9 @@
 //   evaluate(pop) -> scores    (host/population.hpp)
 //   agent.tell(pop, scores) -> the agent updates its state
 //
+// tell() takes the population the last ask() filled, unchanged: GA and NSGA-II keep the children
+// they bred instead of reading them back.
+//
 // Genomes are stored as structure of arrays (gene-major), like the evaluator reads them.
 // Every agent is seeded; given the same seed and the same scores it asks for the same genomes,
 // whatever backend or thread count produced the scores (pagmo2's convention).
