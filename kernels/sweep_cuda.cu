@@ -1,6 +1,8 @@
 // CUDA sweep backend: each thread walks a run of consecutive live indices of a batch (up to
-// kMaxPerThread of them) with the CPU's walk, sweep_walk (kernels/sweep.hpp): the genome is
-// stepped in mixed radix, a violated constraint skips the run of indices that violate it too,
+// kMaxPerThread of them; the lanes of a warp take runs at the same place of consecutive cycles
+// of the fastest genes, sweep_part_of_thread) with the CPU's walk, sweep_walk (kernels/sweep.hpp):
+// the genome is stepped in mixed radix, a violated constraint skips the run of indices that
+// violate it too,
 // and each point that meets the constraints is scored with the CPU's code (score_config,
 // kernels/score.hpp). The SpaceView (value tables, constraint programs) and the sweep constants
 // live in __constant__ memory. Reductions stay on the device: reason counts and objective
@@ -117,10 +119,10 @@ __device__ void score(const Config& c, u128 index, uint64_t at, const DevPrune& 
   }
 }
 
-// Each thread walks live offsets [p x per_thread, (p + 1) x per_thread) of the launch, part p
-// = sweep_part_of_thread(t, windows), with sweep_walk_live, as a CPU thread walks its part. kConv = Physical leaves the ASTRA-sim flow
-// shop out of the kernel (kernels/collective.hpp); no gene sets the collective convention, so
-// every point has the base configuration's.
+// Thread t walks live offsets [p x per_thread, (p + 1) x per_thread) of the launch, part
+// p = sweep_part_of_thread(t, windows), with sweep_walk_live, as a CPU thread walks its part.
+// kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp); no
+// gene sets the collective convention, so every point has the base configuration's.
 template <Conventions kConv>
 __global__ void COSMIC_SWEEP_BOUNDS sweep_kernel(const LiveSegment* segs, int32_t nsegs, uint64_t total,
                                                  uint32_t per_thread, uint64_t windows,
