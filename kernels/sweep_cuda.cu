@@ -2,9 +2,8 @@
 // kMaxPerThread of them; the lanes of a warp take runs at the same place of consecutive cycles
 // of the fastest genes, sweep_part_of_thread) with the CPU's walk, sweep_walk (kernels/sweep.hpp):
 // the genome is stepped in mixed radix, a violated constraint skips the run of indices that
-// violate it too,
-// and each point that meets the constraints is scored with the CPU's code (score_config,
-// kernels/score.hpp). The SpaceView (value tables, constraint programs) and the sweep constants
+// violate it too, and each point that meets the constraints is scored with the CPU's code
+// (score_config, kernels/score.hpp). The SpaceView (value tables, constraint programs) and the sweep constants
 // live in __constant__ memory. Reductions stay on the device: reason counts and objective
 // histograms per block in shared memory, then one atomicAdd per non-empty bin; top-K and Pareto
 // candidates are the points that beat what the host already kept (K-th best per objective,
