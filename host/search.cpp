@@ -188,8 +188,13 @@ struct Pending {
     genes.resize(size_t(pop.ngenes));
     obj.resize(size_t(s.nobj));
     metrics.resize(kPopMetrics);
-    for (int32_t g = 0; g < pop.ngenes; ++g)
-      for (size_t i = 0; i < n; ++i) genes[size_t(g)].push_back(int16_t(pop.at(i, g)));
+    for (int32_t g = 0; g < pop.ngenes; ++g) {
+      std::vector<int16_t>& col = genes[size_t(g)];
+      const int32_t* from = &pop.genes[size_t(g) * n];
+      const size_t at = col.size();
+      col.resize(at + n);
+      for (size_t i = 0; i < n; ++i) col[at + i] = int16_t(from[i]);
+    }
     for (int32_t j = 0; j < s.nobj; ++j)
       obj[size_t(j)].insert(obj[size_t(j)].end(), s.obj.begin() + ptrdiff_t(size_t(j) * n),
                             s.obj.begin() + ptrdiff_t(size_t(j + 1) * n));
