@@ -38,7 +38,7 @@ SweepConst make_sweep_const(const SpaceView& s, const std::vector<Objective>& ob
     const std::vector<int32_t> genes = psa::constraint_genes(s, c);
     k.low_gene[c] = genes.empty() ? s.ngenes : genes.front();
   }
-  k.plain_genes = plain_genes(s);
+  k.plain_genes = psa::plain_genes(s);
   for (int i = 0; i < kHistEdges; ++i) k.hist_edge[i] = std::pow(10.0, double(i - 120) / 10.0);
   return k;
 }

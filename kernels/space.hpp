@@ -228,7 +228,7 @@ COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Co
 }
 
 // The decoding of a genome that differs from the one `c` holds the decoding of only in genes
-// 0 .. changed: when all of them are below `plain` (plain_genes()), only they are set again and
+// 0 .. changed: when all of them are below `plain` (psa::plain_genes), only they are set again and
 // TP derived again; otherwise apply_genome. Sweeps step through consecutive indices this way,
 // where mostly gene 0 alone changes.
 COSMIC_HD inline void reapply_genome(const SpaceView& s, const int32_t* genome, Config& c, int32_t changed,
@@ -246,31 +246,6 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
   Config c = s.base;
   apply_genome(s, genome, c);
   return c;
-}
-
-// The number of leading genes that reapply_genome() may set alone: genes whose setting no derived
-// parameter but TP reads (not a per-NPU bandwidth, which is divided by the links of the
-// topology, nor a topology, which that division and algorithms following the topology read)
-// and whose field no other gene sets.
-inline int32_t plain_genes(const SpaceView& s) {
-  auto algo = [](Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); };
-  // set_param reads the dimension of these only; for the others any two genes set one field.
-  auto per_dim = [&](Param p) { return algo(p) || (int(p) >= int(Param::Topology) && int(p) <= int(Param::Latency)); };
-  auto same_field = [&](const Gene& a, const Gene& b) {
-    const bool params = a.param == b.param || (algo(a.param) && algo(b.param) &&
-                                               (a.param == Param::Algo || b.param == Param::Algo)) ||
-                        ((a.param == Param::LinkBw || a.param == Param::NpuBw) &&
-                         (b.param == Param::LinkBw || b.param == Param::NpuBw));
-    return params && (!per_dim(a.param) || a.dim < 0 || b.dim < 0 || a.dim == b.dim);
-  };
-  for (int32_t g = 0; g < s.ngenes; ++g) {
-    const Gene& ge = s.gene[g];
-    if (ge.param == Param::NpuBw || ge.param == Param::Topology) return g;
-    if (algo(ge.param) && s.algo_follows_topology) return g;
-    for (int32_t h = 0; h < s.ngenes; ++h)
-      if (h != g && same_field(ge, s.gene[h])) return g;
-  }
-  return s.ngenes;
 }
 
 // Sum over dimensions of the per-NPU bandwidth (per-link bandwidth x links per NPU), GB/s: the

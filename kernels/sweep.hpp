@@ -32,7 +32,7 @@ struct SweepConst {
   // it reads none. A violated constraint k holds for every index that shares genes
   // >= low_gene[k], so the sweep may skip to the next index where gene low_gene[k] changes.
   int32_t low_gene[kMaxConstraints] = {};
-  int32_t plain_genes = 0;  // plain_genes(space): how far the walk may decode only what changed
+  int32_t plain_genes = 0;  // psa::plain_genes(space): how far the walk may decode only what changed
   double hist_edge[kHistEdges] = {};
 };
 

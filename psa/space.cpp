@@ -458,6 +458,7 @@ std::string read_text(const std::string& path) {
 }
 
 bool is_per_dim(Param p) { return def_of(p).per_dim; }
+bool is_algo(Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); }
 
 }  // namespace
 
@@ -580,12 +581,11 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       const int gdim = per_dim ? -1 : dim;
       if (overlaps(d->param, gdim)) conflict("is not already set for the same dimension");
       if (d->param == Param::TP && view->derive_tp) conflict("is not derived (derived.tp is auto)");
-      const bool is_algo = int(d->param) >= int(Param::Algo) && int(d->param) <= int(Param::AlgoAllToAll);
-      if (is_algo && view->algo_follows_topology) conflict("is not derived (derived.algorithm is follows_topology)");
+      if (is_algo(d->param) && view->algo_follows_topology) conflict("is not derived (derived.algorithm is follows_topology)");
       if (d->param == Param::Algo)
         for (Param q : {Param::AlgoAllReduce, Param::AlgoAllGather, Param::AlgoReduceScatter, Param::AlgoAllToAll})
           if (overlaps(q, gdim)) conflict("does not overlap a per-collective algorithm");
-      if (is_algo && d->param != Param::Algo && overlaps(Param::Algo, gdim)) conflict("does not overlap 'algorithm'");
+      if (is_algo(d->param) && d->param != Param::Algo && overlaps(Param::Algo, gdim)) conflict("does not overlap 'algorithm'");
       if (d->param == Param::LinkBw && overlaps(Param::NpuBw, gdim)) conflict("does not overlap npu_bandwidth_GBps");
       if (d->param == Param::NpuBw && overlaps(Param::LinkBw, gdim)) conflict("does not overlap bandwidth_GBps");
       taken[int(d->param)].insert(gdim);
@@ -757,21 +757,45 @@ std::set<Field> constraint_reads(const SpaceView& s, int k) {
   return out;
 }
 
-}  // namespace
-
-std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k) {
+// The fields each gene writes (gene_writes), gene by gene.
+std::vector<std::set<Field>> all_gene_writes(const SpaceView& s) {
   bool npu_bw_dim[kMaxDims] = {};  // dimensions whose bandwidth a gene gives per NPU
   for (int g = 0; g < s.ngenes; ++g)
     if (s.gene[g].param == Param::NpuBw)
       for (int d = 0; d < s.base.net.ndims; ++d) npu_bw_dim[d] = npu_bw_dim[d] || s.gene[g].dim < 0 || s.gene[g].dim == d;
+  std::vector<std::set<Field>> out;
+  for (int32_t g = 0; g < s.ngenes; ++g) out.push_back(gene_writes(s, s.gene[g], npu_bw_dim));
+  return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k) {
   const std::set<Field> reads = constraint_reads(s, k);
+  const std::vector<std::set<Field>> writes = all_gene_writes(s);
   std::vector<int32_t> out;
   for (int32_t g = 0; g < s.ngenes; ++g) {
     bool touches = false;
-    for (const Field& f : gene_writes(s, s.gene[g], npu_bw_dim)) touches = touches || reads.count(f);
+    for (const Field& f : writes[size_t(g)]) touches = touches || reads.count(f);
     if (touches) out.push_back(g);
   }
   return out;
+}
+
+int32_t plain_genes(const SpaceView& s) {
+  const std::vector<std::set<Field>> writes = all_gene_writes(s);
+  const Field tp{int(Param::TP), -1};  // derived again at every step when DP, CP, PP or NPUs write it
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    // A per-NPU bandwidth is divided by the links of its dimension's topology after it is set:
+    // setting it again alone would skip the division.
+    if (s.gene[g].param == Param::NpuBw) return g;
+    // Algorithms that follow the topology are set from it at every decode, topology gene or not.
+    if (is_algo(s.gene[g].param) && s.algo_follows_topology) return g;
+    for (int32_t h = 0; h < s.ngenes; ++h)
+      for (const Field& f : writes[size_t(g)])
+        if (h != g && !(s.derive_tp && f == tp) && writes[size_t(h)].count(f)) return g;
+  }
+  return s.ngenes;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -40,6 +40,12 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 // genes). Genes not listed cannot change whether constraint k holds. The one rule set behind
 // sweep skipping (make_sweep_const, host/sweep.cpp) and feasible_count().
 std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k);
+// How many leading genes a sweep may set again alone when only they changed (reapply_genome in
+// kernels/space.hpp): genes no other gene's setting or derived parameter writes over, TP aside
+// (derived again at every step), before the first per-NPU bandwidth (divided by the topology's
+// links once set) and the first algorithm that follows the topology. By the same write sets as
+// constraint_genes.
+int32_t plain_genes(const SpaceView& s);
 
 // Number of points whose genome satisfies every constraint (not the model's memory check),
 // exact, computed without visiting every raw point where the constraints allow it.

@@ -360,26 +360,67 @@ TEST(Sweep, SkippingMatchesBruteForceOnEveryShippedSpace) {
   }
 }
 
-// How many leading genes the walk may set alone (plain_genes): up to the first per-NPU bandwidth
-// or topology gene, or the first gene whose field another gene sets.
+// How many leading genes the walk may set alone (psa::plain_genes): up to the first per-NPU
+// bandwidth, algorithm that follows the topology, or gene whose field another gene or a derived
+// parameter sets. Where a space has no topology gene on a dimension, the walk's decoding of
+// those views must still equal a fresh one, byte for byte.
 TEST(Sweep, PlainGenesStopAtTheFirstGeneADerivedParameterReads) {
   // 4 workload genes, 19 collective ones (policy, chunks, multi-dim, then from gene 7 one
   // algorithm per collective and dimension), then the topologies.
   const psa::DesignSpace full = psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml");
-  EXPECT_EQ(plain_genes(*full.view), 23);
+  EXPECT_EQ(psa::plain_genes(*full.view), 23);
   EXPECT_EQ(full.view->gene[23].param, Param::Topology);
   SpaceView v = *full.view;
   v.algo_follows_topology = true;  // the algorithm genes (from gene 7) now read the topology
   EXPECT_EQ(v.gene[7].param, Param::AlgoAllReduce);
-  EXPECT_EQ(plain_genes(v), 7);
+  EXPECT_EQ(psa::plain_genes(v), 7);
   v = *full.view;
   v.gene[9] = v.gene[7];  // two genes set the same algorithm
-  EXPECT_EQ(plain_genes(v), 7);
+  EXPECT_EQ(psa::plain_genes(v), 7);
   v = *full.view;
   v.gene[1].dim = 0;  // two genes set pp, whatever dimension they name (pp has none)
   v.gene[2].param = Param::PP;
   v.gene[2].dim = 2;
-  EXPECT_EQ(plain_genes(v), 1);
+  EXPECT_EQ(psa::plain_genes(v), 1);
+
+  auto walk_equals_decode = [&](const SpaceView& w) {
+    const SweepConst k = make_sweep_const(w, full.objectives);
+    const std::vector<LiveSegment> live = live_segments(w, {Segment{12345, 20000}});
+    int32_t genome[kMaxGenes];
+    size_t visited = 0;
+    sweep_walk_live(w, k, live.data(), 1, 0, 20000, [&](const Config& c, u128 index, uint64_t) {
+      unrank(w, index, genome);
+      const Config fresh = decode(w, genome);
+      ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
+      ++visited;
+    });
+    EXPECT_GT(visited, 0u);
+  };
+  // No topology gene on dimension 0, and gene 0 gives its per-NPU bandwidth: gene 0 is not
+  // plain (set again alone, it would not be divided by the links).
+  auto without_topology_0 = [&] {
+    SpaceView w = *full.view;
+    w.gene[23].param = Param::Latency;  // was network.topology.0
+    w.gene[31].param = Param::Latency;  // was network.npu_bandwidth_GBps.0
+    w.gene[31].dim = 1;
+    w.gene[0].param = Param::NpuBw;
+    w.gene[0].dim = 0;
+    w.nconstraints = 0;  // so that the walk visits points
+    return w;
+  };
+  v = without_topology_0();
+  EXPECT_EQ(full.view->gene[31].param, Param::NpuBw);
+  EXPECT_EQ(full.view->gene[31].dim, 0);
+  EXPECT_EQ(psa::plain_genes(v), 0);
+  walk_equals_decode(v);
+  // No topology gene on dimension 0, algorithms following the topology: the algorithm genes are
+  // not plain (decode sets them from dimension 0's base topology).
+  v = *full.view;
+  v.gene[23].param = Param::Latency;
+  v.algo_follows_topology = true;
+  v.nconstraints = 0;
+  EXPECT_EQ(psa::plain_genes(v), 7);
+  walk_equals_decode(v);
 }
 
 // The GPU's thread-to-part map (sweep_part_of_thread): a permutation of whole groups of 32 x K
