@@ -117,26 +117,6 @@ class ParentRows {
     size_ = n;
     narrow_ ? narrow_rows_.resize(n * ng_) : wide_rows_.resize(n * ng_);
   }
-  // Rows first .. first + pop.size - 1 from a population (gene-major), growing as needed.
-  // Blocks of individuals are transposed in parallel (each block reads every gene column once).
-  void assign(const Population& pop, size_t first) {
-    if (first + pop.size > size_) resize(first + pop.size);
-    // Locals: byte-wide stores may alias anything, so members would be re-read in the loop.
-    const int64_t n = int64_t(pop.size);
-    const size_t ng = ng_;
-    const int32_t* genes = pop.genes.data();
-    visit([&](auto* rows) {
-      constexpr int64_t kBlock = 256;
-#pragma omp parallel for schedule(static) if (n >= 4096)
-      for (int64_t lo = 0; lo < n; lo += kBlock) {
-        const int64_t hi = std::min(n, lo + kBlock);
-        for (size_t g = 0; g < ng; ++g) {
-          const int32_t* col = genes + g * size_t(n);
-          for (int64_t i = lo; i < hi; ++i) rows[(first + size_t(i)) * ng + g] = col[i];
-        }
-      }
-    });
-  }
   // Rows first .. first + m - 1 from m genomes stored individual-major in `block` (the rows
   // exist already: several threads may fill separate rows at once).
   void set_block(size_t first, const int32_t* block, size_t m) {
@@ -323,6 +303,12 @@ inline void copy_scores(const Scores& from, size_t i, Scores& to, size_t j) {
 inline void check_sizes(const Population& pop, size_t population, int32_t ngenes, const char* who) {
   if (pop.size != population || pop.ngenes != ngenes)
     throw std::invalid_argument(std::string(who) + ": population of the wrong shape");
+}
+
+// tell() of an agent that keeps the children it bred (`children`) as the next parents: `pop`
+// must be the population ask() filled.
+inline void check_asked(const ParentRows& children, const Population& pop, const char* who) {
+  if (children.size() != pop.size) throw std::invalid_argument(std::string(who) + ": tell() without a matching ask()");
 }
 
 }  // namespace cosmic::agents

@@ -46,11 +46,8 @@ void Ga::tell(const Population& pop, const Scores& scores) {
     keep_st[j] = standing_[elite[j]];
     copy_scores(parent_scores_, elite[j], keep_s, j);
   }
+  check_asked(children_, pop, "ga");
   rows_.swap(children_);
-  if (rows_.size() != pop.size) {  // not the population ask() filled
-    rows_.resize(pop.size);
-    rows_.assign(pop, 0);
-  }
   parent_scores_ = scores;
   standings(parent_scores_, standing_);
   if (!elite.empty()) {

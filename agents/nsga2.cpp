@@ -289,16 +289,16 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
 
 void Nsga2::tell(const Population& pop, const Scores& scores) {
   ++gen_;
-  const bool asked = children_.size() == pop.size;  // else not the population ask() filled
+  check_asked(children_, pop, "nsga2");
   if (rows_.size() == 0) {
-    asked ? rows_.swap(children_) : rows_.assign(pop, 0);
+    rows_.swap(children_);
     parent_scores_ = scores;
     assign(parent_scores_, scores.size);
     return;
   }
   // Parents and children together (parents first), then the best P by (rank, crowding distance).
   const size_t P = parent_scores_.size, N = P + pop.size;
-  asked ? rows_.append(children_) : rows_.assign(pop, P);
+  rows_.append(children_);
   Scores all_s;
   all_s.resize(scores.nobj, N);
 #pragma omp parallel for schedule(static) if (N >= 8192)

@@ -211,6 +211,20 @@ TEST(Agents, MutationRespectsCardinalities) {
   }
 }
 
+// GA and NSGA-II keep the children they bred as the next parents, so tell() must follow ask().
+TEST(Agents, TellWithoutAskIsRefused) {
+  for (const char* name : {"ga", "nsga2"}) {
+    auto made = agents::make_agent(name, {3, 4}, 1, {{std::string(name) + ".population", "8"}}, 1);
+    Population pop;
+    pop.resize(2, 8);
+    Scores s;
+    s.resize(1, 8);
+    EXPECT_THROW(made.agent->tell(pop, s), std::invalid_argument) << name;
+    made.agent->ask(pop);
+    EXPECT_NO_THROW(made.agent->tell(pop, s)) << name;
+  }
+}
+
 // Parents are kept one byte per gene when every cardinality is <= 256, else four: both stores
 // must hold the same genomes and breed the same children from them.
 TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
@@ -221,9 +235,14 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   parents.resize(int32_t(card.size()), n);
   agents::random_population(parents, card, 9, 0);
   agents::ParentRows narrow(card), wide(wide_card);
-  narrow.assign(parents, 0);
-  wide.assign(parents, 0);
+  narrow.resize(n);
+  wide.resize(n);
   std::vector<int32_t> a(card.size()), b(card.size());
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t g = 0; g < card.size(); ++g) a[g] = parents.at(i, int32_t(g));
+    narrow.set(i, a.data());
+    wide.set(i, a.data());
+  }
   for (size_t i = 0; i < n; ++i) {
     narrow.get(i, a.data());
     wide.get(i, b.data());
