@@ -42,15 +42,9 @@ std::vector<std::pair<u128, u128>> random_slices(const SpaceView& s, int n, uint
   return out;
 }
 
-// A slice where the top-gene constraints hold: NPUs 4 x 8 x 4 x 8, dimension 0 a Ring.
+// A slice where the top-gene constraints hold (test::live_region_start).
 std::pair<u128, u128> live_slice(const psa::DesignSpace& ds, uint64_t len) {
-  const SpaceView& s = *ds.view;
-  int32_t g[kMaxGenes] = {};
-  for (int32_t i = 0; i < s.ngenes; ++i) {
-    if (s.gene[i].param == Param::Npus) g[i] = (s.gene[i].dim == 1 || s.gene[i].dim == 3) ? 1 : 0;
-    if (s.gene[i].param == Param::NpuBw) g[i] = 5;
-  }
-  const u128 b = rank(s, g);
+  const u128 b = test::live_region_start(*ds.view);
   return {b, b + len};
 }
 

@@ -1,5 +1,5 @@
 // Estimates, on the CPU, how GPU warps walk a sweep: for a slice of a space where the top-gene
-// constraints hold (NPUs 4 x 8 x 4 x 8 per dimension; the live slice of bench_sweep.cpp), each of
+// constraints hold (test::live_region_start, the live slice of bench_sweep.cpp), each of
 // a warp's 32 lanes walks its part with the kernel's own code (sweep_walk_live), and each step
 // is classed as a constraint rejection, a cheap model verdict (out of memory or a layout check,
 // evaluate's stop_at_oom) or a whole model evaluation. A warp step costs its most expensive
@@ -16,6 +16,7 @@
 
 #include "host/sweep.hpp"
 #include "psa/space.hpp"
+#include "../tests/space_fixtures.hpp"
 
 using namespace cosmic;
 
@@ -27,13 +28,8 @@ int main(int argc, char** argv) {
   const psa::DesignSpace ds = psa::load_psa(argv[1]);
   const SpaceView& s = *ds.view;
   const SweepConst k = make_sweep_const(s, ds.objectives);
-  int32_t g[kMaxGenes] = {};
-  for (int32_t i = 0; i < s.ngenes; ++i) {
-    if (s.gene[i].param == Param::Npus) g[i] = (s.gene[i].dim == 1 || s.gene[i].dim == 3) ? 1 : 0;
-    if (s.gene[i].param == Param::NpuBw) g[i] = s.gene[i].card / 2;
-  }
   const uint64_t len = uint64_t(1) << 21, per_thread = 2;
-  const std::vector<LiveSegment> live = live_segments(s, {Segment{rank(s, g), len}});
+  const std::vector<LiveSegment> live = live_segments(s, {Segment{test::live_region_start(s), len}});
   const double cost[3] = {0.25, 0.4, 1.0};  // rejected, cheap verdict, whole model
   auto run = [&](uint64_t windows, const char* name) {
     double warps = 0, lanes = 0;

@@ -129,4 +129,17 @@ inline psa::DesignSpace small_system1(std::vector<Objective> objectives = {Objec
   return b.build("small-system1 (built in code)", std::move(objectives));
 }
 
+// The first index of a region of a full-stack space where its top-gene constraints hold: NPUs
+// 4 x 8 x 4 x 8 over the dimensions, dimension 0 a Ring (every other gene at its first value),
+// per-NPU bandwidths at their middle value. The live slice of bench/bench_sweep.cpp and
+// bench/warp_emulation.cpp.
+inline u128 live_region_start(const SpaceView& s) {
+  int32_t g[kMaxGenes] = {};
+  for (int32_t i = 0; i < s.ngenes; ++i) {
+    if (s.gene[i].param == Param::Npus) g[i] = (s.gene[i].dim == 1 || s.gene[i].dim == 3) ? 1 : 0;
+    if (s.gene[i].param == Param::NpuBw) g[i] = s.gene[i].card / 2;
+  }
+  return rank(s, g);
+}
+
 }  // namespace cosmic::test
