@@ -92,6 +92,15 @@ void expect_same_state(const SweepState& a, const SweepState& b, double rel = 0)
   expect_same_points(a.pareto, b.pareto, a.nobj, rel, "pareto");
 }
 
+// The walk decodes each point over the last one, setting only what changed where it can
+// (reapply_genome): its configuration must be a fresh decode's, byte for byte.
+void expect_fresh_decode(const SpaceView& s, const Config& c, u128 index) {
+  int32_t genome[kMaxGenes];
+  unrank(s, index, genome);
+  const Config fresh = decode(s, genome);
+  ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
+}
+
 SweepState cpu_sweep(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t top_k) {
   SweepProblem p;
   p.view = ds.view.get();
@@ -386,12 +395,9 @@ TEST(Sweep, PlainGenesStopAtTheFirstGeneADerivedParameterReads) {
   auto walk_equals_decode = [&](const SpaceView& w) {
     const SweepConst k = make_sweep_const(w, full.objectives);
     const std::vector<LiveSegment> live = live_segments(w, {Segment{12345, 20000}});
-    int32_t genome[kMaxGenes];
     size_t visited = 0;
     sweep_walk_live(w, k, live.data(), 1, 0, 20000, [&](const Config& c, u128 index, uint64_t) {
-      unrank(w, index, genome);
-      const Config fresh = decode(w, genome);
-      ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
+      expect_fresh_decode(w, c, index);
       ++visited;
     });
     EXPECT_GT(visited, 0u);
@@ -489,11 +495,7 @@ TEST(Sweep, WalkInSmallPartsVisitsEachPassingPointOnce) {
                         [&](const Config& c, u128 index, uint64_t at) {
                           got.push_back(index);
                           got_at.push_back(at);
-                          // The walk decodes over the last point, setting only what changed
-                          // where it can (reapply_genome): the same bytes as a fresh decode.
-                          unrank(s, index, genome);
-                          const Config fresh = decode(s, genome);
-                          ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
+                          expect_fresh_decode(s, c, index);
                         });
       EXPECT_TRUE(got == want) << "part " << part << ": " << got.size() << " visited, " << want.size() << " pass";
       EXPECT_EQ(got_at, want_at) << "part " << part;
