@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "agents/agent.hpp"
@@ -25,8 +27,9 @@ inline uint64_t stream_seed(uint64_t seed, uint64_t gen, uint64_t i) {
 }
 
 // The operators below work on one genome stored as a row of genes (individual-major).
-inline void random_genome(int32_t* row, const std::vector<int32_t>& card, Rng& r) {
-  for (size_t g = 0; g < card.size(); ++g) row[g] = int32_t(r.below(uint64_t(card[g])));
+template <class Gene>
+void random_genome(Gene* row, const std::vector<int32_t>& card, Rng& r) {
+  for (size_t g = 0; g < card.size(); ++g) row[g] = Gene(r.below(uint64_t(card[g])));
 }
 
 // An individual's place under the feasibility rules (agent.hpp better()) on objective 0, packed
@@ -71,35 +74,110 @@ std::vector<size_t> first_k(size_t n, size_t k, Before before) {
 // Indices of the k best individuals, best first.
 std::vector<size_t> best_indices(const Scores& s, size_t k);
 
+// How far mutate() jumps to the next gene to mutate: a geometric draw, floor(log(1 - u) /
+// log(1 - rate)) genes skipped for u uniform in [0, 1) (53 random bits, Rng::uniform()), so that
+// a child costs one draw per mutated gene instead of one per gene. Only skips shorter than the
+// genome matter, so the skip is read from a table of the smallest draws that reach 1, 2, ..., ng
+// (found once, with the same formula) by a branchless bisection, instead of a logarithm per draw.
+// The skips are the formula's: it is monotone in u (tested against it).
+class MutationSkips {
+ public:
+  MutationSkips(double rate, size_t ng) : rate_(rate) {
+    if (!geometric()) return;
+    const double log_keep = std::log1p(-rate);
+    size_t size = 1;
+    while (size < ng) size *= 2;
+    first_draw_.assign(size, kNever);
+    for (size_t k = 1; k <= ng; ++k) first_draw_[k - 1] = first_reaching(double(k), log_keep);
+  }
+  bool any() const { return rate_ > 0; }
+  bool geometric() const { return rate_ > 0 && rate_ < 1; }
+  // The skip for the draw `bits53` (Rng::next() >> 11), capped at ng.
+  int32_t skip(uint64_t bits53) const {
+    const uint64_t* base = first_draw_.data();
+    for (size_t n = first_draw_.size(); n > 1; n -= n / 2) base = base[n / 2] <= bits53 ? base + n / 2 : base;
+    return int32_t(base - first_draw_.data()) + int32_t(*base <= bits53);
+  }
+  // The formula itself, for the tests.
+  static double formula(uint64_t bits53, double log_keep) {
+    return std::floor(std::log(1 - double(bits53) * 0x1.0p-53) / log_keep);
+  }
+
+ private:
+  static constexpr uint64_t kNever = ~uint64_t(0), kDraws = uint64_t(1) << 53;
+  // The smallest 53-bit draw whose skip is at least k (kNever if none): a bisection started
+  // around the inverse of the formula.
+  static uint64_t first_reaching(double k, double log_keep) {
+    const auto reaches = [&](uint64_t x) { return x >= kDraws || formula(x, log_keep) >= k; };
+    const double guess = -std::expm1(k * log_keep) * double(kDraws);
+    const uint64_t at = guess >= double(kDraws) ? kDraws : uint64_t(std::max(0.0, guess));
+    uint64_t lo = at, hi = at, width = 16;  // widen until !reaches(lo) and reaches(hi)
+    while (lo > 0 && reaches(lo)) lo = lo > width ? lo - width : 0, width *= 2;
+    while (!reaches(hi)) hi = kDraws - hi > width ? hi + width : kDraws, width *= 2;
+    if (reaches(lo)) return lo;  // lo == 0
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (reaches(mid) ? hi : lo) = mid;
+    }
+    return hi >= kDraws ? kNever : hi;
+  }
+  double rate_;
+  std::vector<uint64_t> first_draw_;  // ascending, padded to a power of two with kNever
+};
+
 // Per-gene categorical mutation: with probability `rate` a gene takes one of its other
-// card - 1 values, uniformly (so it always changes, and stays within its cardinality). The genes
-// to mutate are found by geometric skips (one draw per mutated gene, not one per gene);
-// log_keep = log(1 - rate), computed once by the caller.
-inline void mutate(int32_t* row, const std::vector<int32_t>& card, double rate, double log_keep, Rng& r) {
-  if (!(rate > 0)) return;
+// card - 1 values, uniformly (so it always changes, and stays within its cardinality).
+template <class Gene>
+void mutate(Gene* row, const std::vector<int32_t>& card, const MutationSkips& skips, Rng& r) {
+  if (!skips.any()) return;
   const int32_t ng = int32_t(card.size());
   for (int32_t g = 0;; ++g) {
-    if (rate < 1) g += int32_t(std::min(1e9, std::floor(std::log(1 - r.uniform()) / log_keep)));
+    if (skips.geometric()) g += skips.skip(r.next() >> 11);
     if (g >= ng) return;
     if (card[g] < 2) continue;
     const int64_t v = int64_t(row[g]) + 1 + int64_t(r.below(uint64_t(card[g] - 1)));  // < 2 card
-    row[g] = int32_t(v < card[g] ? v : v - card[g]);
+    row[g] = Gene(v < card[g] ? v : v - card[g]);
   }
 }
 
+// Eight bytes of all ones or zeros from eight bits: byte j is 0xff when bit j is set.
+struct ByteMasks {
+  uint64_t of[256];
+  constexpr ByteMasks() : of() {
+    for (int bits = 0; bits < 256; ++bits)
+      for (int j = 0; j < 8; ++j)
+        if (bits >> j & 1) of[bits] |= uint64_t(0xff) << (8 * j);
+  }
+};
+inline constexpr ByteMasks kByteMasks{};
+
 // Uniform crossover (Syswerda 1989): with probability `rate` each gene comes from parent a or b
 // with equal chance (one random bit per gene, 64 genes a draw); otherwise the child copies a.
-// The choice is made without a branch: a random bit per gene would mispredict half the time.
+// The choice is made without a branch (a random bit per gene would mispredict half the time),
+// eight one-byte genes at a time.
 template <class Gene>
-void crossover(const Gene* a, const Gene* b, int32_t* child, size_t ng, double rate, Rng& r) {
-  const bool mix = r.uniform() < rate;
+void crossover(const Gene* a, const Gene* b, Gene* child, size_t ng, double rate, Rng& r) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte j of a word is gene j");
+  if (!(r.uniform() < rate)) {
+    std::copy_n(a, ng, child);
+    return;
+  }
   for (size_t g0 = 0; g0 < ng; g0 += 64) {
-    const uint64_t bits = mix ? r.next() : 0;
+    const uint64_t bits = r.next();
     const size_t end = std::min(ng, g0 + 64);
-    for (size_t g = g0; g < end; ++g) {
+    size_t g = g0;
+    if constexpr (sizeof(Gene) == 1)
+      for (; g + 8 <= end; g += 8) {
+        uint64_t x, y;
+        std::memcpy(&x, a + g, 8);
+        std::memcpy(&y, b + g, 8);
+        x ^= (x ^ y) & kByteMasks.of[(bits >> (g - g0)) & 0xff];
+        std::memcpy(child + g, &x, 8);
+      }
+    for (; g < end; ++g) {
       const int32_t take_b = -int32_t((bits >> (g - g0)) & 1);  // all ones or zero
       const int32_t x = a[g], y = b[g];
-      child[g] = x ^ ((x ^ y) & take_b);
+      child[g] = Gene(x ^ ((x ^ y) & take_b));
     }
   }
 }
@@ -119,7 +197,8 @@ class ParentRows {
   }
   // Rows first .. first + m - 1 from m genomes stored individual-major in `block` (the rows
   // exist already: several threads may fill separate rows at once).
-  void set_block(size_t first, const int32_t* block, size_t m) {
+  template <class Gene>
+  void set_block(size_t first, const Gene* block, size_t m) {
     const size_t ng = ng_;
     visit([&](auto* rows) {
       for (size_t k = 0; k < m * ng; ++k) rows[first * ng + k] = block[k];
@@ -179,26 +258,26 @@ class ParentRows {
 
 // Fills a population a block of individuals at a time, blocks in parallel: make(lo, m, block)
 // writes the genomes of individuals lo .. lo + m - 1 (m <= kFillBlock) individual-major into
-// `block`, and they are written out gene by gene (m consecutive values per gene column, instead
-// of one scattered write per gene and individual), and, when `rows` is given (sized to the
-// population), as rows lo .. lo + m - 1 of it.
+// `block` (of Gene, as the parents are stored when breeding), and they are written out gene by
+// gene (m consecutive values per gene column, instead of one scattered write per gene and
+// individual), and, when `rows` is given (sized to the population), as rows lo .. lo + m - 1 of it.
 constexpr size_t kFillBlock = 256;
 
-template <class Make>
+template <class Gene = int32_t, class Make>
 void fill_blocks(Population& pop, Make make, ParentRows* rows = nullptr) {
   const int64_t n = int64_t(pop.size);
   const size_t ng = size_t(pop.ngenes);
   int32_t* genes = pop.genes.data();
 #pragma omp parallel if (n >= 4096)
   {
-    std::vector<int32_t> block(kFillBlock * ng);
+    std::vector<Gene> block(kFillBlock * ng);
 #pragma omp for schedule(static)
     for (int64_t lo = 0; lo < n; lo += int64_t(kFillBlock)) {
       const size_t m = size_t(std::min(int64_t(kFillBlock), n - lo));
       make(size_t(lo), m, block.data());
       if (rows) rows->set_block(size_t(lo), block.data(), m);
       for (size_t g = 0; g < ng; ++g)
-        for (size_t k = 0; k < m; ++k) genes[g * size_t(n) + size_t(lo) + k] = block[k * ng + g];
+        for (size_t k = 0; k < m; ++k) genes[g * size_t(n) + size_t(lo) + k] = int32_t(block[k * ng + g]);
     }
   }
 }
@@ -239,8 +318,8 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
                 const Gene* rows, Before before, ParentRows* children) {
   const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament)), parents = b.parents();
   const char* records = static_cast<const char*>(b.records);
-  const double log_keep = b.mutation_rate < 1 ? std::log1p(-b.mutation_rate) : 0;
-  fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
+  const MutationSkips skips(b.mutation_rate, ng);
+  fill_blocks<Gene>(pop, [&](size_t lo, size_t m, Gene* block) {
     Rng r[kFillBlock];
     size_t pa[kFillBlock], pb[kFillBlock];
     std::vector<size_t> drawn(m * 2 * t);
@@ -266,13 +345,13 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
       }
     }
     for (size_t k = 0; k < m; ++k) {
-      int32_t* child = block + k * ng;
+      Gene* child = block + k * ng;
       if (parents == 0) {
         random_genome(child, card, r[k]);
         continue;
       }
       crossover(rows + pa[k] * ng, rows + pb[k] * ng, child, ng, b.crossover_rate, r[k]);
-      mutate(child, card, b.mutation_rate, log_keep, r[k]);
+      mutate(child, card, skips, r[k]);
     }
   }, children);
 }
@@ -284,8 +363,13 @@ template <class Before>
 void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
            Before before, ParentRows* children = nullptr) {
   if (children) children->resize(pop.size);
-  if (b.parents() == 0)
-    return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
+  if (b.parents() == 0) {  // random genomes, made in the children's gene type
+    if (!children) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
+    return children->visit([&](auto* rows) {
+      breed_from(pop, card, seed, gen, b, static_cast<const std::remove_pointer_t<decltype(rows)>*>(nullptr), before,
+                 children);
+    });
+  }
   b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before, children); });
 }
 

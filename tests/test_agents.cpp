@@ -211,6 +211,34 @@ TEST(Agents, MutationRespectsCardinalities) {
   }
 }
 
+// mutate() reads the geometric skip from a table instead of computing the logarithm: it must
+// give the formula's skip (capped at the genome's length) for every draw, checked on random
+// draws and on every draw within 64 of where the skip steps up (the inverse of the formula).
+TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
+  agents::Rng r(3);
+  for (double rate : {1.0 / 36, 0.01, 0.3, 0.9, 1e-7})
+    for (size_t ng : {size_t(1), size_t(5), size_t(36), size_t(100)}) {
+      const agents::MutationSkips skips(rate, ng);
+      const double log_keep = std::log1p(-rate);
+      const auto expected = [&](uint64_t x) {
+        return int32_t(std::min(double(ng), agents::MutationSkips::formula(x, log_keep)));
+      };
+      for (int i = 0; i < 100000; ++i) {
+        const uint64_t x = r.next() >> 11;
+        ASSERT_EQ(skips.skip(x), expected(x)) << "rate " << rate << " ng " << ng << " draw " << x;
+      }
+      for (size_t k = 1; k <= ng; ++k) {
+        const double step = -std::expm1(double(k) * log_keep) * 0x1.0p53;
+        if (step >= 0x1.0p53 - 64) break;
+        for (uint64_t x = uint64_t(std::max(64.0, step)) - 64; x < uint64_t(step) + 64; ++x)
+          ASSERT_EQ(skips.skip(x), expected(x)) << "rate " << rate << " ng " << ng << " draw " << x;
+      }
+      EXPECT_EQ(skips.skip(0), 0);
+      const uint64_t last = (uint64_t(1) << 53) - 1;
+      EXPECT_EQ(skips.skip(last), expected(last));
+    }
+}
+
 // GA and NSGA-II keep the children they bred as the next parents, so tell() must follow ask().
 TEST(Agents, TellWithoutAskIsRefused) {
   for (const char* name : {"ga", "nsga2"}) {
@@ -227,9 +255,11 @@ TEST(Agents, TellWithoutAskIsRefused) {
 
 // Parents are kept one byte per gene when every cardinality is <= 256, else four: both stores
 // must hold the same genomes and breed the same children from them.
+// 21 genes: one-byte genes are crossed eight at a time, so this covers two words and a tail.
 TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
-  const std::vector<int32_t> card{3, 256, 7, 2, 40};
-  const std::vector<int32_t> wide_card{3, 256, 7, 2, 1000};  // one gene over 256: four bytes a gene
+  std::vector<int32_t> card{3, 256, 7, 2, 40, 5, 9, 2, 2, 17, 3, 4, 100, 6, 2, 2, 3, 11, 8, 5, 40};
+  std::vector<int32_t> wide_card = card;
+  wide_card.back() = 1000;  // one gene over 256: four bytes a gene
   const size_t n = 5000;
   Population parents;
   parents.resize(int32_t(card.size()), n);
