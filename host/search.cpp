@@ -165,6 +165,17 @@ constexpr size_t kChunkRows = 16384;
 const h5::ColumnFormat kGeneFormat{kChunkRows, 1, true}, kEvaluatedFormat{kChunkRows, 1, false};
 const h5::ColumnFormat kGenerationsFormat{1024, 0, false};
 
+// Which evaluated points /evaluated holds (--keep): every one, the feasible ones, or none (the
+// run then keeps /generations, /best and /pareto only).
+enum class KeepEvaluated { All, Feasible, None };
+
+KeepEvaluated parse_keep(const std::string& k) {
+  if (k == "all") return KeepEvaluated::All;
+  if (k == "feasible") return KeepEvaluated::Feasible;
+  if (k == "none") return KeepEvaluated::None;
+  throw std::runtime_error("search: --keep expects all, feasible or none, got '" + k + "'");
+}
+
 // Rows of /evaluated and of /generations not yet written. Appending to compressed columns costs
 // about a chunk's compression per call, and appending to a partly filled compressed chunk moves
 // it in the file (a kill before the next flush can then leave it unreadable; host/h5.hpp). So
@@ -182,25 +193,32 @@ struct Pending {
   // /generations columns
   std::vector<double> best, wall, gen_best, agent_s, eval_s;
   std::vector<uint64_t> evals, size, infeasible;
+  std::vector<uint64_t> row_end;  // rows of /evaluated in the file once each generation is written
 
-  void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen) {
-    const size_t n = pop.size;
+  // The rows of one generation that `keep` keeps: all, the feasible ones, or none.
+  void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen,
+           KeepEvaluated keep, uint64_t rows_before) {
+    std::vector<size_t> pick;  // the rows kept, when not all
+    if (keep == KeepEvaluated::Feasible)
+      for (size_t i = 0; i < s.size; ++i)
+        if (s.feasible(i)) pick.push_back(i);
+    const bool all = keep == KeepEvaluated::All;
+    const size_t n = all ? pop.size : pick.size();
+    row_end.push_back(rows_before + n);
+    if (n == 0) return;
+    const auto append = [&](auto& col, const auto* from) {
+      const size_t at = col.size();
+      col.resize(at + n);
+      for (size_t k = 0; k < n; ++k) col[at + k] = std::remove_reference_t<decltype(col[0])>(from[all ? k : pick[k]]);
+    };
     genes.resize(size_t(pop.ngenes));
     obj.resize(size_t(s.nobj));
     metrics.resize(kPopMetrics);
-    for (int32_t g = 0; g < pop.ngenes; ++g) {
-      std::vector<int16_t>& col = genes[size_t(g)];
-      const int32_t* from = &pop.genes[size_t(g) * n];
-      const size_t at = col.size();
-      col.resize(at + n);
-      for (size_t i = 0; i < n; ++i) col[at + i] = int16_t(from[i]);
-    }
-    for (int32_t j = 0; j < s.nobj; ++j)
-      obj[size_t(j)].insert(obj[size_t(j)].end(), s.obj.begin() + ptrdiff_t(size_t(j) * n),
-                            s.obj.begin() + ptrdiff_t(size_t(j + 1) * n));
-    for (int k = 0; k < kPopMetrics; ++k) metrics[size_t(k)].insert(metrics[size_t(k)].end(), m.metric(k), m.metric(k) + n);
-    violation.insert(violation.end(), s.violation.begin(), s.violation.end());
-    reason.insert(reason.end(), s.reason.begin(), s.reason.end());
+    for (int32_t g = 0; g < pop.ngenes; ++g) append(genes[size_t(g)], &pop.genes[size_t(g) * pop.size]);
+    for (int32_t j = 0; j < s.nobj; ++j) append(obj[size_t(j)], &s.obj[size_t(j) * s.size]);
+    for (int k = 0; k < kPopMetrics; ++k) append(metrics[size_t(k)], m.metric(k));
+    append(violation, s.violation.data());
+    append(reason, s.reason.data());
     generation.insert(generation.end(), n, int64_t(gen));
   }
   size_t rows() const { return violation.size(); }
@@ -226,6 +244,7 @@ struct Pending {
     h.evals = h5::cut_front(evals, gens);
     h.size = h5::cut_front(size, gens);
     h.infeasible = h5::cut_front(infeasible, gens);
+    h.row_end = h5::cut_front(row_end, gens);
     return h;
   }
 
@@ -458,6 +477,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     o.agent = h5::attr_string(f, "agent");
     o.seed = uint64_t(h5::attr_int(f, "seed"));
     o.budget = uint64_t(h5::attr_int(f, "budget"));
+    o.keep = h5::has_attr(f, "keep") ? h5::attr_string(f, "keep") : "all";  // files before --keep kept all
     o.params.clear();
     std::istringstream ps(h5::attr_string(f, "params"));
     for (std::string line; std::getline(ps, line);)
@@ -465,6 +485,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     replay_gens = h5::exists(f, "generations") ? h5::column_size(h5::group(f, "generations", false).id(), "evaluations") : 0;
   }
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
+  const KeepEvaluated keep = parse_keep(o.keep);
 
   agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);
   agents::Agent& agent = *made.agent;
@@ -485,6 +506,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "seed", o.seed);
     h5::set_attr(f, "population", uint64_t(P));
     h5::set_attr(f, "budget", o.budget);
+    h5::set_attr(f, "keep", o.keep);
     std::vector<std::string> objs, names;
     for (Objective ob : ds.objectives) objs.push_back(psa::objective_name(ob));
     for (const auto& g : ds.genes) names.push_back(g.name);
@@ -500,61 +522,47 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   agents::Scores scores;
   PopulationMetrics metrics;
 
-  // Replay of the stored generations through the fresh agent.
+  // Replay of the stored generations through the fresh agent: each is asked for and evaluated
+  // again (the evaluator is deterministic, and both backends give the same scores), and checked
+  // against what /generations recorded, so that a file of another version, agent or seed is
+  // refused rather than continued. /evaluated is not read: it may hold only some rows (--keep).
+  uint64_t rows_in_file = 0;  // rows of /evaluated after the replay
   if (replay_gens > 0) {
     const hid_t f = file.id();
     h5::Handle gg = h5::group(f, "generations", false);
-    h5::Handle ev = h5::group(f, "evaluated", false);
     const auto evals = h5::read_column<uint64_t>(gg.id(), "evaluations");
+    const auto best = h5::read_column<double>(gg.id(), "best_objective");
+    const auto infeasible = h5::read_column<uint64_t>(gg.id(), "infeasible");
     const auto walls = h5::read_column<double>(gg.id(), "wall_s");
-    const uint64_t rows = evals.back();
-    std::vector<std::vector<int16_t>> genes(size_t(view.ngenes));
-    for (int32_t g = 0; g < view.ngenes; ++g) genes[size_t(g)] = h5::read_column<int16_t>(ev.id(), ds.genes[size_t(g)].name);
-    std::vector<std::vector<double>> objs(size_t(st.nobj));
-    for (int32_t j = 0; j < st.nobj; ++j)
-      objs[size_t(j)] = h5::read_column<double>(ev.id(), psa::objective_name(ds.objectives[size_t(j)]));
-    const auto viol = h5::read_column<double>(ev.id(), "violation");
-    const auto reas = h5::read_column<int32_t>(ev.id(), "reason");
-    std::vector<std::vector<double>> met(kPopMetrics);
-    for (int k = 0; k < kPopMetrics; ++k) met[size_t(k)] = h5::read_column<double>(ev.id(), kPopMetricNames[k]);
-    if (viol.size() < rows) throw std::runtime_error(o.out + ": /evaluated is shorter than /generations says");
-    if (viol.size() > rows) {  // a generation written to /evaluated but not to /generations: drop it
-      const auto gen = h5::read_column<int64_t>(ev.id(), "generation");
-      for (int32_t g = 0; g < view.ngenes; ++g)
-        h5::write_column(ev.id(), ds.genes[size_t(g)].name, std::vector<int16_t>(genes[size_t(g)].begin(), genes[size_t(g)].begin() + ptrdiff_t(rows)));
-      for (int32_t j = 0; j < st.nobj; ++j)
-        h5::write_column(ev.id(), psa::objective_name(ds.objectives[size_t(j)]), std::vector<double>(objs[size_t(j)].begin(), objs[size_t(j)].begin() + ptrdiff_t(rows)));
-      h5::write_column(ev.id(), "violation", std::vector<double>(viol.begin(), viol.begin() + ptrdiff_t(rows)));
-      h5::write_column(ev.id(), "reason", std::vector<int32_t>(reas.begin(), reas.begin() + ptrdiff_t(rows)));
-      for (int k = 0; k < kPopMetrics; ++k)
-        h5::write_column(ev.id(), kPopMetricNames[k], std::vector<double>(met[size_t(k)].begin(), met[size_t(k)].begin() + ptrdiff_t(rows)));
-      h5::write_column(ev.id(), "generation", std::vector<int64_t>(gen.begin(), gen.begin() + ptrdiff_t(rows)));
-    }
-    uint64_t row = 0;
     for (uint64_t k = 0; k < replay_gens; ++k) {
-      const uint64_t n = evals[k] - row;
+      const uint64_t n = evals[k] - st.evaluations;
       if (n != P) throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
                                            " genomes, the population is " + std::to_string(P));
       agent.ask(pop);
-      scores.resize(st.nobj, P);
-      metrics.resize(P);
-      for (size_t i = 0; i < P; ++i) {
-        for (int32_t g = 0; g < view.ngenes; ++g)
-          if (pop.at(i, g) != genes[size_t(g)][row + i])
-            throw std::runtime_error(o.out + ": resume: the agent asked for other genomes than generation " +
-                                     std::to_string(k) + " holds (another cosmic version, agent or seed?)");
-        for (int32_t j = 0; j < st.nobj; ++j) scores.obj[size_t(j) * P + i] = objs[size_t(j)][row + i];
-        scores.violation[i] = viol[row + i];
-        scores.reason[i] = reas[row + i];
-        for (int m = 0; m < kPopMetrics; ++m) metrics.col[size_t(m) * P + i] = met[size_t(m)][row + i];
-      }
-      record(st, pop, scores, &metrics);
+      eval->evaluate(pop, scores, &metrics);
+      if (record(st, pop, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
+        throw std::runtime_error(o.out + ": resume: generation " + std::to_string(k) +
+                                 " does not evaluate to what the file records (another cosmic version, agent or seed?)");
       agent.tell(pop, scores);
-      row += n;
       if (summary) {
         summary->best_curve.push_back(best_value(st));
         summary->evaluations_curve.push_back(st.evaluations);
       }
+    }
+    rows_in_file = keep == KeepEvaluated::All ? st.evaluations : keep == KeepEvaluated::Feasible ? st.feasible : 0;
+    // Rows of a generation written to /evaluated but not to /generations (a kill between the
+    // two) are dropped.
+    if (rows_in_file > 0 || h5::exists(f, "evaluated")) {
+      if (!h5::exists(f, "evaluated")) throw std::runtime_error(o.out + ": /evaluated is missing");
+      h5::Handle ev = h5::group(f, "evaluated", false);
+      if (h5::column_size(ev.id(), "generation") < rows_in_file)
+        throw std::runtime_error(o.out + ": /evaluated is shorter than /generations says");
+      std::vector<std::string> cols{"violation", "reason", "generation"};
+      for (const auto& g : ds.genes) cols.push_back(g.name);
+      for (Objective ob : ds.objectives) cols.push_back(psa::objective_name(ob));
+      for (int k = 0; k < kPopMetrics; ++k) cols.push_back(kPopMetricNames[k]);
+      for (const auto& c : cols)
+        if (h5::column_size(ev.id(), c) > rows_in_file) h5::resize_column(ev.id(), c, size_t(rows_in_file));
     }
     // The root attributes hold the totals of the last session that stopped cleanly; after a
     // kill they are older than /generations, whose wall_s is then the later one.
@@ -569,7 +577,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
 
   Pending pending;
-  uint64_t written = st.evaluations;  // rows of /evaluated handed to the writer
+  uint64_t written = rows_in_file;  // rows of /evaluated handed to the writer
   double last_write = now_s();
   SignalScope signals;
   const double wall0 = st.wall_s;
@@ -627,7 +635,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;
     st.agent_s += agent_s;
     st.eval_s += eval_s;
-    pending.add(evp, scores, metrics, gen);
+    pending.add(evp, scores, metrics, gen, keep, written + pending.rows());
     pending.best.push_back(best_value(st));
     pending.evals.push_back(st.evaluations);
     pending.wall.push_back(st.wall_s);
@@ -641,7 +649,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const uint64_t chunk_end = (written + pending.rows()) / kChunkRows * kChunkRows;
     if (chunk_end > written) {
       size_t gens = 0;
-      while (gens < pending.evals.size() && pending.evals[gens] <= chunk_end) ++gens;
+      while (gens < pending.row_end.size() && pending.row_end[gens] <= chunk_end) ++gens;
       writer.push(pending.take_front(size_t(chunk_end - written), gens));
       written = chunk_end;
       last_write = now_s();

@@ -3,8 +3,9 @@
 // streamed to HDF5 (layout: docs/results-format.md, "Search files").
 // Stops at the evaluation budget, at a wall-time limit or on SIGINT / SIGTERM (the generation
 // in flight is finished and written; the file is marked incomplete). --resume replays the
-// stored generations through a fresh agent with the same seed (checking that it asks for the
-// same genomes), then continues: the result equals that of an uninterrupted run.
+// stored generations through a fresh agent with the same seed, evaluating them again (and
+// checking them against /generations), then continues: the result equals that of an
+// uninterrupted run.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct SearchOptions {
   uint64_t budget = 0;            // evaluations (> 0)
   std::string out;                // HDF5 file
   std::string backend = "auto";   // auto, cpu, cuda
+  std::string keep = "all";       // /evaluated holds all evaluated points, the feasible ones, or none
   bool resume = false;
   bool quiet = false;
   double time_limit_s = 0;        // 0 = none; per session

@@ -29,8 +29,10 @@ int cmd_search(int argc, const char* const* argv) {
       ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("0"))
       ("o,out", "result file (HDF5)", cxxopts::value<std::string>())
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
+               "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
       ("time-limit", "stop after this many seconds (this session), file resumable", cxxopts::value<double>()->default_value("0"))
-      ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed and budget apply)")
+      ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, budget and --keep apply)")
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
@@ -49,10 +51,13 @@ int cmd_search(int argc, const char* const* argv) {
   o.time_limit_s = args["time-limit"].as<double>();
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
+  o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");
+  if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
+    return usage_error(opts, "--keep expects all, feasible or none");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (!o.resume) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "agents/aco.hpp"
@@ -365,61 +366,148 @@ void expect_times(const std::string& path, const SearchSummary& sum) {
   EXPECT_NEAR(ag, sum.agent_s, 1e-9 * std::max(1.0, ag));
 }
 
+// The columns of /evaluated a search writes (genes, objectives, the rest) as doubles, for
+// comparing files.
+std::map<std::string, std::vector<double>> evaluated_columns(const std::string& path, const psa::DesignSpace& ds) {
+  std::map<std::string, std::vector<double>> cols;
+  h5::Handle f = h5::open_file(path, false);
+  if (!h5::exists(f.id(), "evaluated")) return cols;
+  h5::Handle e = h5::group(f.id(), "evaluated", false);
+  const auto as_double = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };
+  for (const auto& g : ds.genes) cols[g.name] = as_double(h5::read_column<int16_t>(e.id(), g.name));
+  for (Objective ob : ds.objectives) cols[psa::objective_name(ob)] = h5::read_column<double>(e.id(), psa::objective_name(ob));
+  for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+    cols[c] = h5::read_column<double>(e.id(), c);
+  cols["reason"] = as_double(h5::read_column<int32_t>(e.id(), "reason"));
+  cols["generation"] = as_double(h5::read_column<int64_t>(e.id(), "generation"));
+  return cols;
+}
+
+// Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
+// and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
+// /evaluated holds rows of a generation that /generations does not list; the resume drops them.
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
-  for (const char* a : kAgents) {
-    const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
+  for (const char* keep : {"all", "feasible", "none"})
+    for (const char* a : kAgents) {
+      SCOPED_TRACE(std::string(a) + ", --keep " + keep);
+      const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
+      SearchOptions o;
+      o.agent = a;
+      o.params = {{std::string(a) + ".population", "50"}};
+      o.seed = 5;
+      o.budget = 420;  // 8 full generations and a partial one
+      o.backend = "cpu";
+      o.quiet = true;
+      o.keep = keep;
+      o.out = temp_path(std::string("full_") + a + ".h5");
+      SearchSummary full;
+      ASSERT_EQ(run_search(ds, o, &full), 0);
+
+      SearchOptions part = o;
+      part.out = temp_path(std::string("part_") + a + ".h5");
+      part.stop_after_generations = 3;
+      SearchSummary s1;
+      EXPECT_EQ(run_search(ds, part, &s1), 130);
+      EXPECT_EQ(s1.evaluations, 150u);
+      {
+        h5::Handle f = h5::open_file(part.out, false);
+        EXPECT_EQ(h5::attr_int(f.id(), "complete"), 0);
+      }
+      SearchOptions res;
+      res.out = part.out;
+      res.resume = true;
+      res.quiet = true;
+      res.backend = "cpu";
+      res.keep = "none";  // ignored: the file's own --keep applies
+      res.stop_after_generations = 2;  // interrupted a second time
+      SearchSummary s2;
+      EXPECT_EQ(run_search(ds, res, &s2), 130);
+      if (std::string(keep) != "none") {  // a kill after /evaluated got the next rows, before /generations did
+        h5::Handle f = h5::open_file(part.out, true);
+        h5::Handle e = h5::group(f.id(), "evaluated", false);
+        for (const auto& g : ds.genes) h5::append_column(e.id(), g.name, std::vector<int16_t>(7, 0));
+        for (Objective ob : ds.objectives) h5::append_column(e.id(), psa::objective_name(ob), std::vector<double>(7, 1.0));
+        for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+          h5::append_column(e.id(), c, std::vector<double>(7, 0.0));
+        h5::append_column(e.id(), "reason", std::vector<int32_t>(7, 0));
+        h5::append_column(e.id(), "generation", std::vector<int64_t>(7, 5));
+      }
+      res.stop_after_generations = 0;
+      SearchSummary s3;
+      ASSERT_EQ(run_search(ds, res, &s3), 0);
+      EXPECT_EQ(s3.evaluations, full.evaluations);
+      EXPECT_EQ(s3.best_objective, full.best_objective);
+      EXPECT_EQ(s3.best_genome, full.best_genome);
+      EXPECT_EQ(s3.best_curve, full.best_curve);
+      const auto full_rows = evaluated_columns(o.out, ds);
+      EXPECT_EQ(evaluated_columns(part.out, ds), full_rows);
+      EXPECT_EQ(full_rows.empty(), std::string(keep) == "none");
+      h5::Handle f2 = h5::open_file(part.out, false);
+      EXPECT_EQ(h5::attr_int(f2.id(), "complete"), 1);
+      EXPECT_EQ(h5::attr_string(f2.id(), "stopped"), "budget");
+      EXPECT_EQ(h5::attr_string(f2.id(), "keep"), keep);
+      expect_times(o.out, full);
+      expect_times(part.out, s3);  // summed over the three sessions
+      EXPECT_GE(s3.eval_s, s2.eval_s);
+      EXPECT_GE(s3.wall_s, s2.wall_s);
+      std::filesystem::remove(o.out);
+      std::filesystem::remove(part.out);
+    }
+}
+
+// --keep feasible writes the feasible rows of --keep all, in the same order; --keep none no
+// /evaluated. The search itself and the rest of the file do not change.
+TEST(Search, KeepChoosesTheEvaluatedRows) {
+  const auto ds = tiny_space({Objective::Latency, Objective::Cost});
+  std::map<std::string, std::string> files;
+  std::map<std::string, SearchSummary> sums;
+  for (const char* keep : {"all", "feasible", "none"}) {
     SearchOptions o;
-    o.agent = a;
-    o.params = {{std::string(a) + ".population", "50"}};
-    o.seed = 5;
-    o.budget = 420;  // 8 full generations and a partial one
+    o.agent = "nsga2";
+    o.params = {{"nsga2.population", "300"}};
+    o.seed = 8;
+    o.budget = 20000;
     o.backend = "cpu";
     o.quiet = true;
-    o.out = temp_path(std::string("full_") + a + ".h5");
-    SearchSummary full;
-    ASSERT_EQ(run_search(ds, o, &full), 0);
-
-    SearchOptions part = o;
-    part.out = temp_path(std::string("part_") + a + ".h5");
-    part.stop_after_generations = 3;
-    SearchSummary s1;
-    EXPECT_EQ(run_search(ds, part, &s1), 130);
-    EXPECT_EQ(s1.evaluations, 150u);
-    {
-      h5::Handle f = h5::open_file(part.out, false);
-      EXPECT_EQ(h5::attr_int(f.id(), "complete"), 0);
-    }
-    SearchOptions res;
-    res.out = part.out;
-    res.resume = true;
-    res.quiet = true;
-    res.backend = "cpu";
-    res.stop_after_generations = 2;  // interrupted a second time
-    SearchSummary s2;
-    EXPECT_EQ(run_search(ds, res, &s2), 130);
-    res.stop_after_generations = 0;
-    SearchSummary s3;
-    ASSERT_EQ(run_search(ds, res, &s3), 0);
-    EXPECT_EQ(s3.evaluations, full.evaluations) << a;
-    EXPECT_EQ(s3.best_objective, full.best_objective) << a;
-    EXPECT_EQ(s3.best_genome, full.best_genome) << a;
-    EXPECT_EQ(s3.best_curve, full.best_curve) << a;
-    h5::Handle f1 = h5::open_file(o.out, false), f2 = h5::open_file(part.out, false);
-    h5::Handle e1 = h5::group(f1.id(), "evaluated", false), e2 = h5::group(f2.id(), "evaluated", false);
-    for (const auto& g : ds.genes)
-      EXPECT_EQ(h5::read_column<int16_t>(e1.id(), g.name), h5::read_column<int16_t>(e2.id(), g.name)) << a;
-    EXPECT_EQ(h5::read_column<double>(e1.id(), "violation"), h5::read_column<double>(e2.id(), "violation"));
-    EXPECT_EQ(h5::attr_int(f2.id(), "complete"), 1);
-    EXPECT_EQ(h5::attr_string(f2.id(), "stopped"), "budget");
-    expect_times(o.out, full);
-    expect_times(part.out, s3);  // summed over the three sessions
-    EXPECT_GE(s3.eval_s, s2.eval_s);
-    EXPECT_GE(s3.wall_s, s2.wall_s);
-    std::filesystem::remove(o.out);
-    std::filesystem::remove(part.out);
+    o.keep = keep;
+    o.out = files[keep] = temp_path(std::string("keep_") + keep + ".h5");
+    ASSERT_EQ(run_search(ds, o, &sums[keep]), 0);
   }
+  const auto all = evaluated_columns(files["all"], ds), feasible = evaluated_columns(files["feasible"], ds);
+  ASSERT_EQ(all.at("violation").size(), 20000u);
+  std::map<std::string, std::vector<double>> expected;
+  for (const auto& [name, col] : all)
+    for (size_t i = 0; i < col.size(); ++i)
+      if (all.at("violation")[i] == 0) expected[name].push_back(col[i]);
+  ASSERT_EQ(expected.at("violation").size(), sums["all"].feasible);
+  ASSERT_GT(sums["all"].feasible, 0u);
+  ASSERT_LT(sums["all"].feasible, 20000u);
+  EXPECT_EQ(feasible, expected);
+  EXPECT_TRUE(evaluated_columns(files["none"], ds).empty());
+  for (const char* keep : {"feasible", "none"}) {
+    EXPECT_EQ(sums[keep].best_curve, sums["all"].best_curve) << keep;
+    EXPECT_EQ(sums[keep].best_genome, sums["all"].best_genome) << keep;
+    h5::Handle a = h5::open_file(files["all"], false), k = h5::open_file(files[keep], false);
+    h5::Handle ga = h5::group(a.id(), "generations", false), gk = h5::group(k.id(), "generations", false);
+    for (const char* c : {"evaluations", "infeasible"})
+      EXPECT_EQ(h5::read_column<uint64_t>(ga.id(), c), h5::read_column<uint64_t>(gk.id(), c)) << keep << " " << c;
+    h5::Handle pa = h5::group(a.id(), "pareto", false), pk = h5::group(k.id(), "pareto", false);
+    EXPECT_EQ(h5::read_column<uint64_t>(pa.id(), "evaluation"), h5::read_column<uint64_t>(pk.id(), "evaluation")) << keep;
+  }
+  SearchOptions bad;
+  bad.budget = 10;
+  bad.keep = "some";
+  bad.out = temp_path("keep_bad.h5");
+  try {
+    run_search(ds, bad, nullptr);
+    ADD_FAILURE() << "--keep some accepted";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "search: --keep expects all, feasible or none, got 'some'");
+  }
+  EXPECT_FALSE(std::filesystem::exists(bad.out));
+  for (const auto& [keep, f] : files) std::filesystem::remove(f);
 }
 
 TEST(Search, FileLayout) {
@@ -756,6 +844,9 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent sa --budget 100 -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown agent 'sa'"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --keep some -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--keep expects all, feasible or none"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out);
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
