@@ -379,8 +379,9 @@ std::vector<std::string> run_command(const ExpResult& r, const RunInfo& run, con
     a = {"sweep", r.psa_file, "-o", run.file, "--top", std::to_string(e.top), "--keep",
          r.ds->objectives.size() >= 2 ? "pareto" : "top"};
   } else {
+    // The report reads the feasible evaluated points only (read_kept).
     a = {"search", r.psa_file, "--agent", e.method, "--budget", std::to_string(e.budget),
-         "--seed", std::to_string(run.seed), "-o", run.file};
+         "--seed", std::to_string(run.seed), "--keep", "feasible", "-o", run.file};
     for (const auto& [k, v] : e.params) a.insert(a.end(), {"--param", k + "=" + v});
   }
   a.insert(a.end(), {"--backend", o.backend});
