@@ -631,6 +631,15 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
       EXPECT_EQ(agents::nondominated_sort(obj.data(), n, m, n), reference_ranks(obj, n, m)) << m << " " << trial;
     }
   }
+  // Two objectives, the first with two values: points of equal first objective come in runs of
+  // about 1,250, which are sorted by the second with the radix sort (from 1,024 records).
+  const size_t n = 2500;
+  std::vector<double> obj(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    obj[i] = double(r.below(2));
+    obj[n + i] = i % 7 == 0 ? -0.0 : double(r.below(10)) - 4;
+  }
+  EXPECT_EQ(agents::nondominated_sort(obj.data(), n, 2, n), reference_ranks(obj, n, 2));
 }
 
 // Large populations take the radix sort (1,024 points and more): one objective gives the dense
