@@ -183,6 +183,21 @@ size_t column_size(hid_t parent, const std::string& name) {
   return size_t(n);
 }
 
+std::vector<std::string> member_names(hid_t group) {
+  H5G_info_t info{};
+  check(H5Gget_info(group, &info), "H5Gget_info");
+  std::vector<std::string> names;
+  for (hsize_t k = 0; k < info.nlinks; ++k) {
+    const ssize_t len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
+    check(len < 0 ? -1 : 0, "H5Lget_name_by_idx");
+    std::string name(size_t(len) + 1, '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT);
+    name.resize(size_t(len));
+    names.push_back(name);
+  }
+  return names;
+}
+
 namespace {
 
 // Creates the column dataset if it is missing; returns the dataset and its rows.

@@ -117,6 +117,7 @@ std::vector<T> cut_front(std::vector<T>& v, size_t n) {
   return head;
 }
 size_t column_size(hid_t parent, const std::string& name);
+std::vector<std::string> member_names(hid_t group);  // the links in a group, in name order
 
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);

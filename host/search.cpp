@@ -153,6 +153,15 @@ uint64_t record(State& st, const agents::Population& pop, const agents::Scores& 
   return infeasible;
 }
 
+// The first n genomes of `pop`: pop itself when n is its size, else copied into `part`.
+const agents::Population& first_genomes(const agents::Population& pop, size_t n, agents::Population& part) {
+  if (n == pop.size) return pop;
+  part.resize(pop.ngenes, n);
+  for (int32_t g = 0; g < pop.ngenes; ++g)
+    for (size_t i = 0; i < n; ++i) part.at(i, g) = pop.at(i, g);
+  return part;
+}
+
 double best_value(const State& st) { return st.have_best && st.best.feasible(0) ? st.best.obj[0] : kInf; }
 
 // /evaluated: 16,384-row chunks, deflate level 1; the byte shuffle for the gene columns (small
@@ -482,7 +491,18 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     std::istringstream ps(h5::attr_string(f, "params"));
     for (std::string line; std::getline(ps, line);)
       if (!line.empty()) agents::add_param(o.params, o.agent, line);
-    replay_gens = h5::exists(f, "generations") ? h5::column_size(h5::group(f, "generations", false).id(), "evaluations") : 0;
+    if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
+      throw std::runtime_error(o.out + ": unknown keep attribute '" + o.keep + "'");
+    // /generations' columns are appended one after another: after a kill they may differ in
+    // length, and only the generations that all of them hold count.
+    if (h5::exists(f, "generations")) {
+      h5::Handle gg = h5::group(f, "generations", false);
+      const std::vector<std::string> cols = h5::member_names(gg.id());
+      replay_gens = cols.empty() ? 0 : UINT64_MAX;
+      for (const auto& c : cols) replay_gens = std::min<uint64_t>(replay_gens, h5::column_size(gg.id(), c));
+      for (const auto& c : cols)
+        if (h5::column_size(gg.id(), c) > replay_gens) h5::resize_column(gg.id(), c, size_t(replay_gens));
+    }
   }
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
   const KeepEvaluated keep = parse_keep(o.keep);
@@ -513,6 +533,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
     h5::set_attr(f, "complete", int64_t(0));
+    h5::flush(f);  // readable from here on, even if killed before the first write
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());
@@ -523,10 +544,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   PopulationMetrics metrics;
 
   // Replay of the stored generations through the fresh agent: each is asked for and evaluated
-  // again (the evaluator is deterministic, and both backends give the same scores), and checked
-  // against what /generations recorded, so that a file of another version, agent or seed is
-  // refused rather than continued. /evaluated is not read: it may hold only some rows (--keep).
-  uint64_t rows_in_file = 0;  // rows of /evaluated after the replay
+  // again (the evaluator is deterministic, and both backends give the same scores) and checked
+  // against the file, so that a file of another version, agent or seed, or a damaged one, is
+  // refused rather than continued: each generation's infeasible count and best-so-far against
+  // /generations, and the genomes against the rows /evaluated keeps of it (all, the feasible
+  // ones, or none: --keep).
+  uint64_t rows_in_file = 0;  // rows of /evaluated that belong to the replayed generations
   if (replay_gens > 0) {
     const hid_t f = file.id();
     h5::Handle gg = h5::group(f, "generations", false);
@@ -534,35 +557,39 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const auto best = h5::read_column<double>(gg.id(), "best_objective");
     const auto infeasible = h5::read_column<uint64_t>(gg.id(), "infeasible");
     const auto walls = h5::read_column<double>(gg.id(), "wall_s");
+    std::vector<std::vector<int16_t>> stored;  // /evaluated's gene columns
+    if (keep != KeepEvaluated::None && h5::exists(f, "evaluated")) {
+      h5::Handle ev = h5::group(f, "evaluated", false);
+      for (const auto& g : ds.genes) stored.push_back(h5::read_column<int16_t>(ev.id(), g.name));
+    }
+    const auto refuse = [&](uint64_t k, const std::string& what) {
+      return std::runtime_error(o.out + ": resume: generation " + std::to_string(k) + " " + what +
+                                " (another cosmic version, agent or seed, or a damaged file?)");
+    };
+    agents::Population part;
     for (uint64_t k = 0; k < replay_gens; ++k) {
       const uint64_t n = evals[k] - st.evaluations;
-      if (n != P) throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
-                                           " genomes, the population is " + std::to_string(P));
+      const bool last = evals[k] == o.budget && k + 1 == replay_gens;  // the budget's last generation may be short
+      if (n != P && !(last && n < P))
+        throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
+                                 " genomes, the population is " + std::to_string(P));
       agent.ask(pop);
-      eval->evaluate(pop, scores, &metrics);
-      if (record(st, pop, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
-        throw std::runtime_error(o.out + ": resume: generation " + std::to_string(k) +
-                                 " does not evaluate to what the file records (another cosmic version, agent or seed?)");
-      agent.tell(pop, scores);
+      const agents::Population& evp = first_genomes(pop, size_t(n), part);
+      eval->evaluate(evp, scores, &metrics);
+      for (size_t i = 0; i < evp.size; ++i) {
+        if (keep == KeepEvaluated::None || (keep == KeepEvaluated::Feasible && !scores.feasible(i))) continue;
+        if (stored.empty() || rows_in_file >= stored[0].size()) throw refuse(k, "has rows missing from /evaluated");
+        for (int32_t g = 0; g < view.ngenes; ++g)
+          if (evp.at(i, g) != stored[size_t(g)][rows_in_file]) throw refuse(k, "differs from its rows in /evaluated");
+        ++rows_in_file;
+      }
+      if (record(st, evp, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
+        throw refuse(k, "does not evaluate to what /generations records");
+      if (n == P) agent.tell(pop, scores);
       if (summary) {
         summary->best_curve.push_back(best_value(st));
         summary->evaluations_curve.push_back(st.evaluations);
       }
-    }
-    rows_in_file = keep == KeepEvaluated::All ? st.evaluations : keep == KeepEvaluated::Feasible ? st.feasible : 0;
-    // Rows of a generation written to /evaluated but not to /generations (a kill between the
-    // two) are dropped.
-    if (rows_in_file > 0 || h5::exists(f, "evaluated")) {
-      if (!h5::exists(f, "evaluated")) throw std::runtime_error(o.out + ": /evaluated is missing");
-      h5::Handle ev = h5::group(f, "evaluated", false);
-      if (h5::column_size(ev.id(), "generation") < rows_in_file)
-        throw std::runtime_error(o.out + ": /evaluated is shorter than /generations says");
-      std::vector<std::string> cols{"violation", "reason", "generation"};
-      for (const auto& g : ds.genes) cols.push_back(g.name);
-      for (Objective ob : ds.objectives) cols.push_back(psa::objective_name(ob));
-      for (int k = 0; k < kPopMetrics; ++k) cols.push_back(kPopMetricNames[k]);
-      for (const auto& c : cols)
-        if (h5::column_size(ev.id(), c) > rows_in_file) h5::resize_column(ev.id(), c, size_t(rows_in_file));
     }
     // The root attributes hold the totals of the last session that stopped cleanly; after a
     // kill they are older than /generations, whose wall_s is then the later one.
@@ -574,6 +601,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     if (!o.quiet)
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
                 << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
+  }
+  // Rows of /evaluated past the replayed generations (a kill between the two writes of a batch,
+  // or before /generations had a row) are dropped.
+  if (o.resume && h5::exists(file.id(), "evaluated")) {
+    h5::Handle ev = h5::group(file.id(), "evaluated", false);
+    for (const auto& c : h5::member_names(ev.id()))
+      if (h5::column_size(ev.id(), c) > rows_in_file) h5::resize_column(ev.id(), c, size_t(rows_in_file));
   }
 
   Pending pending;
@@ -615,12 +649,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const uint64_t left = o.budget - st.evaluations;
     const bool partial = left < P;  // the last generation: only what the budget allows
     agents::Population part;
-    if (partial) {
-      part.resize(pop.ngenes, size_t(left));
-      for (int32_t g = 0; g < pop.ngenes; ++g)
-        for (size_t i = 0; i < left; ++i) part.at(i, g) = pop.at(i, g);
-    }
-    const agents::Population& evp = partial ? part : pop;
+    const agents::Population& evp = first_genomes(pop, size_t(std::min<uint64_t>(left, P)), part);
     eval->evaluate(evp, scores, &metrics);
     const double t2 = now_s();
     if (!partial) agent.tell(pop, scores);

@@ -328,8 +328,9 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text) return false;
     if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
+    const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
     return h5::attr_string(f.id(), "agent") == e.method && uint64_t(h5::attr_int(f.id(), "seed")) == seed &&
-           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget;
+           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget && has_feasible_rows;
   } catch (const std::exception&) {
     return false;
   }

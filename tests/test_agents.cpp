@@ -457,6 +457,81 @@ TEST(Agents, ResumeEqualsUninterrupted) {
     }
 }
 
+// Files as a kill can leave them, resumed: the uninterrupted run's file, or a clear refusal.
+//  - /evaluated has rows but /generations none yet (a population over a chunk, killed before
+//    its first generation was recorded): the rows are dropped, the search starts over;
+//  - /generations' columns of different lengths (killed while appending them): the generations
+//    all hold count;
+//  - the budget's short last generation recorded, the file not yet marked complete;
+//  - a kept row's genome changed (a damaged chunk): refused.
+TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
+  const auto ds = tiny_space({Objective::Latency});
+  for (const char* keep : {"all", "feasible"}) {
+    SCOPED_TRACE(std::string("--keep ") + keep);
+    SearchOptions o;
+    o.agent = "ga";
+    o.params = {{"ga.population", "50"}};
+    o.seed = 6;
+    o.budget = 420;
+    o.backend = "cpu";
+    o.quiet = true;
+    o.keep = keep;
+    o.out = temp_path("killed_full.h5");
+    SearchSummary full;
+    ASSERT_EQ(run_search(ds, o, &full), 0);
+    const auto full_rows = evaluated_columns(o.out, ds);
+    const auto damage = [&](int how) {  // a stopped (or finished) run's file, damaged as `how` says
+      SearchOptions part = o;
+      part.out = temp_path("killed_part.h5");
+      part.stop_after_generations = how == 2 ? 0 : 3;
+      run_search(ds, part, nullptr);
+      h5::Handle f = h5::open_file(part.out, true);
+      h5::Handle g = h5::group(f.id(), "generations", false);
+      if (how == 0)
+        for (const auto& c : h5::member_names(g.id())) h5::resize_column(g.id(), c, 0);
+      if (how == 1) h5::resize_column(g.id(), "eval_s", 2);
+      if (how == 2) h5::set_attr(f.id(), "complete", int64_t(0));
+      if (how == 3) {
+        h5::Handle e = h5::group(f.id(), "evaluated", false);
+        std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), ds.genes[0].name);
+        col[col.size() / 2] = int16_t(col[col.size() / 2] == 0 ? 1 : 0);
+        h5::write_column(e.id(), ds.genes[0].name, col);
+      }
+      return part.out;
+    };
+    for (int how : {0, 1, 2}) {
+      SCOPED_TRACE("damage " + std::to_string(how));
+      SearchOptions res;
+      res.out = damage(how);
+      res.resume = true;
+      res.quiet = true;
+      res.backend = "cpu";
+      SearchSummary sum;
+      ASSERT_EQ(run_search(ds, res, &sum), 0);
+      EXPECT_EQ(sum.best_curve, full.best_curve);
+      EXPECT_EQ(evaluated_columns(res.out, ds), full_rows);
+      h5::Handle f = h5::open_file(res.out, false);
+      EXPECT_EQ(h5::attr_int(f.id(), "complete"), 1);
+      h5::Handle g = h5::group(f.id(), "generations", false);
+      for (const auto& c : h5::member_names(g.id())) EXPECT_EQ(h5::column_size(g.id(), c), 9u) << c;
+      std::filesystem::remove(res.out);
+    }
+    SearchOptions res;
+    res.out = damage(3);
+    res.resume = true;
+    res.quiet = true;
+    res.backend = "cpu";
+    try {
+      run_search(ds, res, nullptr);
+      ADD_FAILURE() << "a damaged /evaluated was resumed";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("differs from its rows in /evaluated"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(res.out);
+    std::filesystem::remove(o.out);
+  }
+}
+
 // --keep feasible writes the feasible rows of --keep all, in the same order; --keep none no
 // /evaluated. The search itself and the rest of the file do not change.
 TEST(Search, KeepChoosesTheEvaluatedRows) {
