@@ -60,13 +60,26 @@ class CpuPopulationEvaluator : public PopulationEvaluator {
 
  private:
   void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {
-    const size_t n = pop.size;
+    const size_t n = pop.size, ng = size_t(pop.ngenes);
     const SpaceView& s = *view_;
-    const int64_t nn = int64_t(n);
-#pragma omp parallel for schedule(static) if (nn >= 1024)
-    for (int64_t i = 0; i < nn; ++i)
-      score_individual(s, obj_, pop.genes.data(), n, size_t(i), scores.obj.data(), scores.violation.data(),
-                       scores.reason.data(), m.col.data());
+    // Tiles of 64 individuals: their genomes are read gene by gene (64 consecutive values of a
+    // gene column) into rows, then scored. Reading each genome across the 36-odd columns at once
+    // (score_individual) is one load per column and individual from as many streams, more than
+    // the hardware prefetcher follows: it was a fifth of the evaluation's time.
+    constexpr size_t kTile = 64;
+    const int64_t tiles = int64_t((n + kTile - 1) / kTile);
+#pragma omp parallel for schedule(static) if (n >= 1024)
+    for (int64_t t = 0; t < tiles; ++t) {
+      const size_t lo = size_t(t) * kTile, count = std::min(kTile, n - lo);
+      int32_t rows[kTile][kMaxGenes];
+      for (size_t g = 0; g < ng; ++g) {
+        const int32_t* col = &pop.genes[g * n + lo];
+        for (size_t k = 0; k < count; ++k) rows[k][g] = col[k];
+      }
+      for (size_t k = 0; k < count; ++k)
+        score_genome(s, obj_, rows[k], n, lo + k, scores.obj.data(), scores.violation.data(), scores.reason.data(),
+                     m.col.data());
+    }
   }
 };
 

@@ -34,11 +34,12 @@ struct PopObjectives {
 // Genes are gene-major: gene g of individual i at genes[g * n + i] (int32_t as the agents keep
 // them, or uint16_t as the CUDA evaluator uploads them: kMaxValues bounds every gene's values);
 // outputs likewise (obj[j * n + i], metrics[m * n + i]). kConv: as evaluate() (kernels/model.hpp).
-template <Conventions kConv = Conventions::Any, class Gene>
-COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& o, const Gene* genes, size_t n,
-                                       size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
-  int32_t genome[kMaxGenes];
-  for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = int32_t(genes[size_t(g) * n + i]);
+//
+// score_genome() takes individual i's genome as a row; score_individual() reads it from the
+// gene-major population first.
+template <Conventions kConv = Conventions::Any>
+COSMIC_HD inline void score_genome(const SpaceView& s, const PopObjectives& o, const int32_t* genome, size_t n,
+                                   size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
   Config c = s.base;  // decode(s, genome), written in place (kernels/space.hpp)
   apply_genome(s, genome, c);
   double v = 0;
@@ -67,6 +68,14 @@ COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& 
   } else {
     violation[i] = 1 + double(int32_t(r.reason)) / 100;
   }
+}
+
+template <Conventions kConv = Conventions::Any, class Gene>
+COSMIC_HD inline void score_individual(const SpaceView& s, const PopObjectives& o, const Gene* genes, size_t n,
+                                       size_t i, double* obj, double* violation, int32_t* reason, double* metrics) {
+  int32_t genome[kMaxGenes];
+  for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = int32_t(genes[size_t(g) * n + i]);
+  score_genome<kConv>(s, o, genome, n, i, obj, violation, reason, metrics);
 }
 
 }  // namespace cosmic
