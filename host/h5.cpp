@@ -350,12 +350,28 @@ std::vector<T> read_column(hid_t parent, const std::string& name) {
   return out;
 }
 
+template <class T>
+std::vector<T> read_column(hid_t parent, const std::string& name, size_t first, size_t count) {
+  const size_t rows = column_size(parent, name);
+  first = std::min(first, rows);
+  std::vector<T> out(std::min(count, rows - first));
+  if (out.empty()) return out;
+  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle file_space(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
+  const hsize_t start = first, n = out.size();
+  check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &n, nullptr), "select rows of " + name);
+  Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
+  check(H5Dread(d.id(), native<T>(), mem_space.id(), file_space.id(), H5P_DEFAULT, out.data()), "read " + name);
+  return out;
+}
+
 #define COSMIC_H5_COLUMN(T)                                                              \
   template void write_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&);  \
   template void overwrite_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
   template void append_column<T>(hid_t, const std::string&, const std::vector<T>&, const ColumnFormat&); \
   template ColumnRows column_rows<T>(const std::string&, const std::vector<T>&, const ColumnFormat&);      \
-  template std::vector<T> read_column<T>(hid_t, const std::string&);
+  template std::vector<T> read_column<T>(hid_t, const std::string&);                   \
+  template std::vector<T> read_column<T>(hid_t, const std::string&, size_t, size_t);
 COSMIC_H5_COLUMN(int8_t)
 COSMIC_H5_COLUMN(int16_t)
 COSMIC_H5_COLUMN(int32_t)

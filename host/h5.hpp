@@ -88,6 +88,8 @@ void append_column(hid_t parent, const std::string& name, const std::vector<T>& 
                    const ColumnFormat& format = {});  // create or extend
 template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name);
+template <class T>  // rows first .. first + count - 1 (fewer at the end of the column)
+std::vector<T> read_column(hid_t parent, const std::string& name, size_t first, size_t count);
 
 // Several columns appended at once (append_columns): each column's rows are compressed a chunk at
 // a time on the OpenMP threads, outside HDF5 (which compresses one chunk at a time under its

@@ -557,11 +557,22 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const auto best = h5::read_column<double>(gg.id(), "best_objective");
     const auto infeasible = h5::read_column<uint64_t>(gg.id(), "infeasible");
     const auto walls = h5::read_column<double>(gg.id(), "wall_s");
-    std::vector<std::vector<int16_t>> stored;  // /evaluated's gene columns
-    if (keep != KeepEvaluated::None && h5::exists(f, "evaluated")) {
-      h5::Handle ev = h5::group(f, "evaluated", false);
-      for (const auto& g : ds.genes) stored.push_back(h5::read_column<int16_t>(ev.id(), g.name));
-    }
+    // /evaluated's gene columns, read a window of rows at a time (a file of 10^8 rows holds
+    // gigabytes of genes): stored[g][row - window_first].
+    const bool have_rows = keep != KeepEvaluated::None && h5::exists(f, "evaluated");
+    h5::Handle ev = have_rows ? h5::group(f, "evaluated", false) : h5::Handle();
+    std::vector<std::vector<int16_t>> stored(ds.genes.size());
+    size_t window_first = 0;
+    const auto stored_gene = [&](size_t row, int32_t g) -> const int16_t* {
+      if (!have_rows) return nullptr;
+      if (row < window_first || row - window_first >= stored[0].size()) {
+        window_first = row;
+        for (size_t k = 0; k < ds.genes.size(); ++k)
+          stored[k] = h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row, size_t(1) << 18);
+        if (stored[0].empty()) return nullptr;
+      }
+      return &stored[size_t(g)][row - window_first];
+    };
     const auto refuse = [&](uint64_t k, const std::string& what) {
       return std::runtime_error(o.out + ": resume: generation " + std::to_string(k) + " " + what +
                                 " (another cosmic version, agent or seed, or a damaged file?)");
@@ -578,9 +589,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       eval->evaluate(evp, scores, &metrics);
       for (size_t i = 0; i < evp.size; ++i) {
         if (keep == KeepEvaluated::None || (keep == KeepEvaluated::Feasible && !scores.feasible(i))) continue;
-        if (stored.empty() || rows_in_file >= stored[0].size()) throw refuse(k, "has rows missing from /evaluated");
-        for (int32_t g = 0; g < view.ngenes; ++g)
-          if (evp.at(i, g) != stored[size_t(g)][rows_in_file]) throw refuse(k, "differs from its rows in /evaluated");
+        for (int32_t g = 0; g < view.ngenes; ++g) {
+          const int16_t* v = stored_gene(size_t(rows_in_file), g);
+          if (!v) throw refuse(k, "has rows missing from /evaluated");
+          if (evp.at(i, g) != *v) throw refuse(k, "differs from its rows in /evaluated");
+        }
         ++rows_in_file;
       }
       if (record(st, evp, scores, &metrics) != infeasible[k] || best_value(st) != best[k])

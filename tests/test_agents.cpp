@@ -532,6 +532,47 @@ TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
   }
 }
 
+// The replay reads /evaluated's genes 2^18 rows at a time: a file longer than that resumes to
+// the uninterrupted run's rows, and a damaged row past the first window is still found.
+TEST(Agents, ResumeReadsLongFilesInWindows) {
+  const auto ds = tiny_space({Objective::Latency});
+  SearchOptions o;
+  o.agent = "ga";
+  o.params = {{"ga.population", "20000"}};
+  o.seed = 2;
+  o.budget = 300000;
+  o.backend = "cpu";
+  o.quiet = true;
+  o.out = temp_path("long_full.h5");
+  ASSERT_EQ(run_search(ds, o, nullptr), 0);
+  for (bool damaged : {false, true}) {
+    SearchOptions part = o;
+    part.out = temp_path("long_part.h5");
+    part.stop_after_generations = 14;  // 280,000 rows
+    EXPECT_EQ(run_search(ds, part, nullptr), 130);
+    if (damaged) {
+      h5::Handle f = h5::open_file(part.out, true);
+      h5::Handle e = h5::group(f.id(), "evaluated", false);
+      std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), ds.genes[1].name);
+      col[270000] = int16_t(col[270000] == 0 ? 1 : 0);
+      h5::write_column(e.id(), ds.genes[1].name, col);
+    }
+    SearchOptions res;
+    res.out = part.out;
+    res.resume = true;
+    res.quiet = true;
+    res.backend = "cpu";
+    if (damaged) {
+      EXPECT_THROW(run_search(ds, res, nullptr), std::runtime_error);
+    } else {
+      ASSERT_EQ(run_search(ds, res, nullptr), 0);
+      EXPECT_EQ(evaluated_columns(res.out, ds), evaluated_columns(o.out, ds));
+    }
+    std::filesystem::remove(part.out);
+  }
+  std::filesystem::remove(o.out);
+}
+
 // --keep feasible writes the feasible rows of --keep all, in the same order; --keep none no
 // /evaluated. The search itself and the rest of the file do not change.
 TEST(Search, KeepChoosesTheEvaluatedRows) {
