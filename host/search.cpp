@@ -185,6 +185,28 @@ KeepEvaluated parse_keep(const std::string& k) {
   throw std::runtime_error("search: --keep expects all, feasible or none, got '" + k + "'");
 }
 
+// The columns of /generations, and of /evaluated in the order Pending::write appends them.
+const char* const kGenerationColumns[] = {"best_objective", "evaluations",     "wall_s",  "size",
+                                          "infeasible",     "generation_best", "agent_s", "eval_s"};
+
+std::vector<std::string> evaluated_columns(const psa::DesignSpace& ds) {
+  std::vector<std::string> names;
+  for (const auto& g : ds.genes) names.push_back(g.name);
+  for (Objective o : ds.objectives) names.push_back(psa::objective_name(o));
+  names.insert(names.end(), {"violation", "reason"});
+  names.insert(names.end(), kPopMetricNames, kPopMetricNames + kPopMetrics);
+  names.push_back("generation");
+  return names;
+}
+
+// Cuts every column of the group `name`, if there is one, to at most `rows` rows.
+void cut_columns(hid_t file, const char* name, uint64_t rows) {
+  if (!h5::exists(file, name)) return;
+  h5::Handle g = h5::group(file, name, false);
+  for (const auto& c : h5::member_names(g.id()))
+    if (h5::column_size(g.id(), c) > rows) h5::resize_column(g.id(), c, size_t(rows));
+}
+
 // Rows of /evaluated and of /generations not yet written. Appending to compressed columns costs
 // about a chunk's compression per call, and appending to a partly filled compressed chunk moves
 // it in the file (a kill before the next flush can then leave it unreadable; host/h5.hpp). So
@@ -262,13 +284,15 @@ struct Pending {
     if (rows() > 0) {
       const h5::ColumnFormat& f = kEvaluatedFormat;
       h5::Handle ev = h5::group(file, "evaluated", true);
+      const std::vector<std::string> names = evaluated_columns(ds);
+      size_t c = 0;
       std::vector<h5::ColumnRows> cols;  // compressed on the OpenMP threads (h5::append_columns)
-      for (size_t g = 0; g < genes.size(); ++g) cols.push_back(h5::column_rows(ds.genes[g].name, genes[g], kGeneFormat));
-      for (size_t j = 0; j < obj.size(); ++j) cols.push_back(h5::column_rows(psa::objective_name(ds.objectives[j]), obj[j], f));
-      cols.push_back(h5::column_rows("violation", violation, f));
-      cols.push_back(h5::column_rows("reason", reason, f));
-      for (int k = 0; k < kPopMetrics; ++k) cols.push_back(h5::column_rows(kPopMetricNames[k], metrics[size_t(k)], f));
-      cols.push_back(h5::column_rows("generation", generation, f));
+      for (size_t g = 0; g < genes.size(); ++g) cols.push_back(h5::column_rows(names[c++], genes[g], kGeneFormat));
+      for (size_t j = 0; j < obj.size(); ++j) cols.push_back(h5::column_rows(names[c++], obj[j], f));
+      cols.push_back(h5::column_rows(names[c++], violation, f));
+      cols.push_back(h5::column_rows(names[c++], reason, f));
+      for (int k = 0; k < kPopMetrics; ++k) cols.push_back(h5::column_rows(names[c++], metrics[size_t(k)], f));
+      cols.push_back(h5::column_rows(names[c++], generation, f));
       h5::append_columns(ev.id(), cols);
     }
     if (!evals.empty()) {
@@ -493,15 +517,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (!line.empty()) agents::add_param(o.params, o.agent, line);
     if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
       throw std::runtime_error(o.out + ": unknown keep attribute '" + o.keep + "'");
-    // /generations' columns are appended one after another: after a kill they may differ in
-    // length, and only the generations that all of them hold count.
+    // /generations' columns are appended one after another: after a kill some may be shorter or
+    // missing, and only the generations that all of them hold count.
     if (h5::exists(f, "generations")) {
       h5::Handle gg = h5::group(f, "generations", false);
-      const std::vector<std::string> cols = h5::member_names(gg.id());
-      replay_gens = cols.empty() ? 0 : UINT64_MAX;
-      for (const auto& c : cols) replay_gens = std::min<uint64_t>(replay_gens, h5::column_size(gg.id(), c));
-      for (const auto& c : cols)
-        if (h5::column_size(gg.id(), c) > replay_gens) h5::resize_column(gg.id(), c, size_t(replay_gens));
+      replay_gens = UINT64_MAX;
+      for (const char* c : kGenerationColumns)
+        replay_gens = std::min<uint64_t>(replay_gens, h5::exists(gg.id(), c) ? h5::column_size(gg.id(), c) : 0);
     }
   }
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
@@ -568,10 +590,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (row < window_first || row - window_first >= stored[0].size()) {
         window_first = row;
         for (size_t k = 0; k < ds.genes.size(); ++k)
-          stored[k] = h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row, size_t(1) << 18);
-        if (stored[0].empty()) return nullptr;
+          stored[k] = h5::exists(ev.id(), ds.genes[k].name)
+                          ? h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row, size_t(1) << 18)
+                          : std::vector<int16_t>();
       }
-      return &stored[size_t(g)][row - window_first];
+      const std::vector<int16_t>& col = stored[size_t(g)];  // columns may differ in length after a kill
+      return row - window_first < col.size() ? &col[row - window_first] : nullptr;
     };
     const auto refuse = [&](uint64_t k, const std::string& what) {
       return std::runtime_error(o.out + ": resume: generation " + std::to_string(k) + " " + what +
@@ -615,12 +639,19 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
                 << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
   }
-  // Rows of /evaluated past the replayed generations (a kill between the two writes of a batch,
-  // or before /generations had a row) are dropped.
-  if (o.resume && h5::exists(file.id(), "evaluated")) {
-    h5::Handle ev = h5::group(file.id(), "evaluated", false);
-    for (const auto& c : h5::member_names(ev.id()))
-      if (h5::column_size(ev.id(), c) > rows_in_file) h5::resize_column(ev.id(), c, size_t(rows_in_file));
+  if (o.resume) {
+    // Every column of /evaluated must hold the replayed generations' rows ...
+    if (rows_in_file > 0) {
+      h5::Handle ev = h5::group(file.id(), "evaluated", false);
+      for (const auto& c : evaluated_columns(ds))
+        if (!h5::exists(ev.id(), c) || h5::column_size(ev.id(), c) < rows_in_file)
+          throw std::runtime_error(o.out + ": resume: /evaluated/" + c + " is shorter than /generations says");
+    }
+    // ... and the file is repaired only once the replay accepted it: what lies past the replayed
+    // generations in /generations (columns cut short by a kill) and in /evaluated (a kill between
+    // the two writes of a batch, or before /generations had a row) is dropped.
+    cut_columns(file.id(), "generations", replay_gens);
+    cut_columns(file.id(), "evaluated", rows_in_file);
   }
 
   Pending pending;

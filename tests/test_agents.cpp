@@ -463,7 +463,9 @@ TEST(Agents, ResumeEqualsUninterrupted) {
 //  - /generations' columns of different lengths (killed while appending them): the generations
 //    all hold count;
 //  - the budget's short last generation recorded, the file not yet marked complete;
-//  - a kept row's genome changed (a damaged chunk): refused.
+//  - a /generations column missing (its first write cut short): the search starts over;
+//  - a kept row's genome changed, or a column of /evaluated shorter than the replayed rows (a
+//    damaged chunk, columns extended one by one): refused, the file left as it was.
 TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
   const auto ds = tiny_space({Objective::Latency});
   for (const char* keep : {"all", "feasible"}) {
@@ -491,6 +493,11 @@ TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
         for (const auto& c : h5::member_names(g.id())) h5::resize_column(g.id(), c, 0);
       if (how == 1) h5::resize_column(g.id(), "eval_s", 2);
       if (how == 2) h5::set_attr(f.id(), "complete", int64_t(0));
+      if (how == 4) H5Ldelete(g.id(), "infeasible", H5P_DEFAULT);  // the first write of /generations cut short
+      if (how == 5) {
+        h5::Handle e = h5::group(f.id(), "evaluated", false);
+        h5::resize_column(e.id(), "violation", 20);
+      }
       if (how == 3) {
         h5::Handle e = h5::group(f.id(), "evaluated", false);
         std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), ds.genes[0].name);
@@ -499,7 +506,7 @@ TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
       }
       return part.out;
     };
-    for (int how : {0, 1, 2}) {
+    for (int how : {0, 1, 2, 4}) {
       SCOPED_TRACE("damage " + std::to_string(how));
       SearchOptions res;
       res.out = damage(how);
@@ -516,18 +523,27 @@ TEST(Agents, ResumeRepairsOrRefusesAKilledFile) {
       for (const auto& c : h5::member_names(g.id())) EXPECT_EQ(h5::column_size(g.id(), c), 9u) << c;
       std::filesystem::remove(res.out);
     }
-    SearchOptions res;
-    res.out = damage(3);
-    res.resume = true;
-    res.quiet = true;
-    res.backend = "cpu";
-    try {
-      run_search(ds, res, nullptr);
-      ADD_FAILURE() << "a damaged /evaluated was resumed";
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("differs from its rows in /evaluated"), std::string::npos) << e.what();
+    for (auto [how, message] : {std::pair<int, const char*>{3, "differs from its rows in /evaluated"},
+                                {5, "/evaluated/violation is shorter than /generations says"}}) {
+      SearchOptions res;
+      res.out = damage(how);
+      res.resume = true;
+      res.quiet = true;
+      res.backend = "cpu";
+      const size_t gens_before = [&] {
+        h5::Handle f = h5::open_file(res.out, false);
+        return h5::column_size(h5::group(f.id(), "generations", false).id(), "eval_s");
+      }();
+      try {
+        run_search(ds, res, nullptr);
+        ADD_FAILURE() << "a damaged /evaluated was resumed (damage " << how << ")";
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      }
+      h5::Handle f = h5::open_file(res.out, false);  // refused: left as it was
+      EXPECT_EQ(h5::column_size(h5::group(f.id(), "generations", false).id(), "eval_s"), gens_before);
+      std::filesystem::remove(res.out);
     }
-    std::filesystem::remove(res.out);
     std::filesystem::remove(o.out);
   }
 }
