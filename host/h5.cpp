@@ -191,7 +191,8 @@ std::vector<std::string> member_names(hid_t group) {
     const ssize_t len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
     check(len < 0 ? -1 : 0, "H5Lget_name_by_idx");
     std::string name(size_t(len) + 1, '\0');
-    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT);
+    const ssize_t got = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT);
+    check(got < 0 ? -1 : 0, "H5Lget_name_by_idx");
     name.resize(size_t(len));
     names.push_back(name);
   }
