@@ -630,7 +630,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
     // The root attributes hold the totals of the last session that stopped cleanly; after a
     // kill they are older than /generations, whose wall_s is then the later one.
-    st.wall_s = walls.back();
+    st.wall_s = walls[replay_gens - 1];
     if (h5::has_attr(f, "wall_time_s")) st.wall_s = std::max(st.wall_s, h5::attr_double(f, "wall_time_s"));
     for (auto [name, v] : {std::pair<const char*, double*>{"eval_s", &st.eval_s}, {"agent_s", &st.agent_s},
                            {"write_s", &st.write_s}, {"writer_s", &st.writer_s}})
