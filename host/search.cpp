@@ -571,7 +571,15 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   // refused rather than continued: each generation's infeasible count and best-so-far against
   // /generations, and the genomes against the rows /evaluated keeps of it (all, the feasible
   // ones, or none: --keep).
-  uint64_t rows_in_file = 0;  // rows of /evaluated that belong to the replayed generations
+  //
+  // Only the whole 16,384-row chunks that every column of /evaluated holds are kept (and
+  // checked); the replayed rows past them (a partly filled last chunk, or rows a kill left
+  // missing) go to the writer again from the replay. So the session appends whole chunks, as a
+  // fresh one does: appending to a partly filled compressed chunk would rewrite it elsewhere in
+  // the file, and a kill before the next flush could leave it unreadable.
+  Pending pending;
+  uint64_t rows_in_file = 0;  // rows the replayed generations keep in /evaluated
+  uint64_t kept_rows = 0;     // of them, those in whole chunks of the file
   if (replay_gens > 0) {
     const hid_t f = file.id();
     h5::Handle gg = h5::group(f, "generations", false);
@@ -579,9 +587,25 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const auto best = h5::read_column<double>(gg.id(), "best_objective");
     const auto infeasible = h5::read_column<uint64_t>(gg.id(), "infeasible");
     const auto walls = h5::read_column<double>(gg.id(), "wall_s");
+    uint64_t expected = 0;  // rows /evaluated should hold, from /generations (the replay checks them)
+    for (uint64_t k = 0; k < replay_gens; ++k) {
+      const uint64_t n = evals[k] - (k ? evals[k - 1] : 0);
+      expected += keep == KeepEvaluated::All ? n : keep == KeepEvaluated::Feasible ? n - std::min(n, infeasible[k]) : 0;
+    }
+    uint64_t present = expected;  // rows every column holds
+    if (expected > 0) {
+      if (!h5::exists(f, "evaluated")) present = 0;
+      else {
+        h5::Handle ev = h5::group(f, "evaluated", false);
+        for (const auto& c : evaluated_columns(ds))
+          present = std::min<uint64_t>(present, h5::exists(ev.id(), c) ? h5::column_size(ev.id(), c) : 0);
+      }
+    }
+    kept_rows = present / kChunkRows * kChunkRows;
+    uint64_t pending_from = UINT64_MAX;  // the row at which the rows given to the writer begin
     // /evaluated's gene columns, read a window of rows at a time (a file of 10^8 rows holds
     // gigabytes of genes): stored[g][row - window_first].
-    const bool have_rows = keep != KeepEvaluated::None && h5::exists(f, "evaluated");
+    const bool have_rows = kept_rows > 0;
     h5::Handle ev = have_rows ? h5::group(f, "evaluated", false) : h5::Handle();
     std::vector<std::vector<int16_t>> stored(ds.genes.size());
     size_t window_first = 0;
@@ -590,12 +614,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (row < window_first || row - window_first >= stored[0].size()) {
         window_first = row;
         for (size_t k = 0; k < ds.genes.size(); ++k)
-          stored[k] = h5::exists(ev.id(), ds.genes[k].name)
-                          ? h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row, size_t(1) << 18)
-                          : std::vector<int16_t>();
+          stored[k] = h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row,
+                                               std::min<size_t>(size_t(1) << 18, size_t(kept_rows - row)));
       }
-      const std::vector<int16_t>& col = stored[size_t(g)];  // columns may differ in length after a kill
-      return row - window_first < col.size() ? &col[row - window_first] : nullptr;
+      return &stored[size_t(g)][row - window_first];
     };
     const auto refuse = [&](uint64_t k, const std::string& what) {
       return std::runtime_error(o.out + ": resume: generation " + std::to_string(k) + " " + what +
@@ -611,14 +633,17 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       agent.ask(pop);
       const agents::Population& evp = first_genomes(pop, size_t(n), part);
       eval->evaluate(evp, scores, &metrics);
+      const uint64_t first_row = rows_in_file;
       for (size_t i = 0; i < evp.size; ++i) {
         if (keep == KeepEvaluated::None || (keep == KeepEvaluated::Feasible && !scores.feasible(i))) continue;
-        for (int32_t g = 0; g < view.ngenes; ++g) {
-          const int16_t* v = stored_gene(size_t(rows_in_file), g);
-          if (!v) throw refuse(k, "has rows missing from /evaluated");
-          if (evp.at(i, g) != *v) throw refuse(k, "differs from its rows in /evaluated");
-        }
+        if (rows_in_file < kept_rows)
+          for (int32_t g = 0; g < view.ngenes; ++g)
+            if (evp.at(i, g) != *stored_gene(size_t(rows_in_file), g)) throw refuse(k, "differs from its rows in /evaluated");
         ++rows_in_file;
+      }
+      if (rows_in_file > kept_rows) {  // rows past the kept chunks: to be written again
+        if (pending_from == UINT64_MAX) pending_from = first_row;
+        pending.add(evp, scores, metrics, k, keep, first_row);
       }
       if (record(st, evp, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
         throw refuse(k, "does not evaluate to what /generations records");
@@ -628,6 +653,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
         summary->evaluations_curve.push_back(st.evaluations);
       }
     }
+    if (pending_from != UINT64_MAX) pending.take_front(size_t(kept_rows - pending_from), 0);  // rows the file keeps
+    pending.row_end.clear();  // /generations has the replayed generations already
     // The root attributes hold the totals of the last session that stopped cleanly; after a
     // kill they are older than /generations, whose wall_s is then the later one.
     st.wall_s = walls[replay_gens - 1];
@@ -640,22 +667,16 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
                 << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
   }
   if (o.resume) {
-    // Every column of /evaluated must hold the replayed generations' rows ...
-    if (rows_in_file > 0) {
-      h5::Handle ev = h5::group(file.id(), "evaluated", false);
-      for (const auto& c : evaluated_columns(ds))
-        if (!h5::exists(ev.id(), c) || h5::column_size(ev.id(), c) < rows_in_file)
-          throw std::runtime_error(o.out + ": resume: /evaluated/" + c + " is shorter than /generations says");
-    }
-    // ... and the file is repaired only once the replay accepted it: what lies past the replayed
-    // generations in /generations (columns cut short by a kill) and in /evaluated (a kill between
-    // the two writes of a batch, or before /generations had a row) is dropped.
+    // The file is cut only once the replay accepted it: /generations to the generations all its
+    // columns hold (a kill while they were appended), /evaluated to its kept whole chunks (only
+    // whole chunks are dropped, none is rewritten). Flushed at once, so that a kill from here on
+    // finds the file as cut.
     cut_columns(file.id(), "generations", replay_gens);
-    cut_columns(file.id(), "evaluated", rows_in_file);
+    cut_columns(file.id(), "evaluated", kept_rows);
+    h5::flush(file.id());
   }
 
-  Pending pending;
-  uint64_t written = rows_in_file;  // rows of /evaluated handed to the writer
+  uint64_t written = kept_rows;  // rows of /evaluated in the file or handed to the writer
   double last_write = now_s();
   SignalScope signals;
   const double wall0 = st.wall_s;
