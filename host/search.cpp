@@ -213,7 +213,8 @@ void cut_columns(hid_t file, const char* name, uint64_t rows) {
 // rows are gathered and written in whole chunks of /evaluated (take_front), each with the
 // /generations rows of the generations it completes; only when nothing filled a chunk for
 // `flush_s` seconds, and when the run stops, is everything written. After each write the file
-// holds whole generations: /generations never counts rows that /evaluated lacks.
+// holds whole generations: /generations never counts rows that /evaluated lacks, except in a
+// resumed session until the rows it writes again are written (see the replay in run_search).
 struct Pending {
   // /evaluated columns
   std::vector<std::vector<int16_t>> genes;
@@ -602,6 +603,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       }
     }
     kept_rows = present / kChunkRows * kChunkRows;
+    // A kill leaves at most a partly filled chunk and a generation's rows to write again; more is
+    // a damaged file, which would be rebuilt in memory.
+    if (expected - kept_rows > kChunkRows + P)
+      throw std::runtime_error(o.out + ": resume: /evaluated lacks " + std::to_string(expected - present) +
+                               " of the rows /generations lists (more than a kill leaves: a damaged file?)");
     uint64_t pending_from = UINT64_MAX;  // the row at which the rows given to the writer begin
     // /evaluated's gene columns, read a window of rows at a time (a file of 10^8 rows holds
     // gigabytes of genes): stored[g][row - window_first].

@@ -528,7 +528,8 @@ TEST(Agents, ResumeRepairsAKilledFile) {
 
 // The replay checks /evaluated's whole chunks, reading their genes 2^18 rows at a time: a file
 // longer than that resumes to the uninterrupted run's rows; a changed row in a whole chunk is
-// refused and the file left as it was; one past the whole chunks is written again.
+// refused and the file left as it was; one past the whole chunks is written again; a column
+// missing far more rows than a kill leaves is refused.
 TEST(Agents, ResumeReadsLongFilesInWindows) {
   const auto ds = tiny_space({Objective::Latency});
   SearchOptions o;
@@ -573,6 +574,27 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
     }
     std::filesystem::remove(part.out);
   }
+  // A column far shorter than a kill leaves (100,000 of 280,000 rows) is refused, not rebuilt.
+  SearchOptions part = o;
+  part.out = temp_path("long_part.h5");
+  part.stop_after_generations = 14;
+  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  {
+    h5::Handle f = h5::open_file(part.out, true);
+    h5::resize_column(h5::group(f.id(), "evaluated", false).id(), "violation", 100000);
+  }
+  SearchOptions res;
+  res.out = part.out;
+  res.resume = true;
+  res.quiet = true;
+  res.backend = "cpu";
+  try {
+    run_search(ds, res, nullptr);
+    ADD_FAILURE() << "a file lacking 180,000 rows was resumed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/evaluated lacks 180000 of the rows"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(part.out);
   std::filesystem::remove(o.out);
 }
 
