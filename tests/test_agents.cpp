@@ -383,6 +383,28 @@ std::map<std::string, std::vector<double>> evaluated_columns(const std::string& 
   return cols;
 }
 
+// A quiet search on the CPU with `agent` at `population` ("<agent>.population").
+SearchOptions cpu_search(const std::string& agent, const std::string& population, uint64_t seed, uint64_t budget) {
+  SearchOptions o;
+  o.agent = agent;
+  o.params = {{agent + ".population", population}};
+  o.seed = seed;
+  o.budget = budget;
+  o.backend = "cpu";
+  o.quiet = true;
+  return o;
+}
+
+// Options that resume the search in `out` on the CPU, quietly.
+SearchOptions resume_options(const std::string& out) {
+  SearchOptions o;
+  o.out = out;
+  o.resume = true;
+  o.quiet = true;
+  o.backend = "cpu";
+  return o;
+}
+
 // Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
 // and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
 // /evaluated holds rows of a generation that /generations does not list; the resume drops them.
@@ -393,13 +415,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
     for (const char* a : kAgents) {
       SCOPED_TRACE(std::string(a) + ", --keep " + keep);
       const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
-      SearchOptions o;
-      o.agent = a;
-      o.params = {{std::string(a) + ".population", "50"}};
-      o.seed = 5;
-      o.budget = 420;  // 8 full generations and a partial one
-      o.backend = "cpu";
-      o.quiet = true;
+      SearchOptions o = cpu_search(a, "50", 5, 420);  // 8 full generations and a partial one
       o.keep = keep;
       o.out = temp_path(std::string("full_") + a + ".h5");
       SearchSummary full;
@@ -415,11 +431,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
         h5::Handle f = h5::open_file(part.out, false);
         EXPECT_EQ(h5::attr_int(f.id(), "complete"), 0);
       }
-      SearchOptions res;
-      res.out = part.out;
-      res.resume = true;
-      res.quiet = true;
-      res.backend = "cpu";
+      SearchOptions res = resume_options(part.out);
       res.keep = "none";  // ignored: the file's own --keep applies
       res.stop_after_generations = 2;  // interrupted a second time
       SearchSummary s2;
@@ -469,13 +481,7 @@ TEST(Agents, ResumeRepairsAKilledFile) {
   const auto ds = tiny_space({Objective::Latency});
   for (const char* keep : {"all", "feasible"}) {
     SCOPED_TRACE(std::string("--keep ") + keep);
-    SearchOptions o;
-    o.agent = "ga";
-    o.params = {{"ga.population", "50"}};
-    o.seed = 6;
-    o.budget = 420;
-    o.backend = "cpu";
-    o.quiet = true;
+    SearchOptions o = cpu_search("ga", "50", 6, 420);
     o.keep = keep;
     o.out = temp_path("killed_full.h5");
     SearchSummary full;
@@ -507,11 +513,7 @@ TEST(Agents, ResumeRepairsAKilledFile) {
     };
     for (int how : {0, 1, 2, 3, 4, 5}) {
       SCOPED_TRACE("damage " + std::to_string(how));
-      SearchOptions res;
-      res.out = damage(how);
-      res.resume = true;
-      res.quiet = true;
-      res.backend = "cpu";
+      SearchOptions res = resume_options(damage(how));
       SearchSummary sum;
       ASSERT_EQ(run_search(ds, res, &sum), 0);
       EXPECT_EQ(sum.best_curve, full.best_curve);
@@ -532,13 +534,7 @@ TEST(Agents, ResumeRepairsAKilledFile) {
 // missing far more rows than a kill leaves is refused.
 TEST(Agents, ResumeReadsLongFilesInWindows) {
   const auto ds = tiny_space({Objective::Latency});
-  SearchOptions o;
-  o.agent = "ga";
-  o.params = {{"ga.population", "20000"}};
-  o.seed = 2;
-  o.budget = 300000;
-  o.backend = "cpu";
-  o.quiet = true;
+  SearchOptions o = cpu_search("ga", "20000", 2, 300000);
   o.out = temp_path("long_full.h5");
   ASSERT_EQ(run_search(ds, o, nullptr), 0);
   for (size_t damaged_row : {size_t(0), size_t(270000), size_t(279000)}) {  // 0: none
@@ -554,11 +550,7 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
       col[damaged_row] = int16_t(col[damaged_row] == 0 ? 1 : 0);
       h5::write_column(e.id(), ds.genes[1].name, col);
     }
-    SearchOptions res;
-    res.out = part.out;
-    res.resume = true;
-    res.quiet = true;
-    res.backend = "cpu";
+    SearchOptions res = resume_options(part.out);
     if (damaged_row == 270000) {
       try {
         run_search(ds, res, nullptr);
@@ -583,11 +575,7 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
     h5::Handle f = h5::open_file(part.out, true);
     h5::resize_column(h5::group(f.id(), "evaluated", false).id(), "violation", 100000);
   }
-  SearchOptions res;
-  res.out = part.out;
-  res.resume = true;
-  res.quiet = true;
-  res.backend = "cpu";
+  SearchOptions res = resume_options(part.out);
   try {
     run_search(ds, res, nullptr);
     ADD_FAILURE() << "a file lacking 180,000 rows was resumed";
@@ -605,13 +593,7 @@ TEST(Search, KeepChoosesTheEvaluatedRows) {
   std::map<std::string, std::string> files;
   std::map<std::string, SearchSummary> sums;
   for (const char* keep : {"all", "feasible", "none"}) {
-    SearchOptions o;
-    o.agent = "nsga2";
-    o.params = {{"nsga2.population", "300"}};
-    o.seed = 8;
-    o.budget = 20000;
-    o.backend = "cpu";
-    o.quiet = true;
+    SearchOptions o = cpu_search("nsga2", "300", 8, 20000);
     o.keep = keep;
     o.out = files[keep] = temp_path(std::string("keep_") + keep + ".h5");
     ASSERT_EQ(run_search(ds, o, &sums[keep]), 0);
