@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <mutex>
@@ -536,7 +537,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
 
   if (!o.resume) {
-    file = h5::create_file(o.out);
+    // Made as OUT.partial and renamed once its attributes are on disk, so that a file named OUT
+    // is always one --resume can continue, even when the search was killed as it started.
+    const std::string partial = o.out + ".partial";
+    file = h5::create_file(partial);
     const hid_t f = file.id();
     h5::set_attr(f, "kind", std::string("search"));
     h5::set_attr(f, "format_version", kSearchFormatVersion);
@@ -556,7 +560,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
     h5::set_attr(f, "complete", int64_t(0));
-    h5::flush(f);  // readable from here on, even if killed before the first write
+    h5::flush(f);
+    std::filesystem::rename(partial, o.out);  // the open file follows its name
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());
