@@ -344,11 +344,7 @@ void resize_column(hid_t parent, const std::string& name, size_t rows) {
 
 template <class T>
 std::vector<T> read_column(hid_t parent, const std::string& name) {
-  std::vector<T> out(column_size(parent, name));
-  if (out.empty()) return out;
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
-  check(H5Dread(d.id(), native<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read " + name);
-  return out;
+  return read_column<T>(parent, name, 0, SIZE_MAX);
 }
 
 template <class T>

@@ -179,6 +179,11 @@ const h5::ColumnFormat kGenerationsFormat{1024, 0, false};
 // run then keeps /generations, /best and /pareto only).
 enum class KeepEvaluated { All, Feasible, None };
 
+// Whether `keep` writes row i of a scored generation to /evaluated.
+bool keeps(KeepEvaluated keep, const agents::Scores& s, size_t i) {
+  return keep == KeepEvaluated::All || (keep == KeepEvaluated::Feasible && s.feasible(i));
+}
+
 KeepEvaluated parse_keep(const std::string& k) {
   if (k == "all") return KeepEvaluated::All;
   if (k == "feasible") return KeepEvaluated::Feasible;
@@ -231,11 +236,10 @@ struct Pending {
   // The rows of one generation that `keep` keeps: all, the feasible ones, or none.
   void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen,
            KeepEvaluated keep, uint64_t rows_before) {
-    std::vector<size_t> pick;  // the rows kept, when not all
-    if (keep == KeepEvaluated::Feasible)
-      for (size_t i = 0; i < s.size; ++i)
-        if (s.feasible(i)) pick.push_back(i);
     const bool all = keep == KeepEvaluated::All;
+    std::vector<size_t> pick;  // the rows kept, when not all
+    for (size_t i = 0; i < s.size && !all; ++i)
+      if (keeps(keep, s, i)) pick.push_back(i);
     const size_t n = all ? pop.size : pick.size();
     row_end.push_back(rows_before + n);
     if (n == 0) return;
@@ -616,19 +620,18 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     uint64_t pending_from = UINT64_MAX;  // the row at which the rows given to the writer begin
     // /evaluated's gene columns, read a window of rows at a time (a file of 10^8 rows holds
     // gigabytes of genes): stored[g][row - window_first].
-    const bool have_rows = kept_rows > 0;
-    h5::Handle ev = have_rows ? h5::group(f, "evaluated", false) : h5::Handle();
+    // Called for rows below kept_rows only.
+    h5::Handle ev = kept_rows > 0 ? h5::group(f, "evaluated", false) : h5::Handle();
     std::vector<std::vector<int16_t>> stored(ds.genes.size());
     size_t window_first = 0;
-    const auto stored_gene = [&](size_t row, int32_t g) -> const int16_t* {
-      if (!have_rows) return nullptr;
+    const auto stored_gene = [&](size_t row, int32_t g) -> int16_t {
       if (row < window_first || row - window_first >= stored[0].size()) {
         window_first = row;
         for (size_t k = 0; k < ds.genes.size(); ++k)
           stored[k] = h5::read_column<int16_t>(ev.id(), ds.genes[k].name, row,
                                                std::min<size_t>(size_t(1) << 18, size_t(kept_rows - row)));
       }
-      return &stored[size_t(g)][row - window_first];
+      return stored[size_t(g)][row - window_first];
     };
     const auto refuse = [&](uint64_t k, const std::string& what) {
       return std::runtime_error(o.out + ": resume: generation " + std::to_string(k) + " " + what +
@@ -646,10 +649,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       eval->evaluate(evp, scores, &metrics);
       const uint64_t first_row = rows_in_file;
       for (size_t i = 0; i < evp.size; ++i) {
-        if (keep == KeepEvaluated::None || (keep == KeepEvaluated::Feasible && !scores.feasible(i))) continue;
+        if (!keeps(keep, scores, i)) continue;
         if (rows_in_file < kept_rows)
           for (int32_t g = 0; g < view.ngenes; ++g)
-            if (evp.at(i, g) != *stored_gene(size_t(rows_in_file), g)) throw refuse(k, "differs from its rows in /evaluated");
+            if (evp.at(i, g) != stored_gene(size_t(rows_in_file), g)) throw refuse(k, "differs from its rows in /evaluated");
         ++rows_in_file;
       }
       if (rows_in_file > kept_rows) {  // rows past the kept chunks: to be written again
