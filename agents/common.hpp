@@ -41,8 +41,10 @@ struct Standing {
 
 inline void standings(const Scores& s, std::vector<Standing>& out) {
   out.resize(s.size);
-  for (size_t i = 0; i < s.size; ++i)
-    out[i] = s.feasible(i) ? Standing{s.at(i, 0), 0} : Standing{s.violation[i], 1};
+  const int64_t n = int64_t(s.size);
+#pragma omp parallel for schedule(static) if (n >= 32768)
+  for (int64_t i = 0; i < n; ++i)
+    out[size_t(i)] = s.feasible(size_t(i)) ? Standing{s.at(size_t(i), 0), 0} : Standing{s.violation[size_t(i)], 1};
 }
 
 // better() on standings.
@@ -58,16 +60,29 @@ inline bool stands_before(const Standing* f, size_t a, size_t b) {
   return a < b;
 }
 
-// The first k of 0 .. n-1 under a strict total order, in that order (selection, then a sort of
-// the k: linear in n).
-template <class Before>
-std::vector<size_t> first_k(size_t n, size_t k, Before before) {
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), size_t(0));
-  k = std::min(k, n);
-  if (k < n) std::nth_element(idx.begin(), idx.begin() + ptrdiff_t(k), idx.end(), before);
-  std::sort(idx.begin(), idx.begin() + ptrdiff_t(k), before);
-  idx.resize(k);
+// The first k individuals under stands_before(), in that order; with `last`, the last k, last
+// first. One pass over packed (standing, index) records that keeps the k so far in a heap
+// (std::partial_sort): most records lose to the heap's top in one comparison, and the records are
+// read in order instead of through an index into the standings.
+inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, bool last = false) {
+  struct Ranked {
+    double value;
+    int32_t infeasible;
+    uint32_t index;
+  };
+  if (f.size() > size_t(UINT32_MAX)) throw std::length_error("first_k: more than 2^32 individuals");
+  std::vector<Ranked> r(f.size());
+  for (size_t i = 0; i < f.size(); ++i) r[i] = {f[i].value, f[i].infeasible, uint32_t(i)};
+  const auto before = [](const Ranked& a, const Ranked& b) {  // stands_before() on records
+    const Standing sa{a.value, a.infeasible}, sb{b.value, b.infeasible};
+    return better(sa, sb) || (!better(sb, sa) && a.index < b.index);
+  };
+  k = std::min(k, r.size());
+  const auto middle = r.begin() + ptrdiff_t(k);
+  if (last) std::partial_sort(r.begin(), middle, r.end(), [&](const Ranked& a, const Ranked& b) { return before(b, a); });
+  else std::partial_sort(r.begin(), middle, r.end(), before);
+  std::vector<size_t> idx(k);
+  for (size_t j = 0; j < k; ++j) idx[j] = r[j].index;
   return idx;
 }
 

@@ -34,9 +34,8 @@ void Ga::tell(const Population& pop, const Scores& scores) {
   ++gen_;
   const size_t ng = size_t(pop.ngenes);
   // Elitism: the best parents replace the worst children when they rank before them.
-  const auto before = [&](size_t a, size_t b) { return stands_before(standing_.data(), a, b); };
   std::vector<size_t> elite;
-  if (elites_ > 0) elite = first_k(standing_.size(), elites_, before);
+  if (elites_ > 0) elite = first_k(standing_, elites_);
   std::vector<int32_t> keep(elite.size() * ng);
   std::vector<Standing> keep_st(elite.size());
   Scores keep_s;
@@ -51,7 +50,7 @@ void Ga::tell(const Population& pop, const Scores& scores) {
   parent_scores_ = scores;
   standings(parent_scores_, standing_);
   if (!elite.empty()) {
-    const std::vector<size_t> worst_first = first_k(pop.size, elite.size(), [&](size_t a, size_t b) { return before(b, a); });
+    const std::vector<size_t> worst_first = first_k(standing_, elite.size(), /*last=*/true);
     for (size_t j = 0; j < worst_first.size(); ++j) {
       const size_t worst = worst_first[j];
       if (!better(keep_st[j], standing_[worst])) break;

@@ -240,6 +240,26 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
     }
 }
 
+// first_k (elitism, ACO's elite, BO's split) against a whole sort of the indices under
+// stands_before, with many ties (so the index decides) and infeasible points among them.
+TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
+  agents::Rng r(5);
+  for (size_t n : {1, 2, 7, 1000, 30000}) {
+    std::vector<agents::Standing> f(n);
+    for (auto& s : f) s = {double(r.below(50)) * 0.5, int32_t(r.below(4) == 0)};
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return agents::stands_before(f.data(), a, b); });
+    for (size_t k : {size_t(0), size_t(1), n / 100, n / 3, n, n + 5}) {
+      const size_t m = std::min(k, n);
+      const std::vector<size_t> first(order.begin(), order.begin() + ptrdiff_t(m));
+      const std::vector<size_t> last(order.rbegin(), order.rbegin() + ptrdiff_t(m));
+      EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k;
+      EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k;
+    }
+  }
+}
+
 // GA and NSGA-II keep the children they bred as the next parents, so tell() must follow ask().
 TEST(Agents, TellWithoutAskIsRefused) {
   for (const char* name : {"ga", "nsga2"}) {
