@@ -92,26 +92,31 @@ std::vector<size_t> best_indices(const Scores& s, size_t k);
 // How far mutate() jumps to the next gene to mutate: a geometric draw, floor(log(1 - u) /
 // log(1 - rate)) genes skipped for u uniform in [0, 1) (53 random bits, Rng::uniform()), so that
 // a child costs one draw per mutated gene instead of one per gene. Only skips shorter than the
-// genome matter, so the skip is read from a table of the smallest draws that reach 1, 2, ..., ng
-// (found once, with the same formula) by a branchless bisection, instead of a logarithm per draw.
-// The skips are the formula's: it is monotone in u (tested against it).
+// genome matter, so the skip is read from a table instead of computing a logarithm per draw:
+// first_draw_[k - 1] is the smallest draw whose skip reaches k (found once, with the same
+// formula), and the skip of a draw is the number of those thresholds at or below it. A second
+// table gives that number at the start of each of 1,024 equal slices of the draws, so a skip is
+// one look-up and, where a threshold falls inside the slice, a step or two past it. The skips are
+// the formula's: it is monotone in u (tested against it).
 class MutationSkips {
  public:
   MutationSkips(double rate, size_t ng) : rate_(rate) {
     if (!geometric()) return;
     const double log_keep = std::log1p(-rate);
-    size_t size = 1;
-    while (size < ng) size *= 2;
-    first_draw_.assign(size, kNever);
+    first_draw_.resize(ng + 1, kNever);  // kNever after the last: a scan stops there
     for (size_t k = 1; k <= ng; ++k) first_draw_[k - 1] = first_reaching(double(k), log_keep);
+    for (uint64_t slice = 0, k = 0; slice < kSlices; ++slice) {
+      while (first_draw_[k] <= slice << kSliceShift) ++k;
+      at_slice_[slice] = int32_t(k);
+    }
   }
   bool any() const { return rate_ > 0; }
   bool geometric() const { return rate_ > 0 && rate_ < 1; }
   // The skip for the draw `bits53` (Rng::next() >> 11), capped at ng.
   int32_t skip(uint64_t bits53) const {
-    const uint64_t* base = first_draw_.data();
-    for (size_t n = first_draw_.size(); n > 1; n -= n / 2) base = base[n / 2] <= bits53 ? base + n / 2 : base;
-    return int32_t(base - first_draw_.data()) + int32_t(*base <= bits53);
+    int32_t k = at_slice_[bits53 >> kSliceShift];
+    while (first_draw_[size_t(k)] <= bits53) ++k;
+    return k;
   }
   // The formula itself, for the tests.
   static double formula(uint64_t bits53, double log_keep) {
@@ -120,6 +125,8 @@ class MutationSkips {
 
  private:
   static constexpr uint64_t kNever = ~uint64_t(0), kDraws = uint64_t(1) << 53;
+  static constexpr int kSliceShift = 43;  // 2^53 draws in 2^10 slices
+  static constexpr uint64_t kSlices = kDraws >> kSliceShift;
   // The smallest 53-bit draw whose skip is at least k (kNever if none): a bisection started
   // around the inverse of the formula.
   static uint64_t first_reaching(double k, double log_keep) {
@@ -137,7 +144,8 @@ class MutationSkips {
     return hi >= kDraws ? kNever : hi;
   }
   double rate_;
-  std::vector<uint64_t> first_draw_;  // ascending, padded to a power of two with kNever
+  std::vector<uint64_t> first_draw_;  // ascending, then kNever
+  int32_t at_slice_[kSlices] = {};    // thresholds at or below each slice's first draw
 };
 
 // Per-gene categorical mutation: with probability `rate` a gene takes one of its other

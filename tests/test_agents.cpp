@@ -214,7 +214,8 @@ TEST(Agents, MutationRespectsCardinalities) {
 
 // mutate() reads the geometric skip from a table instead of computing the logarithm: it must
 // give the formula's skip (capped at the genome's length) for every draw, checked on random
-// draws and on every draw within 64 of where the skip steps up (the inverse of the formula).
+// draws, on every draw within 64 of where the skip steps up (the inverse of the formula) and
+// either side of the edges of the table's slices.
 TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
   agents::Rng r(3);
   for (double rate : {1.0 / 36, 0.01, 0.3, 0.9, 1e-7})
@@ -234,6 +235,9 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
         for (uint64_t x = uint64_t(std::max(64.0, step)) - 64; x < uint64_t(step) + 64; ++x)
           ASSERT_EQ(skips.skip(x), expected(x)) << "rate " << rate << " ng " << ng << " draw " << x;
       }
+      for (uint64_t slice = 1; slice < 1024; ++slice)  // either side of the look-up table's slices
+        for (uint64_t x : {(slice << 43) - 1, slice << 43})
+          ASSERT_EQ(skips.skip(x), expected(x)) << "rate " << rate << " ng " << ng << " draw " << x;
       EXPECT_EQ(skips.skip(0), 0);
       const uint64_t last = (uint64_t(1) << 53) - 1;
       EXPECT_EQ(skips.skip(last), expected(last));
