@@ -280,7 +280,8 @@ TEST(Agents, TellWithoutAskIsRefused) {
 
 // Parents are kept one byte per gene when every cardinality is <= 256, else four: both stores
 // must hold the same genomes and breed the same children from them.
-// 21 genes: one-byte genes are crossed eight at a time, so this covers two words and a tail.
+// 21 genes: one-byte genes are crossed, and written to the population, eight at a time, so this
+// covers two words and a tail.
 TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   std::vector<int32_t> card{3, 256, 7, 2, 40, 5, 9, 2, 2, 17, 3, 4, 100, 6, 2, 2, 3, 11, 8, 5, 40};
   std::vector<int32_t> wide_card = card;
@@ -311,8 +312,8 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   agents::Breeding br(narrow, standing, 3, 0.9, 0.2);
   const auto before = [&](size_t x, size_t y) { return agents::stands_before(standing.data(), x, y); };
   Population from_narrow, from_wide;
-  from_narrow.resize(int32_t(card.size()), 6000);
-  from_wide.resize(int32_t(card.size()), 6000);
+  from_narrow.resize(int32_t(card.size()), 6003);  // the last block: 115 children, not a multiple of 8
+  from_wide.resize(int32_t(card.size()), 6003);
   agents::breed(from_narrow, card, 4, 1, br, before);
   br.rows = &wide;
   agents::breed(from_wide, card, 4, 1, br, before);
