@@ -28,8 +28,10 @@ inline uint64_t ordered_bits(double d) {
   return (u >> 63) ? ~u : u | (uint64_t(1) << 63);
 }
 
-// Sorts records by key, equal keys kept in their current order: an LSD radix sort of the
-// ordered key bits, 11 bits a pass (passes where every key has the same digit are skipped).
+// Sorts records that come in increasing i by (key, i), that is by key with equal keys kept in
+// their current order: an LSD radix sort of the ordered key bits, 11 bits a pass (passes where
+// every key has the same digit are skipped). Below 1,024 records, a comparison sort by (key, i)
+// (a stable sort would allocate a buffer for each of the many short runs a generation sorts).
 // Linear in n, where a comparison sort of the 10^5 records of a generation took most of the
 // selection's time. From 32,768 records the passes run on the OpenMP threads: each thread counts
 // the digits of its own block of records, and scatters them to the places that the counts of
@@ -37,7 +39,7 @@ inline uint64_t ordered_bits(double d) {
 void stable_sort_by_key(std::vector<Keyed>& v) {
   const size_t n = v.size();
   if (n < 1024) {  // below that the radix passes' fixed cost (2,048 buckets each) dominates
-    std::stable_sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+    std::sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key || (a.key == b.key && a.i < b.i); });
     return;
   }
   constexpr int kBits = 11;
