@@ -90,6 +90,16 @@ void stable_sort_by_key(std::vector<Keyed>& v) {
   }
 }
 
+// std::upper_bound(v.begin(), v.end(), y) - v.begin() for ascending v, as a bisection without
+// branches: a converged population of 10^5 has thousands of fronts, and a branch per step of the
+// search mispredicts half the time.
+size_t first_above(const std::vector<double>& v, double y) {
+  if (v.empty()) return 0;
+  const double* base = v.data();
+  for (size_t n = v.size(); n > 1; n -= n / 2) base = base[n / 2] <= y ? base + n / 2 : base;
+  return size_t(base - v.data()) + (*base <= y ? 1 : 0);
+}
+
 }  // namespace
 
 Nsga2Params Nsga2Params::from(const Params& p) {
@@ -102,8 +112,9 @@ Nsga2Params Nsga2Params::from(const Params& p) {
   return o;
 }
 
-std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n) {
+std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n, std::vector<size_t>* order) {
   std::vector<int32_t> rank(n, 0);
+  if (order) order->clear();
   if (n == 0) return rank;
   auto f = [&](size_t i, int32_t j) { return obj[size_t(j) * stride + i]; };
   // Lexicographic order on the objectives, ties by index: a stable sort by the first objective
@@ -131,6 +142,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
         return a < b;
       });
   }
+  if (order) *order = idx;
   auto same = [&](size_t a, size_t b) {
     for (int32_t j = 0; j < nobj; ++j)
       if (f(a, j) != f(b, j)) return false;
@@ -152,7 +164,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
         continue;
       }
       const double y = f(i, 1);
-      const size_t front = size_t(std::upper_bound(min_f2.begin(), min_f2.end(), y) - min_f2.begin());
+      const size_t front = first_above(min_f2, y);
       if (front == min_f2.size()) min_f2.push_back(y);
       else min_f2[front] = std::min(min_f2[front], y);
       rank[i] = int32_t(front);
@@ -194,14 +206,16 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   return rank;
 }
 
-std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed) {
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed, std::vector<size_t>* feasible_order) {
   std::vector<size_t> feas, infeas;
   for (size_t i = 0; i < s.size; ++i) (s.feasible(i) ? feas : infeas).push_back(i);
   std::vector<int32_t> rank(s.size, 0);
   std::vector<double> cols(size_t(s.nobj) * feas.size());
   for (int32_t j = 0; j < s.nobj; ++j)
     for (size_t k = 0; k < feas.size(); ++k) cols[size_t(j) * feas.size() + k] = s.at(feas[k], j);
-  const std::vector<int32_t> r = nondominated_sort(cols.data(), feas.size(), s.nobj, feas.size());
+  const std::vector<int32_t> r = nondominated_sort(cols.data(), feas.size(), s.nobj, feas.size(), feasible_order);
+  if (feasible_order)
+    for (size_t& k : *feasible_order) k = feas[k];
   int32_t next = 0;
   for (size_t k = 0; k < feas.size(); ++k) {
     rank[feas[k]] = r[k];
@@ -245,6 +259,35 @@ std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t 
   return d;
 }
 
+std::vector<double> crowding_distance_lex2(const double* obj, size_t stride, const std::vector<size_t>& lex) {
+  const size_t m = lex.size();
+  std::vector<double> d(m, 0.0);
+  if (m <= 2) {
+    std::fill(d.begin(), d.end(), std::numeric_limits<double>::infinity());
+    return d;
+  }
+  const double *f1 = obj, *f2 = obj + stride;
+  // By f2 and index: the groups of equal points in reverse, each group in index order.
+  std::vector<size_t> by_f2;  // positions in lex
+  by_f2.reserve(m);
+  for (size_t hi = m; hi > 0;) {
+    size_t lo = hi - 1;
+    while (lo > 0 && f1[lex[lo - 1]] == f1[lex[hi - 1]]) --lo;  // equal f1 in a front: equal points
+    for (size_t k = lo; k < hi; ++k) by_f2.push_back(k);
+    hi = lo;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto add = [&](const double* f, const auto& pos) {  // pos(k): the lex position k-th by f
+    const double lo = f[lex[pos(0)]], hi = f[lex[pos(m - 1)]];
+    d[pos(0)] = d[pos(m - 1)] = inf;
+    if (!(hi > lo)) return;
+    for (size_t k = 1; k + 1 < m; ++k) d[pos(k)] += (f[lex[pos(k + 1)]] - f[lex[pos(k - 1)]]) / (hi - lo);
+  };
+  add(f1, [](size_t k) { return k; });
+  add(f2, [&](size_t k) { return by_f2[k]; });
+  return d;
+}
+
 Nsga2::Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed)
     : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed), rows_(card_), children_(card_) {
   mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
@@ -271,7 +314,8 @@ void Nsga2::ask(Population& pop) {
 // The kept individuals get the (rank, distance) a full assignment would give them. Returns the
 // fronts.
 Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
-  const std::vector<int32_t> rank = constrained_ranks(s, keep);
+  std::vector<size_t> lex;  // two objectives: the feasible points in lexicographic order
+  const std::vector<int32_t> rank = constrained_ranks(s, keep, s.nobj == 2 ? &lex : nullptr);
   crowded_.resize(s.size);
   int32_t nfronts = 0;
   for (size_t i = 0; i < s.size; ++i) {
@@ -287,11 +331,21 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
   for (size_t f = 0; f < size_t(nfronts); ++f) start[f + 1] += start[f];
   std::vector<size_t> at(start.begin(), start.end() - 1);
   for (size_t i = 0; i < s.size; ++i) members[at[size_t(rank[i])]++] = i;
+  // With two objectives, the feasible fronts' members also in lexicographic order (the same
+  // counting sort over `lex`), which crowding_distance_lex2 needs instead of two sorts a front.
+  std::vector<size_t> members_lex;
+  if (s.nobj == 2) {
+    members_lex.resize(lex.size());
+    std::copy(start.begin(), start.end() - 1, at.begin());
+    for (size_t i : lex) members_lex[at[size_t(rank[i])]++] = i;
+  }
   std::vector<size_t> fr;
   for (size_t f = 0; f < size_t(nfronts) && start[f] < keep; ++f) {
     if (start[f] == start[f + 1] || !s.feasible(members[start[f]])) continue;  // infeasible fronts: distance 0
-    fr.assign(members.begin() + ptrdiff_t(start[f]), members.begin() + ptrdiff_t(start[f + 1]));
-    const std::vector<double> d = crowding_distance(s.obj.data(), s.size, s.nobj, fr);
+    const auto& from = s.nobj == 2 ? members_lex : members;
+    fr.assign(from.begin() + ptrdiff_t(start[f]), from.begin() + ptrdiff_t(start[f + 1]));
+    const std::vector<double> d = s.nobj == 2 ? crowding_distance_lex2(s.obj.data(), s.size, fr)
+                                              : crowding_distance(s.obj.data(), s.size, s.nobj, fr);
     for (size_t k = 0; k < fr.size(); ++k) crowded_[fr[k]].distance = d[k];
   }
   return fronts;

@@ -27,18 +27,29 @@ struct Nsga2Params {
 };
 
 // Front index (0 = non-dominated) of each of the n points; objective j of point i is
-// obj[j * stride + i]. Minimisation.
-std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n);
+// obj[j * stride + i]. Minimisation. `order`, when given, receives the points in lexicographic
+// order (objective 0, then 1, ..., then index), which the sort goes through.
+std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n,
+                                       std::vector<size_t>* order = nullptr);
 
 // Ranks with constraints: feasible points by nondominated_sort, then infeasible ones after the
 // last feasible front, one front per distinct violation, smaller first. A caller that needs the
 // order of the first `needed` points only may pass it: when that many are feasible, every
 // infeasible point gets the same rank after the feasible fronts (no sort by violation).
-std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX);
+// `feasible_order`, when given, receives the feasible points in lexicographic order.
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX,
+                                       std::vector<size_t>* feasible_order = nullptr);
 
 // Crowding distance of the points `front` (indices into obj, increasing: equal values are
 // ordered by index); boundary points get infinity.
 std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t nobj, const std::vector<size_t>& front);
+
+// The same for two objectives, with the front's members given in lexicographic order (f1, f2,
+// index; d[k] belongs to lex[k]), without sorting: in a front of two objectives f2 falls as f1
+// rises, and equal f1 means equal points, so the order by f2 is the lexicographic one with its
+// groups of equal points reversed. Equal to crowding_distance bit for bit (the same sums in the
+// same order).
+std::vector<double> crowding_distance_lex2(const double* obj, size_t stride, const std::vector<size_t>& lex);
 
 class Nsga2 : public Agent {
  public:
