@@ -16,6 +16,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <omp.h>
+
 #include "agents/agent.hpp"
 #include "agents/rng.hpp"
 
@@ -65,9 +67,10 @@ inline bool stands_before(const Standing* f, size_t a, size_t b) {
 }
 
 // The first k individuals under stands_before(), in that order; with `last`, the last k, last
-// first. One pass over packed (standing, index) records that keeps the k so far in a heap
-// (std::partial_sort): most records lose to the heap's top in one comparison, and the records are
-// read in order instead of through an index into the standings.
+// first. Packed (standing, index) records, each part of them searched on its own thread with a
+// heap of the k best so far (std::partial_sort: most records lose to the heap's top in one
+// comparison), then the parts' winners once more. The order is a strict total order, so the
+// result is the same for any number of parts (threads).
 inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, bool last = false) {
   struct Ranked {
     double value;
@@ -75,16 +78,30 @@ inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, boo
     uint32_t index;
   };
   if (f.size() > size_t(UINT32_MAX)) throw std::length_error("first_k: more than 2^32 individuals");
-  std::vector<Ranked> r(f.size());
-  for (size_t i = 0; i < f.size(); ++i) r[i] = {f[i].value, f[i].infeasible, uint32_t(i)};
-  const auto before = [](const Ranked& a, const Ranked& b) {  // stands_before() on records
+  const size_t n = f.size();
+  k = std::min(k, n);
+  const auto before = [last](const Ranked& x, const Ranked& y) {  // stands_before() on records, or reversed
+    const Ranked &a = last ? y : x, &b = last ? x : y;
     const Standing sa{a.value, a.infeasible}, sb{b.value, b.infeasible};
     return better(sa, sb) || (!better(sb, sa) && a.index < b.index);
   };
-  k = std::min(k, r.size());
-  const auto middle = r.begin() + ptrdiff_t(k);
-  if (last) std::partial_sort(r.begin(), middle, r.end(), [&](const Ranked& a, const Ranked& b) { return before(b, a); });
-  else std::partial_sort(r.begin(), middle, r.end(), before);
+  std::vector<Ranked> r(n);
+  const int parts = n >= 32768 && k * 4 <= n ? omp_get_max_threads() : 1;
+  std::vector<size_t> kept(static_cast<size_t>(parts));  // the first min(k, part size) of each part
+#pragma omp parallel for schedule(static, 1) num_threads(parts) if (parts > 1)
+  for (int p = 0; p < parts; ++p) {
+    const size_t lo = n * size_t(p) / size_t(parts), hi = n * size_t(p + 1) / size_t(parts);
+    for (size_t i = lo; i < hi; ++i) r[i] = {f[i].value, f[i].infeasible, uint32_t(i)};
+    kept[size_t(p)] = std::min(k, hi - lo);
+    std::partial_sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(lo + kept[size_t(p)]), r.begin() + ptrdiff_t(hi),
+                      before);
+  }
+  size_t winners = kept[0];
+  for (int p = 1; p < parts; ++p) {  // gather the parts' winners at the front (moving left only)
+    const auto from = r.begin() + ptrdiff_t(n * size_t(p) / size_t(parts));
+    winners = size_t(std::copy(from, from + ptrdiff_t(kept[size_t(p)]), r.begin() + ptrdiff_t(winners)) - r.begin());
+  }
+  if (parts > 1) std::partial_sort(r.begin(), r.begin() + ptrdiff_t(k), r.begin() + ptrdiff_t(winners), before);
   std::vector<size_t> idx(k);
   for (size_t j = 0; j < k; ++j) idx[j] = r[j].index;
   return idx;

@@ -247,10 +247,12 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
 }
 
 // first_k (elitism, ACO's elite, BO's split) against a whole sort of the indices under
-// stands_before, with many ties (so the index decides) and infeasible points among them.
+// stands_before, with many ties (so the index decides) and infeasible points among them. From
+// 32,768 points the search is split over the threads: 1, 2 and 3 of them.
 TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
   agents::Rng r(5);
-  for (size_t n : {1, 2, 7, 1000, 30000}) {
+  const int threads_before = omp_get_max_threads();
+  for (size_t n : {1, 2, 7, 1000, 30000, 70001}) {
     std::vector<agents::Standing> f(n);
     for (auto& s : f) s = {double(r.below(50)) * 0.5, int32_t(r.below(4) == 0)};
     std::vector<size_t> order(n);
@@ -260,10 +262,14 @@ TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
       const size_t m = std::min(k, n);
       const std::vector<size_t> first(order.begin(), order.begin() + ptrdiff_t(m));
       const std::vector<size_t> last(order.rbegin(), order.rbegin() + ptrdiff_t(m));
-      EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k;
-      EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k;
+      for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k << " threads " << threads;
+        EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k << " threads " << threads;
+      }
     }
   }
+  omp_set_num_threads(threads_before);
 }
 
 // GA and NSGA-II keep the children they bred as the next parents, so tell() must follow ask().
