@@ -9,7 +9,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #ifdef __SSE2__
@@ -232,8 +231,11 @@ void crossover(const Gene* a, const Gene* b, Gene* child, size_t ng, double rate
 // rows are fewer cache misses.
 class ParentRows {
  public:
-  explicit ParentRows(const std::vector<int32_t>& card)
-      : ng_(card.size()), narrow_(std::all_of(card.begin(), card.end(), [](int32_t c) { return c <= 256; })) {}
+  explicit ParentRows(const std::vector<int32_t>& card) : ng_(card.size()), narrow_(fits_in_bytes(card)) {}
+  static bool fits_in_bytes(const std::vector<int32_t>& card) {
+    return std::all_of(card.begin(), card.end(), [](int32_t c) { return c <= 256; });
+  }
+  bool narrow() const { return narrow_; }
   size_t size() const { return size_; }
   void resize(size_t n) {
     size_ = n;
@@ -446,12 +448,10 @@ template <class Before>
 void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
            Before before, ParentRows* children = nullptr) {
   if (children) children->resize(pop.size);
-  if (b.parents() == 0) {  // random genomes, made in the children's gene type
-    if (!children) return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
-    return children->visit([&](auto* rows) {
-      breed_from(pop, card, seed, gen, b, static_cast<const std::remove_pointer_t<decltype(rows)>*>(nullptr), before,
-                 children);
-    });
+  if (b.parents() == 0) {  // random genomes, made one byte a gene where every gene fits in one
+    if (children ? children->narrow() : ParentRows::fits_in_bytes(card))
+      return breed_from(pop, card, seed, gen, b, static_cast<const uint8_t*>(nullptr), before, children);
+    return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
   }
   b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before, children); });
 }
