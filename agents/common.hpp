@@ -69,7 +69,8 @@ inline bool stands_before(const Standing* f, size_t a, size_t b) {
 // first. Packed (standing, index) records, each part of them searched on its own thread with a
 // heap of the k best so far (std::partial_sort: most records lose to the heap's top in one
 // comparison), then the parts' winners once more. The order is a strict total order, so the
-// result is the same for any number of parts (threads).
+// result is the same for any number of parts (threads). Where k is half the records or more (BO
+// asks for the whole order) a sort does it. Values must not be NaN (the evaluators give none).
 inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, bool last = false) {
   struct Ranked {
     double value;
@@ -92,13 +93,14 @@ inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, boo
     const size_t lo = n * size_t(p) / size_t(parts), hi = n * size_t(p + 1) / size_t(parts);
     for (size_t i = lo; i < hi; ++i) r[i] = {f[i].value, f[i].infeasible, uint32_t(i)};
     kept[size_t(p)] = std::min(k, hi - lo);
-    std::partial_sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(lo + kept[size_t(p)]), r.begin() + ptrdiff_t(hi),
-                      before);
+    if (2 * k >= hi - lo) std::sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(hi), before);  // most of it: a sort
+    else std::partial_sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(lo + kept[size_t(p)]), r.begin() + ptrdiff_t(hi), before);
   }
   size_t winners = kept[0];
   for (int p = 1; p < parts; ++p) {  // gather the parts' winners at the front (moving left only)
-    const auto from = r.begin() + ptrdiff_t(n * size_t(p) / size_t(parts));
-    winners = size_t(std::copy(from, from + ptrdiff_t(kept[size_t(p)]), r.begin() + ptrdiff_t(winners)) - r.begin());
+    const size_t from = n * size_t(p) / size_t(parts);
+    if (from != winners) std::copy_n(r.begin() + ptrdiff_t(from), kept[size_t(p)], r.begin() + ptrdiff_t(winners));
+    winners += kept[size_t(p)];
   }
   if (parts > 1) std::partial_sort(r.begin(), r.begin() + ptrdiff_t(k), r.begin() + ptrdiff_t(winners), before);
   std::vector<size_t> idx(k);
@@ -328,7 +330,7 @@ void to_gene_major(const Gene* block, size_t m, size_t ng, int32_t* out, size_t 
           int32_t* o = out + (g0 + j) * stride + k;
 #ifdef __SSE2__
           const __m128i zero = _mm_setzero_si128();
-          const __m128i x = _mm_unpacklo_epi8(_mm_cvtsi64_si128(int64_t(w[j])), zero);
+          const __m128i x = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&w[j])), zero);
           _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi16(x, zero));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 4), _mm_unpackhi_epi16(x, zero));
 #else

@@ -248,21 +248,22 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
 
 // first_k (elitism, ACO's elite, BO's split) against a whole sort of the indices under
 // stands_before, with many ties (so the index decides) and infeasible points among them. From
-// 32,768 points the search is split over the threads: 1, 2 and 3 of them.
+// 32,768 points the search is split over the threads: 1, 2, 3, 5 and 8 of them (with 5 and 8
+// and k = n / 4 a part is smaller than k, and the parts' winners are gathered in place).
 TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
   agents::Rng r(5);
   const int threads_before = omp_get_max_threads();
-  for (size_t n : {1, 2, 7, 1000, 30000, 70001}) {
+  for (size_t n : {1, 2, 7, 1000, 30000, 32768, 32769, 70001}) {
     std::vector<agents::Standing> f(n);
     for (auto& s : f) s = {double(r.below(50)) * 0.5, int32_t(r.below(4) == 0)};
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), size_t(0));
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return agents::stands_before(f.data(), a, b); });
-    for (size_t k : {size_t(0), size_t(1), n / 100, n / 3, n, n + 5}) {
+    for (size_t k : {size_t(0), size_t(1), n / 100, n / 4, n / 3, n, n + 5}) {
       const size_t m = std::min(k, n);
       const std::vector<size_t> first(order.begin(), order.begin() + ptrdiff_t(m));
       const std::vector<size_t> last(order.rbegin(), order.rbegin() + ptrdiff_t(m));
-      for (int threads : {1, 2, 3}) {
+      for (int threads : {1, 2, 3, 5, 8}) {
         omp_set_num_threads(threads);
         EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k << " threads " << threads;
         EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k << " threads " << threads;
@@ -327,6 +328,20 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   agents::breed(from_wide, card, 4, 1, br, before);
   EXPECT_EQ(from_narrow.genes, from_wide.genes);
   EXPECT_NE(from_narrow.genes, std::vector<int32_t>(from_narrow.genes.size(), 0));
+}
+
+// Random genomes are made one byte a gene when every gene fits (and reach the population through
+// the byte transpose): the same genomes as made four bytes a gene.
+TEST(Agents, RandomGenomesInBytesEqualThoseInInts) {
+  const std::vector<int32_t> card{3, 256, 7, 2, 40, 5, 9, 2, 2, 17, 3, 4, 100, 6, 2, 2, 3, 11, 8, 5, 1};
+  Population bytes, ints;
+  bytes.resize(int32_t(card.size()), 1003);
+  ints.resize(int32_t(card.size()), 1003);
+  agents::random_population(bytes, card, 8, 2);
+  agents::breed_from(ints, card, 8, 2, agents::Breeding{}, static_cast<const int32_t*>(nullptr),
+                     [](size_t, size_t) { return false; }, nullptr);
+  EXPECT_EQ(bytes.genes, ints.genes);
+  EXPECT_GT(*std::max_element(bytes.genes.begin(), bytes.genes.end()), 200);
 }
 
 // runtime_x_bw on the tiny space has one optimal genome of 6,720, so a budget of a quarter of the
@@ -868,6 +883,7 @@ TEST(Nsga2, CrowdingFromTheLexicographicOrderEqualsTheSortedOne) {
     const uint64_t values = trial % 3 == 0 ? 4 : trial % 3 == 1 ? 40 : 0;  // 0: continuous
     std::vector<double> obj(2 * n);
     for (double& x : obj) x = values ? double(r.below(values)) : r.uniform();
+    if (values && n > 1) obj[0] = -0.0, obj[1] = 0.0;  // equal to each other for the order
     std::vector<size_t> order;
     const std::vector<int32_t> rank = agents::nondominated_sort(obj.data(), n, 2, n, &order);
     std::vector<size_t> lex(n);
@@ -876,6 +892,16 @@ TEST(Nsga2, CrowdingFromTheLexicographicOrderEqualsTheSortedOne) {
       return std::make_tuple(obj[a], obj[n + a], a) < std::make_tuple(obj[b], obj[n + b], b);
     });
     ASSERT_EQ(order, lex) << trial;
+    // constrained_ranks reports the feasible points in the same order, in their own indices.
+    Scores sc;
+    sc.resize(2, n);
+    sc.obj = obj;
+    for (size_t i = 0; i < n; i += 3) sc.violation[i] = 1.0 + double(i % 7);
+    std::vector<size_t> feasible_order, feasible_lex;
+    agents::constrained_ranks(sc, SIZE_MAX, &feasible_order);
+    for (size_t i : lex)
+      if (i % 3 != 0) feasible_lex.push_back(i);
+    ASSERT_EQ(feasible_order, feasible_lex) << trial;
     const int32_t fronts = *std::max_element(rank.begin(), rank.end()) + 1;
     for (int32_t f = 0; f < fronts; ++f) {
       std::vector<size_t> by_index, by_lex;
