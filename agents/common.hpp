@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -318,14 +317,14 @@ void to_gene_major(const Gene* block, size_t m, size_t ng, int32_t* out, size_t 
       for (size_t k = 0; k + 8 <= m; k += 8) {
         uint64_t w[8];  // w[i] byte j: gene g0 + j of genome k + i, then gene g0 + i of genome k + j
         for (size_t i = 0; i < 8; ++i) std::memcpy(&w[i], block + (k + i) * ng + g0, 8);
-        const auto swap = [&](size_t i, size_t h, int bits, uint64_t mask) {
+        const auto swap_bytes = [&](size_t i, size_t h, int bits, uint64_t mask) {
           const uint64_t t = ((w[i] >> bits) ^ w[i + h]) & mask;
           w[i + h] ^= t;
           w[i] ^= t << bits;
         };
-        for (size_t i : {0, 1, 2, 3}) swap(i, 4, 32, 0x00000000ffffffffULL);
-        for (size_t i : {0, 1, 4, 5}) swap(i, 2, 16, 0x0000ffff0000ffffULL);
-        for (size_t i : {0, 2, 4, 6}) swap(i, 1, 8, 0x00ff00ff00ff00ffULL);
+        for (size_t i : {0, 1, 2, 3}) swap_bytes(i, 4, 32, 0x00000000ffffffffULL);
+        for (size_t i : {0, 1, 4, 5}) swap_bytes(i, 2, 16, 0x0000ffff0000ffffULL);
+        for (size_t i : {0, 2, 4, 6}) swap_bytes(i, 1, 8, 0x00ff00ff00ff00ffULL);
         for (size_t j = 0; j < 8; ++j) {
           int32_t* o = out + (g0 + j) * stride + k;
 #ifdef __SSE2__
