@@ -184,11 +184,12 @@ bool keeps(KeepEvaluated keep, const agents::Scores& s, size_t i) {
   return keep == KeepEvaluated::All || (keep == KeepEvaluated::Feasible && s.feasible(i));
 }
 
-KeepEvaluated parse_keep(const std::string& k) {
+// `what`: where the value came from, for the error ("search: --keep", or a resumed file's attribute).
+KeepEvaluated parse_keep(const std::string& k, const std::string& what) {
   if (k == "all") return KeepEvaluated::All;
   if (k == "feasible") return KeepEvaluated::Feasible;
   if (k == "none") return KeepEvaluated::None;
-  throw std::runtime_error("search: --keep expects all, feasible or none, got '" + k + "'");
+  throw std::runtime_error(what + " expects all, feasible or none, got '" + k + "'");
 }
 
 // The columns of /generations, and of /evaluated in the order Pending::write appends them.
@@ -521,8 +522,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     std::istringstream ps(h5::attr_string(f, "params"));
     for (std::string line; std::getline(ps, line);)
       if (!line.empty()) agents::add_param(o.params, o.agent, line);
-    if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
-      throw std::runtime_error(o.out + ": unknown keep attribute '" + o.keep + "'");
     // /generations' columns are appended one after another: after a kill some may be shorter or
     // missing, and only the generations that all of them hold count.
     if (h5::exists(f, "generations")) {
@@ -533,7 +532,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
   }
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
-  const KeepEvaluated keep = parse_keep(o.keep);
+  const KeepEvaluated keep = parse_keep(o.keep, o.resume ? o.out + ": the keep attribute" : "search: --keep");
 
   agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);
   agents::Agent& agent = *made.agent;

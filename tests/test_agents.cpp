@@ -443,6 +443,15 @@ SearchOptions cpu_search(const std::string& agent, const std::string& population
   return o;
 }
 
+// Changes row `row` of a gene column of /evaluated (0 <-> 1): damage a resume must notice.
+void flip_evaluated_gene(hid_t file, const std::string& gene, size_t row) {
+  h5::Handle e = h5::group(file, "evaluated", false);
+  std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), gene);
+  int16_t& v = col.at(row);
+  v = int16_t(v == 0 ? 1 : 0);
+  h5::write_column(e.id(), gene, col);
+}
+
 // Options that resume the search in `out` on the CPU, quietly.
 SearchOptions resume_options(const std::string& out) {
   SearchOptions o;
@@ -551,12 +560,9 @@ TEST(Agents, ResumeRepairsAKilledFile) {
         h5::Handle e = h5::group(f.id(), "evaluated", false);
         h5::resize_column(e.id(), "violation", 20);
       }
-      if (how == 3) {
-        h5::Handle e = h5::group(f.id(), "evaluated", false);
-        std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), ds.genes[0].name);
-        col[col.size() / 2] = int16_t(col[col.size() / 2] == 0 ? 1 : 0);
-        h5::write_column(e.id(), ds.genes[0].name, col);
-      }
+      if (how == 3)
+        flip_evaluated_gene(f.id(), ds.genes[0].name,
+                            h5::column_size(h5::group(f.id(), "evaluated", false).id(), ds.genes[0].name) / 2);
       return part.out;
     };
     for (int how : {0, 1, 2, 3, 4, 5}) {
@@ -591,13 +597,7 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
     part.out = temp_path("long_part.h5");
     part.stop_after_generations = 14;  // 280,000 rows: 17 whole chunks (278,528 rows) and a part
     EXPECT_EQ(run_search(ds, part, nullptr), 130);
-    if (damaged_row > 0) {
-      h5::Handle f = h5::open_file(part.out, true);
-      h5::Handle e = h5::group(f.id(), "evaluated", false);
-      std::vector<int16_t> col = h5::read_column<int16_t>(e.id(), ds.genes[1].name);
-      col[damaged_row] = int16_t(col[damaged_row] == 0 ? 1 : 0);
-      h5::write_column(e.id(), ds.genes[1].name, col);
-    }
+    if (damaged_row > 0) flip_evaluated_gene(h5::open_file(part.out, true).id(), ds.genes[1].name, damaged_row);
     SearchOptions res = resume_options(part.out);
     if (damaged_row == 270000) {
       try {
@@ -678,6 +678,21 @@ TEST(Search, KeepChoosesTheEvaluatedRows) {
     EXPECT_STREQ(e.what(), "search: --keep expects all, feasible or none, got 'some'");
   }
   EXPECT_FALSE(std::filesystem::exists(bad.out));
+  // A resumed file's keep attribute is checked too, and the error names the file.
+  const std::string odd = temp_path("keep_bad_attr.h5");
+  std::filesystem::copy_file(files["none"], odd, std::filesystem::copy_options::overwrite_existing);
+  {
+    h5::Handle f = h5::open_file(odd, true);
+    h5::set_attr(f.id(), "complete", int64_t(0));
+    h5::set_attr(f.id(), "keep", std::string("some"));
+  }
+  try {
+    run_search(ds, resume_options(odd), nullptr);
+    ADD_FAILURE() << "keep attribute 'some' accepted";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()), odd + ": the keep attribute expects all, feasible or none, got 'some'");
+  }
+  std::filesystem::remove(odd);
   for (const auto& [keep, f] : files) std::filesystem::remove(f);
 }
 
