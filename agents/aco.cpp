@@ -1,5 +1,6 @@
 #include "agents/aco.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "agents/common.hpp"
@@ -31,39 +32,57 @@ Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::mov
 void Aco::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "aco");
   const int32_t ng = int32_t(card_.size());
-  // Per gene: cumulative pheromone (roulette) and the values of highest pheromone.
+  // Per gene: the cumulative pheromone (roulette) and the value of highest pheromone, or, where
+  // several share it, where their list starts in `tied` and how long it is.
+  struct Gene {
+    const double* cum;
+    int32_t card;
+    int32_t greedy;  // -1: tied
+    int32_t tied_at, tied_n;
+  };
   std::vector<double> cum(tau_.size());
-  auto argmax = std::vector<std::vector<int32_t>>(size_t(ng));
+  std::vector<int32_t> tied;
+  auto genes = std::vector<Gene>(size_t(ng));
   for (int32_t g = 0; g < ng; ++g) {
-    double s = 0, mx = -1;
-    for (int32_t v = 0; v < card_[g]; ++v) {
-      const double t = tau_[size_t(offset_[g] + v)];
-      s += t;
-      cum[size_t(offset_[g] + v)] = s;
-      if (t > mx) {
-        mx = t;
-        argmax[size_t(g)].clear();
-      }
-      if (t == mx) argmax[size_t(g)].push_back(v);
-    }
+    const double* t = &tau_[size_t(offset_[g])];
+    double s = 0;
+    for (int32_t v = 0; v < card_[g]; ++v) cum[size_t(offset_[g] + v)] = s += t[v];
+    const double mx = *std::max_element(t, t + card_[g]);
+    Gene& e = genes[size_t(g)];
+    e = {&cum[size_t(offset_[g])], card_[g], -1, int32_t(tied.size()), 0};
+    for (int32_t v = 0; v < card_[g]; ++v)
+      if (t[v] == mx) tied.push_back(v);
+    e.tied_n = int32_t(tied.size()) - e.tied_at;
+    if (e.tied_n == 1) e.greedy = tied.back();
   }
+  // The coin, uniform() < q0, compared on the integer draw: (x >> 11) * 2^-53 < q0 exactly when
+  // (x >> 11) < ceil(q0 * 2^53) (both sides scaled by a power of two, exact in doubles).
+  const uint64_t q0 = uint64_t(std::ceil(p_.greediness * 0x1.0p53));
   // The roulette counts the cumulative weights <= x (they increase strictly: every weight is
   // floored above 0), which is the first value whose weight exceeds x, without a branch per value.
+  auto roulette = [](const Gene& e, double u) {
+    const double x = u * e.cum[e.card - 1];
+    int32_t v = 0;
+    for (int32_t k = 0; k < e.card - 1; ++k) v += e.cum[k] <= x;
+    return v;
+  };
   fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
     for (size_t k = 0; k < m; ++k) {
       Rng r(stream_seed(seed_, gen_, lo + k));
       int32_t* ant = block + k * size_t(ng);
       for (int32_t g = 0; g < ng; ++g) {
-        const double* c = &cum[size_t(offset_[g])];
-        int32_t v = 0;
-        if (r.uniform() < p_.greediness) {
-          const auto& am = argmax[size_t(g)];
-          v = am[am.size() == 1 ? 0 : size_t(r.below(am.size()))];
-        } else {
-          const double x = r.uniform() * c[card_[g] - 1];
-          for (int32_t u = 0; u < card_[g] - 1; ++u) v += c[u] <= x;
+        const Gene& e = genes[size_t(g)];
+        const bool greedy = (r.next() >> 11) < q0;
+        if (e.greedy >= 0) {
+          // The coin goes either way at random, so rather than branch on it the roulette is
+          // drawn on a copy of the stream, which the ant keeps only if it takes the roulette.
+          Rng ahead = r;
+          const int32_t v = roulette(e, ahead.uniform());
+          ant[g] = v ^ ((v ^ e.greedy) & -int32_t(greedy));  // not a ?:, which g++ makes a branch
+          r.take_if(!greedy, ahead);
+        } else {  // a tie (the first generation): the same draws, written out
+          ant[g] = greedy ? tied[size_t(e.tied_at) + size_t(r.below(uint64_t(e.tied_n)))] : roulette(e, r.uniform());
         }
-        ant[g] = v;
       }
     }
   });

@@ -971,6 +971,52 @@ TEST(Aco, PheromoneStaysPositiveAndFollowsTheBest) {
   EXPECT_GT(tau[3 + 1], tau[3 + 0]);
 }
 
+// The construction of aco.hpp written out the plain way, one branch per coin: ant i of
+// generation gen draws from Rng(stream_seed(seed, gen, i)); per gene a coin uniform() < q0 takes
+// the value of highest pheromone (several tied: one of them by below(count), in value order),
+// otherwise x = uniform() * (sum of the gene's pheromone) picks the first value whose
+// cumulative pheromone exceeds x. The agent draws the roulette ahead and keeps it or not
+// without a branch; its ants must be these, in the first generation (every value tied) and later.
+TEST(Aco, AntsAreBuiltAsDocumented) {
+  const std::vector<int32_t> card = {3, 1, 5, 2, 7, 4, 10};
+  for (double q0 : {0.0, 0.3, 0.5, 0.9, 1.0}) {
+    const uint64_t seed = 11;
+    agents::Aco aco(card, agents::AcoParams::from({{"aco.population", "257"}, {"aco.greediness", std::to_string(q0)}}),
+                    seed);
+    Population pop;
+    pop.resize(int32_t(card.size()), 257);
+    Scores s;
+    for (uint64_t gen = 0; gen < 6; ++gen) {
+      const std::vector<double> tau = aco.pheromone();
+      aco.ask(pop);
+      for (size_t i = 0; i < pop.size; ++i) {
+        agents::Rng r(agents::stream_seed(seed, gen, i));
+        size_t at = 0;
+        for (size_t g = 0; g < card.size(); ++g) {
+          const double* t = &tau[at];
+          at += size_t(card[g]);
+          int32_t want = 0;
+          if (r.uniform() < q0) {
+            const double mx = *std::max_element(t, t + card[g]);
+            std::vector<int32_t> tied;
+            for (int32_t v = 0; v < card[g]; ++v)
+              if (t[v] == mx) tied.push_back(v);
+            want = tied[tied.size() == 1 ? 0 : size_t(r.below(tied.size()))];
+          } else {
+            const double x = r.uniform() * std::accumulate(t, t + card[g], 0.0);
+            double c = t[0];
+            while (want + 1 < card[g] && c <= x) c += t[++want];
+          }
+          ASSERT_EQ(pop.at(i, int32_t(g)), want) << "q0 " << q0 << " generation " << gen << " ant " << i << " gene " << g;
+        }
+      }
+      s.resize(1, pop.size);
+      for (size_t i = 0; i < pop.size; ++i) s.obj[i] = std::abs(pop.at(i, 4) - 5) + pop.at(i, 6) + 0.1 * pop.at(i, 0);
+      aco.tell(pop, s);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
   const auto ds = test::small_system1({Objective::Latency, Objective::Cost, Objective::RuntimeXBw});
