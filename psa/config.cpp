@@ -384,7 +384,7 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
     expand_nodes(root["system"], out.sources);
     out.config = convert_config(root, out.sources);
     auto name_of = [](const YAML::Node& n) {
-      return n.IsMap() && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
+      return n.IsMap() && n["name"] && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
     };
     out.model_name = name_of(root["model"]);
     out.system_name = name_of(root["system"]);

@@ -554,19 +554,21 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       if (dim >= 0 && !d->per_dim) ss.fail_node(it->first, kp, "a parameter name ('" + pname + "' has no dimensions)");
       if (dim >= ndims) ss.fail_node(it->first, kp, "a dimension below " + std::to_string(ndims) + " (the base network's)");
       // The spec: a list (values), a scalar (one value) or a mapping {values | range | pow2, per_dim}.
-      YAML::Node spec_node = it->second;
-      YAML::Node wrapped;
-      if (spec_node.IsSequence() || spec_node.IsScalar()) {
-        wrapped = YAML::Node(YAML::NodeType::Map);
-        if (spec_node.IsScalar()) {
-          YAML::Node list(YAML::NodeType::Sequence);
-          list.push_back(spec_node);
-          wrapped["values"] = list;
+      // A list or a scalar is wrapped as {values: ...} in a node of its own (assigning to a node
+      // that refers to the file's would rewrite the file's node instead).
+      const YAML::Node spec_node = [&] {
+        const YAML::Node raw = it->second;
+        if (!raw.IsSequence() && !raw.IsScalar()) return raw;
+        YAML::Node wrapped(YAML::NodeType::Map);
+        if (raw.IsSequence()) {
+          wrapped["values"] = raw;
         } else {
-          wrapped["values"] = spec_node;
+          YAML::Node list(YAML::NodeType::Sequence);
+          list.push_back(raw);
+          wrapped["values"] = list;
         }
-        spec_node = wrapped;
-      }
+        return wrapped;
+      }();
       if (!spec_node.IsMap()) ss.fail_node(it->second, kp, "a list of values or a mapping {values | range | pow2, per_dim}");
       const Section spec(spec_node, kp, src);
       spec.check_keys({"values", "range", "pow2", "per_dim"});

@@ -119,6 +119,21 @@ TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   EXPECT_NE(e.find("\"x\""), std::string::npos) << e;
 }
 
+// A model or system written inline needs no name (config.md: `name` is information only).
+TEST(Config, InlineModelAndSystemNeedNoName) {
+  const std::string p = write_temp(
+      "inline.yaml",
+      "model: {layers: 40, hidden: 5120, ffn: 20480, heads: 40, seq: 2048, vocab: 50257}\n"
+      "system: {compute: {peak_tflops: {fp16: 100}, memory_bw_GBps: 1000, memory_GiB: 80},\n"
+      "         network: {dims: [{topology: Switch, npus: 8, bandwidth_GBps: 100, latency_ns: 500}]}}\n"
+      "workload: {dp: 8, global_batch: 64}\n");
+  const auto lc = psa::load_config(p);
+  EXPECT_EQ(lc.model_name, "inline");
+  EXPECT_EQ(lc.system_name, "inline");
+  EXPECT_EQ(lc.config.model.layers, 40);
+  EXPECT_EQ(lc.config.net.dim[0].npus, 8);
+}
+
 TEST(Config, UnknownPresetListsTheKnownOnes) {
   const std::string p = write_temp("nopreset.yaml", "model: GPT-9000\nsystem: dgx-a100\nworkload: {}\n");
   const std::string e = error_of(p);

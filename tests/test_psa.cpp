@@ -276,6 +276,36 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
   EXPECT_NE(r.out.find("parameters.workload.dp.pow2.max"), std::string::npos) << r.out;
 }
 
+// A parameter's values may be {values: [...]}, a list, or one scalar (docs/psa.md), in the file
+// or by --set, for every kind of value: integers, enums, booleans, reals.
+TEST(Psa, ScalarListAndValuesSpecsAreTheSame) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n";
+  struct Case {
+    std::string stack, key, value, label;
+  };
+  const Case cases[] = {{"workload", "pp", "2", "2"},
+                        {"workload", "sharding", "zero3", "zero3"},
+                        {"workload", "sequence_parallel", "true", "true"},
+                        {"collective", "chunks", "4", "4"},
+                        {"network", "latency_ns", "500", "500"}};
+  for (const auto& c : cases) {
+    const std::string gene = c.stack + "." + c.key;
+    std::vector<psa::DesignSpace> forms;
+    for (const std::string& spec : {c.value, "[" + c.value + "]", "{values: [" + c.value + "]}"})
+      forms.push_back(psa::load_psa(
+          write_psa("spec_" + c.key + ".yaml", head + "  " + c.stack + ":\n    " + c.key + ": " + spec + "\nobjectives: [latency]\n")));
+    forms.push_back(psa::load_psa(write_psa("spec_set.yaml", head + "  workload:\n    dp: [1, 2]\nobjectives: [latency]\n"),
+                                  {"parameters." + gene + "=" + c.value}));
+    for (const auto& ds : forms) {
+      const auto it = std::find_if(ds.genes.begin(), ds.genes.end(), [&](const psa::GeneInfo& g) {
+        return g.name == gene || g.name.rfind(gene + ".", 0) == 0;
+      });
+      ASSERT_NE(it, ds.genes.end()) << gene;
+      EXPECT_EQ(it->labels, std::vector<std::string>{c.label}) << gene;
+    }
+  }
+}
+
 TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
   const auto ds = psa::load_psa(write_psa("huge.yaml",
       "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n"
