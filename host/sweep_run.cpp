@@ -433,6 +433,12 @@ SweepState read_state(hid_t file, const FileMeta& m) {
     const auto count = h5::read_column<uint64_t>(g.id(), "count");
     for (size_t i = 0; i < code.size(); ++i)
       if (code[i] >= 0 && code[i] < kNumReasons) st.reasons[code[i]] = count[i];
+    // A merged file may have gaps below next_index (shards that stopped early): its indices
+    // swept are what /reasons counts, constraint-skipped ones included.
+    if (m.shard == "merged") {
+      st.swept = 0;
+      for (uint64_t c : count) st.swept += c;
+    }
   }
   {
     h5::Handle g = h5::group(f, "histogram", false);
@@ -557,6 +563,9 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   if (o.resume) {
     file = h5::open_file(o.out, true);
     m = read_meta(file.id());
+    if (m.shard == "merged")
+      throw std::runtime_error(o.out + " was written by cosmic merge and cannot be resumed: resume the shard files (" +
+                               "listed in its merged_from attribute) and merge them again");
     if (m.psa_text != ds.text) throw std::runtime_error(o.out + " was written for a different PSA text");
     if (m.complete) {
       if (!o.quiet) std::cerr << "sweep: " << o.out << " is already complete\n";
@@ -763,7 +772,15 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   FileMeta m = first;
   m.begin = ins.front().m.begin;
   m.end = ins.back().m.end;
-  m.next = m.end;
+  // next_index and all_next_index: the ends of what the shards swept (and /all holds) without a
+  // gap from range_begin.
+  m.next = m.all_next = m.begin;
+  for (const In& in : ins) {
+    if (in.m.begin != m.next) break;
+    m.next = in.m.next;
+    m.all_next = in.m.all_next;
+    if (!in.m.complete) break;
+  }
   m.shard = "merged";
   m.complete = complete;
   m.wall_s = 0;
@@ -787,8 +804,6 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   SweepState st;
   st.init(k.nobj, m.top_k, ins[0].st.want_front);
   for (const In& in : ins) st.merge(in.st);
-  // Shards in index order: the merged next_index is the end of the last shard.
-  if (complete) m.all_next = m.next;
   // Written under a temporary name and renamed once complete, as a new sweep file.
   const std::string partial = out + ".partial";
   h5::Handle f = h5::create_file(partial);

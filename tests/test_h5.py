@@ -203,10 +203,25 @@ class SweepFile(unittest.TestCase):
         same_result(self, merged, whole)
         with h5py.File(merged, "r") as f:
             self.assertEqual(f.attrs["complete"], 1)
-        # A missing shard leaves the merged file incomplete.
+        # A missing shard leaves the merged file incomplete: next_index stops at the gap,
+        # swept_count adds the shards', and the file cannot be resumed (resume the shards).
         subprocess.run([COSMIC, "merge", merged, parts[0], parts[2], "--quiet"], check=True)
+        counts = []
+        for p in (parts[0], parts[2]):
+            with h5py.File(p, "r") as f:
+                counts.append(int(f.attrs["swept_count"]))
+        with h5py.File(parts[0], "r") as f:
+            gap = f.attrs["range_end"]
         with h5py.File(merged, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
+            self.assertEqual(f.attrs["next_index"], gap)
+            self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
+            self.assertEqual(int(f["reasons/count"][:].sum()), sum(counts))
+        r = sweep("workload-system1.yaml", merged, "--resume", check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cosmic merge and cannot be resumed", r.stderr)
+        with h5py.File(merged, "r") as f:
+            self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
 
     # Shards of collective-system1.yaml (all points feasible): 16.8M points, then 4x and 16x that
     # when a run finished before the signal (a fast machine).
