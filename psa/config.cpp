@@ -311,9 +311,11 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
   // Walk with explicit node references (yaml-cpp nodes are handles; assignment rebinds).
   std::vector<YAML::Node> chain{root};
+  std::string prefix;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
     const std::string& p = parts[i];
+    prefix += (i ? "." : "") + p;
     YAML::Node next;
     if (cur.IsSequence()) {
       size_t idx = 0;
@@ -325,9 +327,10 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     } else {
       next = cur[p];
     }
-    if (!next.IsDefined() || next.IsNull()) {
+    if (!next.IsDefined() || next.IsNull()) {  // a mapping --set makes: errors in it name --set
       cur[p] = YAML::Node(YAML::NodeType::Map);
       next = cur[p];
+      sources.override_from[prefix] = "--set";
     }
     chain.push_back(next);
   }

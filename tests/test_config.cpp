@@ -56,6 +56,9 @@ TEST(Config, SetOverridesAnyKey) {
   EXPECT_EQ(lc.config.net.dim[0].algo[int(Coll::AllGather)], Algo::Direct);
   EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp=lots"}).find("--set"),
             std::string::npos);
+  // A mapping that --set itself made (a misspelt section): the error names --set, not the preset.
+  const std::string e = error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"system.calibraton.x=1"});
+  EXPECT_EQ(e.rfind("--set: unknown key 'system.calibraton'", 0), 0u) << e;
 }
 
 TEST(Config, NodesParameterisesASystem) {
