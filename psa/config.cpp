@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -36,9 +37,40 @@ std::string data_dir() {
   return COSMIC_DATA_DIR;
 }
 
+namespace {
+
+// yaml-cpp keeps every pair of a mapping and looks keys up by the first: a key written twice would
+// be dropped without a word. Every mapping's keys must be distinct.
+void check_unique_keys(const YAML::Node& n, const std::string& path, const std::string& key_path) {
+  if (n.IsSequence())
+    for (size_t i = 0; i < n.size(); ++i) check_unique_keys(n[i], path, key_path + (key_path.empty() ? "" : ".") + std::to_string(i));
+  if (!n.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    const std::string kp = key_path + (key_path.empty() ? "" : ".") + key;
+    if (!key.empty()) {
+      const auto [at, fresh] = first_line.emplace(key, it->first.Mark().line + 1);
+      if (!fresh) {
+        std::ostringstream os;
+        os << path << ":" << it->first.Mark().line + 1 << ":" << it->first.Mark().column + 1 << ": key '" << kp
+           << "' is given twice (first on line " << at->second << "); expected each key once";
+        throw ConfigError(os.str());
+      }
+    }
+    check_unique_keys(it->second, path, kp);
+  }
+}
+
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
   try {
-    return YAML::LoadFile(path);
+    YAML::Node root = YAML::LoadFile(path);
+    check_unique_keys(root, path, "");
+    return root;
   } catch (const YAML::BadFile&) {
     throw ConfigError(path + ": cannot open file");
   } catch (const YAML::Exception& e) {

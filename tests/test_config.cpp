@@ -137,6 +137,15 @@ TEST(Config, InlineModelAndSystemNeedNoName) {
   EXPECT_EQ(lc.config.net.dim[0].npus, 8);
 }
 
+// yaml-cpp keeps the first of two equal keys; cosmic refuses the file instead of dropping one.
+TEST(Config, KeysGivenTwiceAreErrors) {
+  const std::string p = write_temp("twice.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  dp: 8\n  tp: 2\n  dp: 16\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":6:3: key 'workload.dp' is given twice (first on line 4)"), std::string::npos) << e;
+  const std::string dir = error_of(::testing::TempDir());
+  EXPECT_NE(dir.find("is a directory"), std::string::npos) << dir;
+}
+
 TEST(Config, UnknownPresetListsTheKnownOnes) {
   const std::string p = write_temp("nopreset.yaml", "model: GPT-9000\nsystem: dgx-a100\nworkload: {}\n");
   const std::string e = error_of(p);

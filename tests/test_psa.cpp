@@ -264,6 +264,8 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"top_key.yaml", head + "    dp: [1, 2]\nobjectivs: [latency]\n", {"top_key.yaml:5:1:", "unknown key 'objectivs'"}},
       {"tp_twice.yaml", head + "    tp: [1, 2]\nderived: {tp: auto}\nobjectives: [latency]\n",
        {"tp_twice.yaml:4:5:", "parameters.workload.tp", "derived"}},
+      {"stack_twice.yaml", head + "    dp: [1, 2]\n  workload:\n    pp: [4]\nobjectives: [latency]\n",
+       {"stack_twice.yaml:5:3:", "key 'parameters.workload' is given twice (first on line 3)"}},
   };
   for (const auto& c : cases) {
     const std::string msg = error_of(write_psa(c.file, c.text));
