@@ -2,6 +2,11 @@
 
 #include <zlib.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
 namespace cosmic::h5 {
 
 namespace {
@@ -84,7 +89,40 @@ Handle create_file(const std::string& path) {
 
 Handle open_file(const std::string& path, bool write) {
   quiet();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a file");
+  // Checked first: HDF5 would open an empty file for writing and write a superblock into it.
+#if H5_VERSION_GE(1, 12, 0)
+  const htri_t is_hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
+#else
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+#endif
+  if (is_hdf5 <= 0) throw Error(path + ": not an HDF5 file");
   return Handle(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+}
+
+NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial") {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (out.empty()) throw Error("the output file name is empty");
+  if (fs::is_directory(out, ec)) throw Error(out + ": is a directory, expected a file name");
+  const fs::path dir = fs::path(out).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec)) throw Error(out + ": folder " + dir.string() + " does not exist");
+  handle_ = create_file(partial_);
+}
+
+NewFile::~NewFile() {
+  if (published_) return;
+  handle_.reset();
+  std::remove(partial_.c_str());
+}
+
+Handle NewFile::publish() {
+  if (std::rename(partial_.c_str(), out_.c_str()) != 0)
+    throw Error("cannot rename " + partial_ + " to " + out_ + ": " + std::strerror(errno));
+  published_ = true;
+  return std::move(handle_);
 }
 
 void flush(hid_t file) { check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush"); }

@@ -35,7 +35,24 @@ class Handle {
 };
 
 Handle create_file(const std::string& path);      // truncates
-Handle open_file(const std::string& path, bool write);
+Handle open_file(const std::string& path, bool write);  // an HDF5 file that exists, or Error saying why not
+
+// A new result file, made as OUT.partial and renamed to OUT by publish() once what makes it a
+// valid file is on disk, so that a file named OUT always opens. An error before publish()
+// removes OUT.partial. OUT must name a file (not empty, not a directory) in a folder that exists.
+class NewFile {
+ public:
+  explicit NewFile(const std::string& out);
+  ~NewFile();
+  NewFile(const NewFile&) = delete;
+  NewFile& operator=(const NewFile&) = delete;
+  hid_t id() const { return handle_.id(); }
+  Handle publish();  // renames; the handle stays open and follows the name
+ private:
+  std::string out_, partial_;
+  Handle handle_;
+  bool published_ = false;
+};
 void flush(hid_t file);
 Handle group(hid_t parent, const std::string& name, bool create);  // create: if missing
 bool exists(hid_t parent, const std::string& name);  // a link of that name (soft links too)

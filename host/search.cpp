@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <mutex>
@@ -542,9 +541,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (!o.resume) {
     // Made as OUT.partial and renamed once its attributes are on disk, so that a file named OUT
     // is always one --resume can continue, even when the search was killed as it started.
-    const std::string partial = o.out + ".partial";
-    file = h5::create_file(partial);
-    const hid_t f = file.id();
+    h5::NewFile created(o.out);
+    const hid_t f = created.id();
     h5::set_attr(f, "kind", std::string("search"));
     h5::set_attr(f, "format_version", kSearchFormatVersion);
     h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
@@ -564,7 +562,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "gene_names", names);
     h5::set_attr(f, "complete", int64_t(0));
     h5::flush(f);
-    std::filesystem::rename(partial, o.out);  // the open file follows its name
+    file = created.publish();
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());

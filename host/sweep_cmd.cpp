@@ -51,13 +51,9 @@ int cmd_sweep(int argc, const char* const* argv) {
   o.batch_s = args["batch-seconds"].as<double>();
   const std::string shard = args["shard"].as<std::string>();
   const size_t slash = shard.find('/');
-  try {
-    o.shard_i = std::stoull(shard.substr(0, slash));
-    o.shard_n = std::stoull(shard.substr(slash + 1));
-  } catch (...) {
-    o.shard_n = 0;
-  }
-  if (slash == std::string::npos || o.shard_n == 0 || o.shard_i >= o.shard_n)
+  auto digits = [](const std::string& t) { return !t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos; };
+  if (slash == std::string::npos || !digits(shard.substr(0, slash)) || !digits(shard.substr(slash + 1)) ||
+      (o.shard_i = std::stoull(shard.substr(0, slash))) >= (o.shard_n = std::stoull(shard.substr(slash + 1))))
     return usage_error(opts, "--shard expects I/N with 0 <= I < N, got '" + shard + "'");
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (o.keep != "top" && o.keep != "pareto" && o.keep != "all")
@@ -65,6 +61,10 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (o.top_k < 1) return usage_error(opts, "--top must be at least 1");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
+    if (ds.view->ngenes == 0) {
+      std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
+      return 1;
+    }
     if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX))
       return usage_error(opts, "--keep all needs a space below 2^64 points");
     return run_sweep(ds, o);

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -369,7 +370,10 @@ u128 attr_u128(hid_t f, const std::string& name) {
   return v;
 }
 
-FileMeta read_meta(hid_t f) {
+FileMeta read_meta(hid_t f, const std::string& path) {
+  if (!h5::has_attr(f, "format_version") || !h5::has_attr(f, "shard") || h5::has_attr(f, "kind"))
+    throw std::runtime_error(path + ": not a cosmic sweep file" +
+                             (h5::has_attr(f, "kind") ? " (a " + h5::attr_string(f, "kind") + " file)" : ""));
   const int64_t version = h5::attr_int(f, "format_version");
   if (version != 1 && version != kFormatVersion)
     throw std::runtime_error("unsupported format_version " + std::to_string(version));
@@ -562,7 +566,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   SweepState st;
   if (o.resume) {
     file = h5::open_file(o.out, true);
-    m = read_meta(file.id());
+    m = read_meta(file.id(), o.out);
     if (m.shard == "merged")
       throw std::runtime_error(o.out + " was written by cosmic merge and cannot be resumed: resume the shard files (" +
                                "listed in its merged_from attribute) and merge them again");
@@ -625,17 +629,15 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   } else {
     // Written under a temporary name and renamed once complete: a kill before that leaves no
     // (or the previous) OUT, never one that does not open.
-    const std::string partial = o.out + ".partial";
     st.init(k.nobj, m.top_k, p.want_front);
-    file = h5::create_file(partial);
-    write_header(file.id(), ds, st, m);
+    h5::NewFile created(o.out);
+    write_header(created.id(), ds, st, m);
     if (p.keep_all) {
-      h5::Handle g = h5::group(file.id(), "all", true);
+      h5::Handle g = h5::group(created.id(), "all", true);
       Table(s.ngenes, k.nobj).write(g.id(), ds, k, nullptr);  // empty columns
     }
-    save_state(file.id(), ds, k, st, m, slot);
-    if (std::rename(partial.c_str(), o.out.c_str()) != 0)
-      throw std::runtime_error("cannot rename " + partial + " to " + o.out);
+    save_state(created.id(), ds, k, st, m, slot);
+    file = created.publish();
   }
 
   SignalGuard signals;
@@ -717,8 +719,13 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   };
   std::vector<In> ins;
   for (const auto& path : inputs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(out, path, ec)) {
+      std::cerr << "cosmic merge: the output " << out << " is also an input; write the merge to a new file\n";
+      return 1;
+    }
     h5::Handle f = h5::open_file(path, false);
-    In in{path, read_meta(f.id()), {}};
+    In in{path, read_meta(f.id(), path), {}};
     in.st = read_state(f.id(), in.m);
     ins.push_back(std::move(in));
   }
@@ -728,8 +735,6 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   }
   std::sort(ins.begin(), ins.end(), [](const In& a, const In& b) { return a.m.begin < b.m.begin; });
   const FileMeta& first = ins[0].m;
-  bool complete = true;
-  u128 expect = 0;
   for (size_t i = 0; i < ins.size(); ++i) {
     const FileMeta& m = ins[i].m;
     if (m.psa_text != first.psa_text || m.objectives != first.objectives || m.space != first.space ||
@@ -741,10 +746,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       std::cerr << "cosmic merge: " << ins[i].path << " overlaps " << ins[i - 1].path << "\n";
       return 1;
     }
-    complete = complete && m.complete && m.begin == expect;
-    expect = m.end;
   }
-  complete = complete && expect == first.space;
   // The writer recomputes genomes and metrics from the PSA: load the recorded file when it is
   // still there unchanged (its relative paths resolve), else the recorded text.
   psa::DesignSpace ds;
@@ -772,15 +774,17 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   FileMeta m = first;
   m.begin = ins.front().m.begin;
   m.end = ins.back().m.end;
-  // next_index and all_next_index: the ends of what the shards swept (and /all holds) without a
-  // gap from range_begin.
+  // next_index and all_next_index: the ends of what the inputs swept (and /all holds) without a
+  // gap from range_begin. An input has swept its whole range when its next_index is its end (a
+  // merged input too: its next_index stops at its first gap). Complete: all of the space.
   m.next = m.all_next = m.begin;
   for (const In& in : ins) {
     if (in.m.begin != m.next) break;
     m.next = in.m.next;
     m.all_next = in.m.all_next;
-    if (!in.m.complete) break;
+    if (in.m.next != in.m.end) break;
   }
+  const bool complete = m.begin == 0 && m.next == m.space;
   m.shard = "merged";
   m.complete = complete;
   m.wall_s = 0;
@@ -805,8 +809,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   st.init(k.nobj, m.top_k, ins[0].st.want_front);
   for (const In& in : ins) st.merge(in.st);
   // Written under a temporary name and renamed once complete, as a new sweep file.
-  const std::string partial = out + ".partial";
-  h5::Handle f = h5::create_file(partial);
+  h5::NewFile f(out);
   write_header(f.id(), ds, st, m);
   std::vector<std::string> merged;
   for (const In& in : ins) merged.push_back(in.path);
@@ -829,9 +832,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
   }
   h5::flush(f.id());
-  f.reset();
-  if (std::rename(partial.c_str(), out.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + partial + " to " + out);
+  f.publish();
   if (!quiet)
     std::cerr << "merge: " << ins.size() << " files, " << psa::to_string_u128(st.swept) << " indices, "
               << st.feasible() << " feasible" << (complete ? "" : " (incomplete: missing or unfinished shards)")

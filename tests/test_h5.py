@@ -222,6 +222,49 @@ class SweepFile(unittest.TestCase):
         self.assertIn("cosmic merge and cannot be resumed", r.stderr)
         with h5py.File(merged, "r") as f:
             self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
+        # Merged files merge again: shards 0 and 1, then that with shard 2, is the whole.
+        m01, again = os.path.join(self.dir, "m01.h5"), os.path.join(self.dir, "again.h5")
+        subprocess.run([COSMIC, "merge", m01, parts[0], parts[1], "--quiet"], check=True)
+        subprocess.run([COSMIC, "merge", again, parts[2], m01, "--quiet"], check=True)
+        same_result(self, again, whole)
+        with h5py.File(again, "r") as f, h5py.File(whole, "r") as w:
+            self.assertEqual(f.attrs["complete"], 1)
+            self.assertEqual(f.attrs["next_index"], w.attrs["next_index"])
+        # The output may not be one of the inputs (it would be overwritten).
+        before = open(parts[0], "rb").read()
+        r = subprocess.run([COSMIC, "merge", parts[0], parts[0], parts[1]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("is also an input", r.stderr)
+        self.assertEqual(open(parts[0], "rb").read(), before)
+
+    def test_bad_files_are_refused_and_left_alone(self):
+        psa = "workload-system1.yaml"
+        # An output that is a directory or in a missing folder: refused, no OUT.partial left.
+        for out, says in ((self.dir, "is a directory"), (os.path.join(self.dir, "no", "x.h5"), "does not exist")):
+            for cmd in (["sweep"], ["search", "--budget", "100"]):
+                r = subprocess.run([COSMIC, *cmd, os.path.join(DATA, "psa", "cosmic", psa), "-o", out, "-q"],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(says, r.stderr)
+                self.assertFalse(os.path.exists(out + ".partial"))
+        # --resume on an empty file or on the other kind of result file: refused, file unchanged.
+        empty = os.path.join(self.dir, "empty.h5")
+        open(empty, "wb").close()
+        r = sweep(psa, empty, "--resume", check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not an HDF5 file", r.stderr)
+        self.assertEqual(os.path.getsize(empty), 0)
+        searched = os.path.join(self.dir, "searched.h5")
+        subprocess.run([COSMIC, "search", os.path.join(DATA, "psa", "cosmic", psa), "--budget", "100", "-o", searched,
+                        "-q"], check=True)
+        r = sweep(psa, searched, "--resume", check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not a cosmic sweep file (a search file)", r.stderr)
+        # --shard takes I/N and nothing else.
+        for bad in ("1/2/3", "1/2abc", "3/2", "0/0", "/2", "1/"):
+            r = sweep(psa, os.path.join(self.dir, "shard.h5"), "--shard", bad, check=False)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--shard expects I/N", r.stderr)
 
     # Shards of collective-system1.yaml (all points feasible): 16.8M points, then 4x and 16x that
     # when a run finished before the signal (a fast machine).
