@@ -31,6 +31,11 @@ bool number(const std::string& text, double& out) {
   return end && *end == '\0' && std::isfinite(out);
 }
 
+// Why a column that should hold a number does not: blank, or something else.
+std::string not_a_number(const std::string& column, const std::string& text) {
+  return text.empty() ? column + " is blank" : column + " '" + text + "' is not a finite number";
+}
+
 // "forward=7.7 ms; backward=11.9 ms; combined=19.6 ms" -> 0.0196
 bool per_layer_combined_s(const std::string& text, double& out) {
   const auto at = text.find("combined=");
@@ -81,10 +86,21 @@ ValidationReport validate_training(const CsvTable& t) {
       v.predicted_s = lt.forward_s + lt.backward_s;
       v.measured_from = "per-layer forward+backward (measured_other)";
     } else {
-      if (number(row.at("measured_iteration_time_s"), v.measured_s)) v.measured_from = "measured_iteration_time_s";
-      else if (number(row.at("derived_iteration_time_s"), v.measured_s)) v.measured_from = "derived_iteration_time_s";
-      else {
-        rep.skipped.push_back({id, "no measured or derived iteration time"});
+      // The measured time, else the derived one; a cell that holds something else than a number
+      // is an error in the row, not a blank to fall back from.
+      std::string unreadable;
+      for (const char* col : {"measured_iteration_time_s", "derived_iteration_time_s"}) {
+        const std::string& text = row.at(col);
+        if (text.empty()) continue;
+        if (number(text, v.measured_s)) {
+          v.measured_from = col;
+          break;
+        }
+        unreadable = not_a_number(col, text);
+        break;
+      }
+      if (!unreadable.empty() || v.measured_from.empty()) {
+        rep.skipped.push_back({id, unreadable.empty() ? "no measured or derived iteration time" : unreadable});
         continue;
       }
       if (!(v.measured_s > 0)) {
@@ -139,6 +155,10 @@ ValidationReport validate_collectives(const CsvTable& t) {
     net.ndims = int32_t(topo.size());
     net.convention = Convention::AstraSim;
     net.multidim = *md;
+    if (row.at("mode") != "aware" && row.at("mode") != "unaware") {
+      fail("mode '" + row.at("mode") + "' not understood (expected aware or unaware)");
+      continue;
+    }
     net.congestion_aware = row.at("mode") == "aware";
     double x = 0;
     bool ok = true;
@@ -163,9 +183,12 @@ ValidationReport validate_collectives(const CsvTable& t) {
       continue;
     }
     bool sizes_ok = splits >= 1 && active >= 1 && size > 0 && measured > 0 && mem > 0;
-    for (int d = 0; d < net.ndims; ++d) sizes_ok = sizes_ok && net.dim[d].npus >= 1 && net.dim[d].link_bw_GBps > 0;
+    sizes_ok = sizes_ok && net.endpoint_delay_ns >= 0;
+    for (int d = 0; d < net.ndims; ++d)
+      sizes_ok = sizes_ok && net.dim[d].npus >= 1 && net.dim[d].link_bw_GBps > 0 && net.dim[d].latency_ns >= 0;
     if (!sizes_ok) {
-      fail("npus_per_dim, splits and active_chunks must be >= 1; bandwidths, memory bandwidth, size and time > 0");
+      fail("npus_per_dim, splits and active_chunks must be >= 1; bandwidths, memory bandwidth, size and time > 0; "
+           "latencies and endpoint delay >= 0");
       continue;
     }
     net.chunks = int32_t(splits);
@@ -213,9 +236,33 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   YAML::Node model;
   for (const char* k : {"num_layers", "hidden_size", "ffn_hidden_size", "num_heads", "seq_len"})
     if (!number(get(k), v)) {
-      why = std::string("model shape not given (") + k + " is blank)";
+      why = "model shape not given (" + not_a_number(k, get(k)) + ")";
       return false;
     }
+  // Words the recipe columns may hold; anything else is refused rather than read as a default.
+  const std::string precision = lower(get("precision")), rc = lower(get("activation_recompute")),
+                    sp = lower(get("sequence_parallel")), sharding = lower(get("optimizer_sharding"));
+  auto starts = [](const std::string& text, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+      if (text.rfind(w, 0) == 0) return true;
+    return false;
+  };
+  if (!starts(precision, {"fp8", "bf16", "fp16"})) {
+    why = "precision '" + get("precision") + "' not understood (expected fp8, bf16 or fp16 ...)";
+    return false;
+  }
+  if (!rc.empty() && !starts(rc, {"full", "selective", "none", "not stated"})) {
+    why = "activation_recompute '" + get("activation_recompute") + "' not understood (expected full, selective, none or not stated ...)";
+    return false;
+  }
+  if (!starts(sp, {"yes", "no", "likely"})) {
+    why = "sequence_parallel '" + get("sequence_parallel") + "' not understood (expected yes, no or likely ...)";
+    return false;
+  }
+  if (!sharding.empty() && !starts(sharding, {"none", "distributed"})) {
+    why = "optimizer_sharding '" + get("optimizer_sharding") + "' not understood (expected blank, none or distributed ...)";
+    return false;
+  }
   const bool swiglu = contains(get("arch_family"), "swiglu");
   model["name"] = get("model_name");
   model["layers"] = get("num_layers");
@@ -234,13 +281,14 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     return false;
   }
   double gpus = 0, per_node = 0, peak = 0, intra = 0, inter = 0;
-  if (!number(get("num_gpus"), gpus) || !number(get("gpus_per_node"), per_node) ||
-      !number(get("peak_tflops_per_gpu"), peak) || !number(get("intra_node_bw_GBps_per_dir"), intra) ||
-      !number(get("inter_node_bw_Gbps_per_gpu"), inter)) {
-    why = "hardware columns (num_gpus, gpus_per_node, peak, bandwidths) incomplete";
-    return false;
-  }
-  const bool fp8 = contains(get("precision"), "fp8");
+  for (auto [k, x] : {std::pair<const char*, double*>{"num_gpus", &gpus}, {"gpus_per_node", &per_node},
+                      {"peak_tflops_per_gpu", &peak}, {"intra_node_bw_GBps_per_dir", &intra},
+                      {"inter_node_bw_Gbps_per_gpu", &inter}})
+    if (!number(get(k), *x)) {
+      why = "hardware columns incomplete (" + not_a_number(k, get(k)) + ")";
+      return false;
+    }
+  const bool fp8 = starts(precision, {"fp8"});
   YAML::Node system;
   system["preset"] = preset;
   system["compute"]["peak_tflops"][fp8 ? "fp8" : "bf16"] = peak;
@@ -267,7 +315,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   YAML::Node work;
   for (const char* k : {"tp", "pp", "dp"})
     if (!number(get(k), v)) {
-      why = std::string("parallelism column ") + k + " is blank";
+      why = "parallelism column " + not_a_number(k, get(k));
       return false;
     }
   work["tp"] = get("tp");
@@ -275,7 +323,6 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   work["dp"] = get("dp");
   work["cp"] = number(get("cp"), v) ? get("cp") : "1";
   const double tp = std::stod(get("tp"));
-  const std::string sp = lower(get("sequence_parallel"));
   work["sequence_parallel"] = sp.rfind("yes", 0) == 0 || (sp.rfind("likely", 0) == 0 && tp > 1);
   double vpp = 1;
   if (number(get("vpp_chunks"), vpp) && vpp > 1) {
@@ -285,9 +332,8 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   if (number(get("micro_batch_size"), v)) work["micro_batch"] = get("micro_batch_size");
   if (number(get("global_batch_size"), v)) work["global_batch"] = get("global_batch_size");
   else work["global_batch"] = get("micro_batch_size");
-  const std::string rc = lower(get("activation_recompute"));
   work["recompute"] = rc.rfind("full", 0) == 0 ? "full" : (rc.rfind("none", 0) == 0 ? "none" : "selective");
-  work["sharding"] = contains(get("optimizer_sharding"), "distributed") ? "zero1" : "none";
+  work["sharding"] = starts(sharding, {"distributed"}) ? "zero1" : "none";
   work["flash_attention"] = preset == std::string("dgx-h100");
   work["precision"] = fp8 ? "fp8" : "bf16";
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "host/csv.hpp"
 #include "host/validate.hpp"
 #include "test_util.hpp"
 
@@ -93,6 +94,52 @@ TEST(Validate, MissingColumnsAndBadValues) {
   const ValidationReport r = validate_file(b);
   EXPECT_TRUE(r.rows.empty());
   EXPECT_EQ(r.skipped.size(), 2u);
+}
+
+// Writes `t` with its first row only, every field quoted, after replacing one column's text.
+std::string one_row_with(const CsvTable& t, const std::string& column, const std::string& text, const std::string& name) {
+  const std::string path = ::testing::TempDir() + name;
+  std::string out;
+  auto quoted = [](const std::string& f) {
+    std::string q = "\"";
+    for (char ch : f) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  for (size_t c = 0; c < t.header.size(); ++c) out += (c ? "," : "") + quoted(t.header[c]);
+  out += "\n";
+  for (size_t c = 0; c < t.header.size(); ++c) {
+    const std::string& h = t.header[c];
+    out += (c ? "," : "") + quoted(h == column ? text : t.rows[0].at(h));
+  }
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs((out + "\n").c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+// A cell that holds something the reader does not know skips the row with the reason, instead of
+// being read as a default (recompute 'sometimes' as none, precision 'int3' as fp16) or, for a
+// measured time of nan, falling back to the derived one.
+TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
+  const CsvTable gt = read_csv(test::data_path("validation/groundtruth-dev.csv"));
+  ASSERT_EQ(validate_file(one_row_with(gt, "row_id", gt.rows[0].at("row_id"), "gt_ok.csv")).rows.size(), 1u);
+  const std::pair<const char*, const char*> bad[] = {
+      {"activation_recompute", "sometimes"}, {"precision", "int3"},   {"sequence_parallel", "perhaps"},
+      {"optimizer_sharding", "zero9"},       {"measured_iteration_time_s", "nan"}, {"tp", "abc"},
+      {"num_layers", "1e400"}};
+  for (const auto& [column, text] : bad) {
+    const ValidationReport r = validate_file(one_row_with(gt, column, text, "gt_bad.csv"));
+    EXPECT_TRUE(r.rows.empty()) << column;
+    ASSERT_EQ(r.skipped.size(), 1u) << column;
+    EXPECT_NE(r.skipped[0].second.find(std::string(column) + " '" + text + "'"), std::string::npos) << r.skipped[0].second;
+  }
+  const CsvTable as = read_csv(test::data_path("validation/astrasim-collectives-dev.csv"));
+  ASSERT_EQ(validate_file(one_row_with(as, "mode", as.rows[0].at("mode"), "as_ok.csv")).rows.size(), 1u);
+  for (const auto& [column, text] : {std::pair<const char*, const char*>{"mode", "whatever"}, {"latency_ns", "-5"}}) {
+    const ValidationReport r = validate_file(one_row_with(as, column, text, "as_bad.csv"));
+    EXPECT_TRUE(r.rows.empty()) << column;
+    EXPECT_EQ(r.skipped.size(), 1u) << column;
+  }
 }
 
 TEST(Validate, RejectsOtherCsv) {
