@@ -37,6 +37,11 @@ inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* a
     status = 0;
     return false;
   }
+  if (!args.unmatched().empty()) {  // positional arguments beyond the command's
+    std::cerr << name << ": unexpected argument '" << args.unmatched().front() << "'\n" << opts.help();
+    status = 2;
+    return false;
+  }
   for (const auto& [option, shown] : required)
     if (!args.count(option)) {
       std::cerr << name << ": missing " << shown << "\n" << opts.help();

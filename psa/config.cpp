@@ -1,6 +1,7 @@
 #include "psa/config.hpp"
 #include "psa/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -87,10 +88,13 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
   tries.push_back(fs::path(data_dir()) / kind / (name + ".yaml"));
   for (const auto& p : tries)
     if (fs::is_regular_file(p)) return p.string();
-  std::string known;
+  std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / kind, ec))
-    if (e.path().extension() == ".yaml") known += (known.empty() ? "" : ", ") + e.path().stem().string();
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
   throw ConfigError("no " + kind.substr(0, kind.size() - 1) + " preset or file named '" + name + "' (presets in " +
                     (fs::path(data_dir()) / kind).string() + ": " + known + ")");
 }
@@ -296,7 +300,12 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
     src.section_file[key] = src.file_of(key);
     return;
   }
-  const std::string file = find_preset(kind, preset, src.config_file);
+  std::string file;
+  try {
+    file = find_preset(kind, preset, src.config_file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(where(src, key, n) + ": key '" + key + "': " + e.what());
+  }
   YAML::Node base = load_yaml_file(file);
   if (!base.IsMap()) throw ConfigError(file + ": expected a mapping at the top level");
   src.section_file[key] = file;
@@ -338,6 +347,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   } catch (const YAML::Exception& e) {
     throw ConfigError("--set " + assignment + ": value is not valid YAML: " + e.msg);
   }
+  if (value.IsNull()) throw ConfigError("--set " + assignment + ": expected a value after '='");
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
@@ -414,8 +424,16 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with model, system and workload");
   try {
+    // --set model=NAME / system=NAME names another preset or file: applied before presets are
+    // resolved, so that it is read as if the file named it (and errors in it name its file).
+    auto picks_preset = [](const std::string& s) { return s.rfind("model=", 0) == 0 || s.rfind("system=", 0) == 0; };
+    for (const auto& s : sets)
+      if (picks_preset(s)) apply_set(root, s, out.sources);
     resolve_presets(root, out.sources);
-    for (const auto& s : sets) apply_set(root, s, out.sources);
+    for (const auto& s : sets)
+      if (picks_preset(s)) out.sources.override_from.erase(s.substr(0, s.find('=')));
+    for (const auto& s : sets)
+      if (!picks_preset(s)) apply_set(root, s, out.sources);
     expand_nodes(root["system"], out.sources);
     out.config = convert_config(root, out.sources);
     auto name_of = [](const YAML::Node& n) {

@@ -60,6 +60,13 @@ TEST(Cli, BadInputFailsWithMessage) {
   r = test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") + " --set workload.nonsense=1");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("workload.nonsense"), std::string::npos) << r.out;
+  // A second file is not silently ignored.
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  for (const std::string cmd : {"eval " + cfg + " " + cfg, "space " + test::data_path("psa/cosmic/workload-system1.yaml") + " x.yaml"}) {
+    r = test::run_cli(cmd);
+    EXPECT_EQ(r.status, 2) << cmd;
+    EXPECT_NE(r.out.find("unexpected argument"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

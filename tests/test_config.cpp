@@ -56,6 +56,14 @@ TEST(Config, SetOverridesAnyKey) {
   EXPECT_EQ(lc.config.net.dim[0].algo[int(Coll::AllGather)], Algo::Direct);
   EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp=lots"}).find("--set"),
             std::string::npos);
+  EXPECT_NE(error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"workload.dp="}).find("expected a value"),
+            std::string::npos);
+  // --set model=PRESET picks another preset, as if the file named it; base.model=... in a PSA
+  // whose base is a file goes the same way.
+  const auto other = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"), {"model=GPT3-13B", "model.layers=20"});
+  EXPECT_EQ(other.model_name, "GPT3-13B");
+  EXPECT_EQ(other.config.model.hidden, 5140);
+  EXPECT_EQ(other.config.model.layers, 20);
   // A mapping that --set itself made (a misspelt section): the error names --set, not the preset.
   const std::string e = error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"system.calibraton.x=1"});
   EXPECT_EQ(e.rfind("--set: unknown key 'system.calibraton'", 0), 0u) << e;
