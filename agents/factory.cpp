@@ -42,4 +42,13 @@ MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, 
   return m;
 }
 
+void check_params(const std::string& name, const Params& params) {
+  if (name == "rw") RandomWalkParams::from(params);
+  else if (name == "ga") GaParams::from(params);
+  else if (name == "aco") AcoParams::from(params);
+  else if (name == "bo") BoParams::from(params);
+  else if (name == "nsga2") Nsga2Params::from(params);
+  else throw ParamError("unknown agent '" + name + "' (expected one of: " + kAgentNames + ")");
+}
+
 }  // namespace cosmic::agents

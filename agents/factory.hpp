@@ -22,6 +22,10 @@ struct MadeAgent {
 MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, int32_t nobj, const Params& params,
                      uint64_t seed);
 
+// Checks an agent's name and its hyperparameters in `params` (keys of other agents are ignored)
+// without making it: throws ParamError as make_agent would.
+void check_params(const std::string& name, const Params& params);
+
 constexpr const char* kAgentNames = "rw, ga, aco, bo, nsga2";
 
 }  // namespace cosmic::agents

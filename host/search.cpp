@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <chrono>
@@ -466,28 +465,21 @@ std::vector<int32_t> cardinalities(const SpaceView& v) {
 
 }  // namespace
 
-agents::Params psa_agent_params(const std::string& text, const std::string& agent) {
-  agents::Params p;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error(std::string("PSA: ") + e.what());
-  }
-  if (!root.IsMap() || !root["agent"]) return p;
-  const YAML::Node a = root["agent"];
-  if (!a.IsMap()) throw agents::ParamError("PSA agent: expected a mapping of agent names to hyperparameters");
-  for (const auto& kv : a) {
-    const std::string name = kv.first.as<std::string>();
-    if (!kv.second.IsMap()) throw agents::ParamError("PSA agent." + name + ": expected a mapping of hyperparameters");
-    if (name != agent) continue;
-    for (const auto& h : kv.second) {
-      if (!h.second.IsScalar())
-        throw agents::ParamError("PSA agent." + name + "." + h.first.as<std::string>() + ": expected a scalar");
-      p[name + "." + h.first.as<std::string>()] = h.second.as<std::string>();
+agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent) {
+  agents::Params mine;
+  for (const auto& sec : ds.agent_sections) {
+    try {
+      agents::check_params(sec.name, sec.params);
+    } catch (const agents::ParamError& e) {  // named where the file wrote the key (or the agent)
+      const std::string msg = e.what();
+      std::string at = sec.where;
+      for (const auto& [key, w] : sec.where_of)
+        if (msg.rfind(key + ":", 0) == 0) at = w;
+      throw agents::ParamError(at + ": agent: " + msg);
     }
+    if (sec.name == agent) mine = sec.params;
   }
-  return p;
+  return mine;
 }
 
 int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSummary* summary) {

@@ -51,11 +51,12 @@ struct SearchSummary {
 // (bad hyperparameters: agents::ParamError).
 int run_search(const psa::DesignSpace& space, const SearchOptions& opts, SearchSummary* summary = nullptr);
 
-// The hyperparameters of `agent` in the PSA text's optional `agent:` mapping, e.g.
+// The hyperparameters of `agent` in the PSA file's optional `agent:` mapping, e.g.
 //   agent:
 //     ga: {population: 8192, mutation_rate: 0.05}
 //     aco: {greediness: 0.7}
-// as "<agent>.<key>" -> value. Other agents' entries are ignored. Throws on a malformed section.
-agents::Params psa_agent_params(const std::string& psa_text, const std::string& agent);
+// as "<agent>.<key>" -> value. Every agent the mapping names is checked (its name and values),
+// the one searched with or not; a ParamError names the file, line and key.
+agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent);
 
 }  // namespace cosmic

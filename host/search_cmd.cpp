@@ -65,7 +65,7 @@ int cmd_search(int argc, const char* const* argv) {
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (!o.resume) {
-      o.params = psa_agent_params(ds.text, o.agent);
+      o.params = psa_agent_params(ds, o.agent);
       for (const auto& kv : list_option(args, "param")) agents::add_param(o.params, o.agent, kv);
       if (args.count("population"))
         o.params[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());

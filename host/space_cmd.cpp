@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/commands.hpp"
+#include "host/search.hpp"
 #include "psa/config.hpp"
 #include "psa/space.hpp"
 
@@ -59,6 +60,7 @@ int cmd_space(int argc, const char* const* argv) {
   const std::vector<std::string> sets = list_option(args, "set");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>(), sets);
+    psa_agent_params(ds, "");  // checks the agent: mapping as a search would
     const SpaceView& v = *ds.view;
     const u128 raw = space_size(v);
     const u128 feasible = psa::feasible_count(ds);
@@ -111,6 +113,9 @@ int cmd_space(int argc, const char* const* argv) {
        << "; constraints only, before the memory check)\n";
     std::cout << os.str();
   } catch (const psa::ConfigError& e) {
+    std::cerr << "cosmic space: " << e.what() << "\n";
+    return 1;
+  } catch (const agents::ParamError& e) {
     std::cerr << "cosmic space: " << e.what() << "\n";
     return 1;
   }

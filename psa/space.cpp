@@ -488,8 +488,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   }
 
   const Section top(root, "", src);
-  // `agent:` holds search hyperparameters per agent ({ga: {population: 4096}, ...}); the search
-  // command reads and checks it (host/search.cpp, psa_agent_params).
+  // `agent:` holds search hyperparameters per agent ({ga: {population: 4096}, ...}), read at the end.
   top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "objectives", "objective", "pareto",
                   "agent"});
   ds.name = top.text("name", fs::path(path).stem().string());
@@ -679,6 +678,24 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   if (pareto && ds.objectives.size() < 2) top.fail("pareto", "false with a single objective (a Pareto front needs two or more)");
   if (top.has("pareto") && !pareto && ds.objectives.size() > 1)
     top.fail("pareto", "true with several objectives (several objectives are searched as a Pareto front)");
+
+  // Agent hyperparameters, {agent: {key: value}}: their shape here, names and values where the
+  // agents are known (host/search.cpp, check_agent_sections).
+  const Section agents = top.sub("agent");
+  if (agents.node().IsMap())
+    for (auto it = agents.node().begin(); it != agents.node().end(); ++it) {
+      const std::string name = it->first.as<std::string>();
+      if (!it->second.IsMap()) agents.fail_node(it->second, agents.key_path(name), "a mapping of hyperparameters");
+      const Section one(it->second, agents.key_path(name), src);
+      AgentSection sec{name, where(src, agents.key_path(name), it->first), {}, {}};
+      for (auto h = it->second.begin(); h != it->second.end(); ++h) {
+        const std::string key = name + "." + h->first.as<std::string>();
+        if (!h->second.IsScalar()) one.fail_node(h->second, one.key_path(h->first.as<std::string>()), "a value");
+        sec.params[key] = h->second.Scalar();
+        sec.where_of[key] = where(src, one.key_path(h->first.as<std::string>()), h->first);
+      }
+      ds.agent_sections.push_back(std::move(sec));
+    }
 
   ds.view = std::move(view);
   return ds;

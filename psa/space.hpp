@@ -5,6 +5,7 @@
 // SpaceView (kernels/space.hpp) the evaluators decode genomes with. Schema: docs/psa.md.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@ struct GeneInfo {
   std::vector<std::string> labels;  // human-readable value of each index ("Ring", "8", "187.5")
 };
 
+// One agent's entry of a PSA file's `agent:` mapping: its hyperparameters as "<agent>.<key>" ->
+// text, and where each was written ("file:line:column"), for error messages.
+struct AgentSection {
+  std::string name, where;
+  std::map<std::string, std::string> params, where_of;
+};
+
 struct DesignSpace {
   std::string file;                 // the PSA file
   std::string text;                 // its full text (recorded in result files)
@@ -28,6 +36,7 @@ struct DesignSpace {
   std::vector<GeneInfo> genes;      // one per SpaceView gene, same order
   std::vector<Objective> objectives;  // one or more; several = Pareto front
   std::vector<std::string> constraint_text;  // as written, for reports
+  std::vector<AgentSection> agent_sections;  // the `agent:` mapping, in file order
 };
 
 // Loads a PSA file; errors (psa::ConfigError) name file, line and key.

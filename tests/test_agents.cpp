@@ -154,23 +154,47 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
   EXPECT_NO_THROW(agents::make_agent("ga", card, 1, p, 1));  // other agents' keys are ignored
 }
 
+// The PSA file's `agent:` mapping: the searched agent's entries are read; every agent it names is
+// checked, and errors name the file, line and key.
 TEST(AgentParams, PsaAgentSection) {
-  const std::string text = "name: x\nagent:\n  ga: {population: 64, mutation_rate: 0.1}\n  aco: {greediness: 0.2}\n";
-  const Params p = psa_agent_params(text, "ga");
-  EXPECT_EQ(p.size(), 2u);
-  EXPECT_EQ(p.at("ga.population"), "64");
-  EXPECT_EQ(p.at("ga.mutation_rate"), "0.1");
-  EXPECT_TRUE(psa_agent_params("name: x\n", "ga").empty());
-  EXPECT_THROW(psa_agent_params("agent: [ga]\n", "ga"), agents::ParamError);
-  // A PSA file may carry the section: the loader accepts it, the search reads it.
-  const std::string path = ::testing::TempDir() + "agent_section.yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_TRUE(f);
-  std::fputs("base: configs/cosmic-system1-baseline.yaml\nparameters: {workload: {dp: [4, 8]}}\n"
-             "objectives: latency\nagent: {ga: {population: 32}}\n", f);
-  std::fclose(f);
-  const psa::DesignSpace ds = psa::load_psa(path);
-  EXPECT_EQ(psa_agent_params(ds.text, "ga").at("ga.population"), "32");
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters: {workload: {dp: [4, 8]}}\nobjectives: latency\n";
+  auto psa = [&](const std::string& name, const std::string& agent_section) {
+    const std::string path = ::testing::TempDir() + name;
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs((head + agent_section).c_str(), f);
+    std::fclose(f);
+    return path;
+  };
+  const psa::DesignSpace ds = psa::load_psa(psa("agents_ok.yaml", "agent:\n  ga: {population: 64, mutation_rate: 0.1}\n  aco: {greediness: 0.2}\n"));
+  const Params p = psa_agent_params(ds, "ga");
+  EXPECT_EQ(p, (Params{{"ga.population", "64"}, {"ga.mutation_rate", "0.1"}}));
+  EXPECT_EQ(psa_agent_params(ds, "aco"), (Params{{"aco.greediness", "0.2"}}));
+  EXPECT_TRUE(psa_agent_params(psa::load_psa(psa("agents_none.yaml", "")), "ga").empty());
+  // Shapes: refused when the file is loaded.
+  for (const std::string bad : {"agent: [ga]\n", "agent: {ga: 3}\n", "agent: {ga: {population: [1, 2]}}\n"}) {
+    const std::string path = psa("agents_shape.yaml", bad);
+    try {
+      psa::load_psa(path);
+      ADD_FAILURE() << bad;
+    } catch (const psa::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ":4:", 0), 0u) << e.what();
+    }
+  }
+  // Names and values: refused by the search, for any agent named, at the key's line.
+  const std::pair<std::string, std::string> cases[] = {
+      {"agent:\n  gaa: {population: 10}\n", ":5:3: agent: unknown agent 'gaa'"},
+      {"agent:\n  aco: {greediness: 0.2}\n  ga:\n    population: 0\n", ":7:5: agent: ga.population: expected an integer"},
+      {"agent:\n  bo: {bogus: 1}\n", ":5:8: agent: bo.bogus: unknown hyperparameter"}};
+  for (const auto& [section, says] : cases) {
+    const std::string path = psa("agents_bad.yaml", section);
+    const psa::DesignSpace bad = psa::load_psa(path);
+    try {
+      psa_agent_params(bad, "ga");
+      ADD_FAILURE() << section;
+    } catch (const agents::ParamError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + says, 0), 0u) << e.what();
+    }
+  }
 }
 
 TEST(Agents, SameSeedSameHistoryDifferentSeedDifferent) {
