@@ -268,13 +268,15 @@ class ExprCompiler {
       : t_(text), ndims_(ndims), where_(std::move(where_key)) {}
 
   std::vector<Instr> compile() {
-    sum();
+    const Operand l = sum();
     skip();
+    const size_t cmp_at = pos_;
     Op cmp;
     if (!comparison(cmp)) fail("expected a comparison (==, !=, <, <=, >, >=)");
-    sum();
+    const Operand r = sum();
     skip();
     if (pos_ != t_.size()) fail("unexpected '" + t_.substr(pos_) + "'");
+    check_comparison(l, r, cmp, cmp_at);
     code_.push_back(Instr{cmp, -1, 0});
     // The evaluator's stack holds 16 values.
     int depth = 0, most = 0;
@@ -290,8 +292,45 @@ class ExprCompiler {
   }
 
  private:
+  // What an operand is, for the checks on enumerations: a number (a constant, a numeric or
+  // boolean parameter, arithmetic), an enumeration parameter, or an enumeration value whose code
+  // is fixed by the parameter it is compared with.
+  struct Operand {
+    const EnumTable* table = nullptr;  // an enumeration parameter's values
+    std::string value;                 // an enumeration value's name
+    size_t at = 0;                     // its column
+    size_t push = 0;                   // a value's PushConst in code_
+    bool is_enum() const { return table || !value.empty(); }
+  };
+
   [[noreturn]] void fail(const std::string& msg) const {
     throw ConfigError(where_ + ": " + msg + " in '" + t_ + "' at column " + std::to_string(pos_ + 1));
+  }
+  [[noreturn]] void fail_at(size_t at, const std::string& msg) {
+    pos_ = at;
+    fail(msg);
+  }
+  void no_arithmetic(const Operand& a, const Operand& b, const char* op) {
+    for (const Operand* x : {&a, &b})
+      if (x->is_enum()) fail_at(x->at, std::string("'") + op + "' on an enumeration");
+  }
+  // An enumeration compares with == or != to a parameter of the same enumeration or to one of
+  // its values; a number never compares with an enumeration.
+  void check_comparison(const Operand& l, const Operand& r, Op cmp, size_t cmp_at) {
+    if (!l.is_enum() && !r.is_enum()) return;
+    if (!l.is_enum() || !r.is_enum())
+      fail_at((l.is_enum() ? l : r).at, "an enumeration compared with a number");
+    if (cmp != Op::Eq && cmp != Op::Ne) fail_at(cmp_at, "enumerations compare with == or != only");
+    if (!l.table && !r.table) fail_at(r.at, "two enumeration values compared (one side should be a parameter)");
+    if (l.table && r.table) {
+      if (l.table != r.table) fail_at(r.at, "parameters of different enumerations compared");
+      return;
+    }
+    const Operand& param = l.table ? l : r;
+    const Operand& value = l.table ? r : l;
+    const auto code = param.table->parse(value.value);
+    if (!code) fail_at(value.at, "'" + value.value + "' is not a value of that parameter (one of " + param.table->choices + ")");
+    code_[value.push].arg = double(*code);
   }
   void skip() {
     while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
@@ -314,20 +353,26 @@ class ExprCompiler {
     else return false;
     return true;
   }
-  void sum() {
-    term();
+  Operand sum() {
+    Operand a = term();
     while (true) {
-      if (eat("+")) { term(); code_.push_back(Instr{Op::Add, -1, 0}); }
-      else if (eat("-")) { term(); code_.push_back(Instr{Op::Sub, -1, 0}); }
-      else return;
+      const char* op = eat("+") ? "+" : eat("-") ? "-" : nullptr;
+      if (!op) return a;
+      const Operand b = term();
+      no_arithmetic(a, b, op);
+      code_.push_back(Instr{*op == '+' ? Op::Add : Op::Sub, -1, 0});
+      a = Operand{};
     }
   }
-  void term() {
-    factor();
+  Operand term() {
+    Operand a = factor();
     while (true) {
-      if (eat("*")) { factor(); code_.push_back(Instr{Op::Mul, -1, 0}); }
-      else if (eat("/")) { factor(); code_.push_back(Instr{Op::Div, -1, 0}); }
-      else return;
+      const char* op = eat("*") ? "*" : eat("/") ? "/" : nullptr;
+      if (!op) return a;
+      const Operand b = factor();
+      no_arithmetic(a, b, op);
+      code_.push_back(Instr{*op == '*' ? Op::Mul : Op::Div, -1, 0});
+      a = Operand{};
     }
   }
   std::string name_token() {
@@ -337,22 +382,23 @@ class ExprCompiler {
       ++pos_;
     return t_.substr(start, pos_ - start);
   }
-  void factor() {
+  Operand factor() {
     skip();
     if (pos_ >= t_.size()) fail("expected a parameter, number or '(' but the expression ended");
     const char c = t_[pos_];
     if (c == '(') {
       ++pos_;
-      sum();
+      const Operand inner = sum();
       if (!eat(")")) fail("expected ')'");
-      return;
+      return inner;
     }
     if (c == '-') {
       ++pos_;
       code_.push_back(Instr{Op::PushConst, -1, 0});
-      factor();
+      const Operand x = factor();
+      no_arithmetic(x, Operand{}, "-");
       code_.push_back(Instr{Op::Sub, -1, 0});
-      return;
+      return {};
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
       const char* begin = t_.c_str() + pos_;
@@ -361,47 +407,54 @@ class ExprCompiler {
       if (end == begin) fail("bad number");
       pos_ += size_t(end - begin);
       code_.push_back(Instr{Op::PushConst, -1, v});
-      return;
+      return {};
     }
     if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') fail("expected a parameter, number or '('");
     const size_t at = pos_;
     const std::string name = name_token();
     if (eat("(")) {
-      if (name != "product" && name != "sum") { pos_ = at; fail("unknown function '" + name + "' (product, sum)"); }
+      if (name != "product" && name != "sum") fail_at(at, "unknown function '" + name + "' (product, sum)");
       const size_t arg_at = pos_;
       const ParamDef* d = lookup(name_token(), arg_at, true);
+      if (d->kind == Kind::Enum) fail_at(arg_at, name + "() of an enumeration");
       if (!eat(")")) fail("expected ')'");
       for (int k = 0; k < ndims_; ++k) {
         code_.push_back(Instr{Op::PushParam, int8_t(k), double(int(d->param))});
         if (k > 0) code_.push_back(Instr{name == "product" ? Op::Mul : Op::Add, -1, 0});
       }
-      return;
+      return {};
     }
-    if (name == "npus_total") { code_.push_back(Instr{Op::PushNpusTotal, -1, 0}); return; }
-    if (name == "network_cost") { code_.push_back(Instr{Op::PushNetworkCost, -1, 0}); return; }
-    if (name == "npu_bandwidth_total") { code_.push_back(Instr{Op::PushNpuBwTotal, -1, 0}); return; }
-    if (name == "true" || name == "false") { code_.push_back(Instr{Op::PushConst, -1, name == "true" ? 1.0 : 0.0}); return; }
+    if (name == "npus_total") { code_.push_back(Instr{Op::PushNpusTotal, -1, 0}); return {}; }
+    if (name == "network_cost") { code_.push_back(Instr{Op::PushNetworkCost, -1, 0}); return {}; }
+    if (name == "npu_bandwidth_total") { code_.push_back(Instr{Op::PushNpuBwTotal, -1, 0}); return {}; }
+    if (name == "true" || name == "false") { code_.push_back(Instr{Op::PushConst, -1, name == "true" ? 1.0 : 0.0}); return {}; }
     auto [base, dim] = split_dim(name);
     if (base.find('.') == std::string::npos && dim < 0 && !find_param("", base)) {
-      // An enumeration value: the same name must mean the same code in every table using it.
-      std::optional<int> code;
+      // An enumeration value: its code is set by check_comparison from the parameter it meets.
+      bool known = false;
       for (Param p : {Param::Schedule, Param::Sharding, Param::Recompute, Param::Policy, Param::MultiDim, Param::Algo,
                       Param::Topology})
-        if (auto c = enum_table(p).parse(base)) {
-          if (code && *code != *c) { pos_ = at; fail("ambiguous value '" + base + "'"); }
-          code = c;
-        }
-      if (code) { code_.push_back(Instr{Op::PushConst, -1, double(*code)}); return; }
+        known = known || enum_table(p).parse(base).has_value();
+      if (known) {
+        code_.push_back(Instr{Op::PushConst, -1, 0});
+        Operand v;
+        v.value = base;
+        v.at = at;
+        v.push = code_.size() - 1;
+        return v;
+      }
     }
     const ParamDef* d = lookup(base, at, false);
-    if (d->per_dim && dim < 0) {
-      pos_ = at;
-      fail("'" + name + "' has one value per network dimension: write " + name + ".N (N < " + std::to_string(ndims_) +
-           ") or product(" + name + ") / sum(" + name + ")");
-    }
-    if (!d->per_dim && dim >= 0) { pos_ = at; fail("'" + base + "' is not a per-dimension parameter"); }
-    if (dim >= ndims_) { pos_ = at; fail("dimension " + std::to_string(dim) + " out of range (the base network has " + std::to_string(ndims_) + ")"); }
+    if (d->per_dim && dim < 0)
+      fail_at(at, "'" + name + "' has one value per network dimension: write " + name + ".N (N < " + std::to_string(ndims_) +
+                      ") or product(" + name + ") / sum(" + name + ")");
+    if (!d->per_dim && dim >= 0) fail_at(at, "'" + base + "' is not a per-dimension parameter");
+    if (dim >= ndims_) fail_at(at, "dimension " + std::to_string(dim) + " out of range (the base network has " + std::to_string(ndims_) + ")");
     code_.push_back(Instr{Op::PushParam, int8_t(dim), double(int(d->param))});
+    Operand x;
+    if (d->kind == Kind::Enum) x.table = &enum_table(d->param);
+    x.at = at;
+    return x;
   }
   // "[stack.]param" -> its definition, or an error listing the known names.
   const ParamDef* lookup(const std::string& name, size_t at, bool want_per_dim) {

@@ -264,6 +264,12 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"top_key.yaml", head + "    dp: [1, 2]\nobjectivs: [latency]\n", {"top_key.yaml:5:1:", "unknown key 'objectivs'"}},
       {"tp_twice.yaml", head + "    tp: [1, 2]\nderived: {tp: auto}\nobjectives: [latency]\n",
        {"tp_twice.yaml:4:5:", "parameters.workload.tp", "derived"}},
+      {"enum_number.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp == Switch\"\nobjectives: [latency]\n",
+       {"enum_number.yaml:6:5:", "an enumeration compared with a number", "column 16"}},
+      {"enum_order.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"network.topology.0 < Switch\"\nobjectives: [latency]\n",
+       {"enum_order.yaml:6:5:", "== or != only"}},
+      {"enum_foreign.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.sharding != Switch\"\nobjectives: [latency]\n",
+       {"enum_foreign.yaml:6:5:", "'Switch' is not a value of that parameter", "zero3"}},
       {"stack_twice.yaml", head + "    dp: [1, 2]\n  workload:\n    pp: [4]\nobjectives: [latency]\n",
        {"stack_twice.yaml:5:3:", "key 'parameters.workload' is given twice (first on line 3)"}},
   };
@@ -305,6 +311,25 @@ TEST(Psa, ScalarListAndValuesSpecsAreTheSame) {
       ASSERT_NE(it, ds.genes.end()) << gene;
       EXPECT_EQ(it->labels, std::vector<std::string>{c.label}) << gene;
     }
+  }
+}
+
+// An enumeration value means the code of the parameter it is compared with: 'ring' is the Ring
+// topology next to a topology and the ring algorithm next to an algorithm.
+TEST(Psa, EnumerationValuesTakeTheirParametersCodes) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                           "  network: {topology.0: [Switch, FullyConnected, Ring]}\n"
+                           "  collective: {all_reduce_algorithm.0: [direct, halvingDoubling, ring, doubleBinaryTree]}\n"
+                           "objectives: [latency]\nconstraints:\n";
+  const std::pair<std::string, uint64_t> cases[] = {{"network.topology.0 == ring", 4},
+                                                    {"ring == network.topology.0", 4},
+                                                    {"network.topology.0 != Ring", 8},
+                                                    {"collective.all_reduce_algorithm.0 == ring", 3},
+                                                    {"collective.all_reduce_algorithm.0 != doubleBinaryTree", 9}};
+  for (const auto& [expr, count] : cases) {
+    const auto ds = psa::load_psa(write_psa("enum_codes.yaml", head + "  - \"" + expr + "\"\n"));
+    EXPECT_EQ(brute_force(ds), count) << expr;
+    EXPECT_EQ(psa::feasible_count(ds), u128(count)) << expr;
   }
 }
 
