@@ -212,10 +212,15 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
   std::vector<Value> out;
   const int forms = int(spec.has("values")) + int(spec.has("range")) + int(spec.has("pow2"));
   if (forms != 1) spec.fail_node(spec_node, spec.key_path("values"), "exactly one of values, range or pow2");
-  auto add_number = [&](double v, const std::string& kp, const YAML::Node& at) {
-    if (!number_ok(d, v)) spec.fail_node(at, kp, expected_of(d) + " for every generated value (" + fmt_number(v) + ")");
+  // A generated value out of the parameter's range blames the bound it passed; one that is not
+  // a whole number (an integer parameter) the step, or min when it is the first.
+  auto add_number = [&](double v, const Section& r) {
+    if (!number_ok(d, v)) {
+      const char* key = v > d.hi ? "max" : (v < d.lo || out.empty()) ? "min" : "step";
+      r.fail(key, expected_of(d) + " for every generated value (" + fmt_number(v) + ")");
+    }
     out.push_back({v, fmt_number(v)});
-    if (out.size() > size_t(kMaxValues)) spec.fail_node(at, kp, "at most " + std::to_string(kMaxValues) + " values");
+    if (out.size() > size_t(kMaxValues)) r.fail("max", "at most " + std::to_string(kMaxValues) + " values");
   };
   if (spec.has("values")) {
     const YAML::Node list = spec.raw("values");
@@ -232,7 +237,7 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     if (hi < lo) r.fail("max", "a number >= min (" + fmt_number(lo) + ")");
     const double n = std::floor((hi - lo) / step + 1e-9) + 1;
     if (n > kMaxValues) r.fail("step", "a step giving at most " + std::to_string(kMaxValues) + " values");
-    for (int i = 0; i < int(n); ++i) add_number(lo + i * step, r.key_path("min"), r.raw("min"));
+    for (int i = 0; i < int(n); ++i) add_number(lo + i * step, r);
   } else {
     const Section p = spec.sub("pow2");
     p.check_keys({"min", "max"});
@@ -241,7 +246,7 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     if (hi < lo) p.fail("max", "a number >= min (" + fmt_number(lo) + ")");
     for (int k = 0; k < 63; ++k) {
       const double v = std::ldexp(1.0, k);
-      if (v >= lo && v <= hi) add_number(v, p.key_path("min"), p.raw("min"));
+      if (v >= lo && v <= hi) add_number(v, p);
     }
     if (out.empty()) p.fail("max", "a range holding at least one power of two");
   }
@@ -725,6 +730,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     if (!found) top.fail_node(items[i], kp, "one of " + std::string(kObjectiveChoices));
   }
   if (ds.objectives.empty()) {
+    if (!pareto && on.IsSequence()) top.fail(okey, "one or more of " + std::string(kObjectiveChoices));
     if (!pareto) missing(top, "objectives", "one or more of " + std::string(kObjectiveChoices));
     for (int k = 0; k < kNumObjectives; ++k) ds.objectives.push_back(Objective(k));
   }

@@ -270,6 +270,10 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"enum_order.yaml:6:5:", "== or != only"}},
       {"enum_foreign.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.sharding != Switch\"\nobjectives: [latency]\n",
        {"enum_foreign.yaml:6:5:", "'Switch' is not a value of that parameter", "zero3"}},
+      {"pow2_max.yaml", head + "    dp: {pow2: {min: 1, max: 1e300}}\nobjectives: [latency]\n",
+       {"pow2_max.yaml:4:", "key 'parameters.workload.dp.pow2.max'", "(33554432)"}},
+      {"range_step.yaml", head + "    dp: {range: {min: 1, max: 2, step: 0.5}}\nobjectives: [latency]\n",
+       {"range_step.yaml:4:", "key 'parameters.workload.dp.range.step'", "(1.5)"}},
       {"stack_twice.yaml", head + "    dp: [1, 2]\n  workload:\n    pp: [4]\nobjectives: [latency]\n",
        {"stack_twice.yaml:5:3:", "key 'parameters.workload' is given twice (first on line 3)"}},
   };
