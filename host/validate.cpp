@@ -367,13 +367,17 @@ const char* const kCollectiveColumns[] = {
 
 std::string csv_kind(const CsvTable& t, const std::string& path) {
   auto has = [&](const char* col) { return std::find(t.header.begin(), t.header.end(), col) != t.header.end(); };
-  const bool collectives = has("collective") && has("time_ns");
-  std::string missing;
-  if (collectives) {
-    for (const char* col : kCollectiveColumns) if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
-  } else {
-    for (const char* col : kTrainingColumns) if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
-  }
+  auto missing_of = [&](const auto& columns) {
+    std::string missing;
+    for (const char* col : columns)
+      if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
+    return missing;
+  };
+  // The kind whose columns the file has more of; a column missing from it is an error.
+  auto count = [](const std::string& list) { return list.empty() ? 0 : 1 + std::count(list.begin(), list.end(), ','); };
+  const std::string no_coll = missing_of(kCollectiveColumns), no_train = missing_of(kTrainingColumns);
+  const bool collectives = count(no_coll) * std::size(kTrainingColumns) < count(no_train) * std::size(kCollectiveColumns);
+  const std::string& missing = collectives ? no_coll : no_train;
   if (!missing.empty())
     throw std::runtime_error(path + ": " + (collectives ? "collective-timing" : "ground-truth") +
                              " CSV without the column(s) " + missing +

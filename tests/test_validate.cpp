@@ -83,6 +83,20 @@ TEST(Validate, MissingColumnsAndBadValues) {
     EXPECT_NE(std::string(e.what()).find(a), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("mode"), std::string::npos) << e.what();
   }
+  // Without time_ns it is still a collective CSV (it has every other column of one), and the
+  // error names that column only.
+  const std::string c = dir + "no_time.csv";
+  f = std::fopen(c.c_str(), "w");
+  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
+             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode\n"
+             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware\n", f);
+  std::fclose(f);
+  try {
+    validate_file(c);
+    ADD_FAILURE() << "accepted a CSV without time_ns";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("collective-timing CSV without the column(s) time_ns ("), std::string::npos) << e.what();
+  }
   // Zero NPUs or a zero measured time: the row is listed as skipped, not predicted as -100% or inf.
   const std::string b = dir + "bad_values.csv";
   f = std::fopen(b.c_str(), "w");
