@@ -703,7 +703,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       stopped = "signal";
       break;
     }
-    if (o.time_limit_s > 0 && now_s() - t_session >= o.time_limit_s) {
+    // The limit counts the whole session (a resume's replay too) but lets one new generation run,
+    // so that every session moves the search on.
+    if (o.time_limit_s > 0 && session_gens > 0 && now_s() - t_session >= o.time_limit_s) {
       stopped = "time_limit";
       break;
     }

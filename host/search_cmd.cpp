@@ -31,7 +31,7 @@ int cmd_search(int argc, const char* const* argv) {
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
-      ("time-limit", "stop after this many seconds (this session), file resumable", cxxopts::value<double>()->default_value("0"))
+      ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable", cxxopts::value<double>()->default_value("0"))
       ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, budget and --keep apply)")
       ("q,quiet", "no progress output")
       ("h,help", "show this help");

@@ -26,6 +26,7 @@
 #include <omp.h>
 #include <yaml-cpp/yaml.h>
 
+#include "agents/factory.hpp"
 #include "agents/params.hpp"
 #include "host/commands.hpp"
 #include "host/h5.hpp"
@@ -324,13 +325,21 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
 bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::StudyExperiment& e, uint64_t seed) {
   if (!fs::is_regular_file(file)) return false;
   try {
+    // The hyperparameters the run would be given (the PSA's agent: section, then the study's
+    // params), as the search records them.
+    agents::Params params;
+    if (e.method != "sweep") {
+      params = psa_agent_params(ds, e.method);
+      for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
+    }
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text) return false;
     if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
     const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
     return h5::attr_string(f.id(), "agent") == e.method && uint64_t(h5::attr_int(f.id(), "seed")) == seed &&
-           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget && has_feasible_rows;
+           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget && has_feasible_rows &&
+           h5::attr_string(f.id(), "params") == agents::params_text(params);
   } catch (const std::exception&) {
     return false;
   }
@@ -446,6 +455,21 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   if (o.jobs < 1) throw std::invalid_argument("jobs must be at least 1");
   const double t0 = now_s();
   const psa::Study st = psa::load_study(study_file);
+  // Agents' hyperparameters are checked before any run starts (a typo in the last experiment
+  // would otherwise be found after all the others ran).
+  for (const auto& e : st.experiments) {
+    if (e.method == "sweep") continue;
+    try {
+      agents::Params params;
+      for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
+      agents::check_params(e.method, params);
+    } catch (const agents::ParamError& err) {
+      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': params: " + err.what());
+    }
+  }
+  std::error_code ec;
+  if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
+    throw std::runtime_error(o.out_dir + ": is a file, expected a folder for the study's results");
   fs::create_directories(fs::path(o.out_dir) / "psa");
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
@@ -518,7 +542,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       r.limit_constraint = extra;
     }
     r.psa_file = materialise(e, o.out_dir, extra);
-    r.ds = std::make_unique<psa::DesignSpace>(psa::load_psa(r.psa_file));
+    try {
+      r.ds = std::make_unique<psa::DesignSpace>(psa::load_psa(r.psa_file));
+    } catch (const psa::ConfigError& err) {  // a `set:` or objective of the study's, in the file written from it
+      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + err.what());
+    }
     if (!e.limit.empty() && r.ds->view->base.net.ndims != exps[index.at(e.budget_of)].best.cfg.net.ndims)
       throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " has another number of network dimensions");
     const std::vector<uint64_t> seeds = e.method == "sweep" ? std::vector<uint64_t>{0} : e.seeds;

@@ -379,7 +379,9 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
     const double inflight_1f1b = micro < pp ? micro : pp;
     double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b;
-    if (w.schedule == Schedule::Interleaved) inflight *= 1 + (pp - 1) / (pp * v);
+    // Korthikanti's factor for v >= 2 chunks; with one chunk the interleaved schedule is 1F1B
+    // (its time already is), and the factor (2 - 1/p there) does not apply.
+    if (w.schedule == Schedule::Interleaved && v > 1) inflight *= 1 + (pp - 1) / (pp * v);
     mb.activation = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
     if (w.recompute == Recompute::Full) mb.activation += layer_activation_bytes(m, none, b, s_q, s_kv);
     if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits

@@ -182,7 +182,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.flash_attention = s.boolean("flash_attention", true);
-  w.prompt_tokens = int32_t(s.integer("prompt_tokens", 0, 0, 1 << 26));
+  w.prompt_tokens = int32_t(s.has("prompt_tokens") ? s.integer("prompt_tokens", 0, 1, 1 << 26) : 0);  // 0: the model's seq
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));
   w.output_tokens = int32_t(s.integer("output_tokens", 0, 0, 1 << 26));
   if (w.mode == Mode::Decode && w.kv_len < 1) s.fail("kv_len", "a positive integer in decode mode");

@@ -1,5 +1,8 @@
 #include "psa/study.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <filesystem>
 #include <set>
 
@@ -127,13 +130,16 @@ Study load_study(const std::string& path) {
         for (const auto& s : text_list(e, "seeds")) {
           try {
             size_t used = 0;
+            if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
             const unsigned long long v = std::stoull(s, &used);
             if (used != s.size()) throw std::invalid_argument(s);
+            if (std::find(x.seeds.begin(), x.seeds.end(), v) != x.seeds.end()) e.fail("seeds", "distinct seeds");
             x.seeds.push_back(v);
           } catch (const std::logic_error&) {
             e.fail("seeds", "a list of non-negative integers");
           }
         }
+        if (e.has("seeds") && x.seeds.empty()) e.fail("seeds", "at least one seed (without the key: seed 0)");
         if (x.seeds.empty()) x.seeds.push_back(0);
         const Section p = e.sub("params");
         if (p.node().IsMap())

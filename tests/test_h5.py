@@ -372,6 +372,20 @@ class SearchFile(unittest.TestCase):
         with ds:
             np.testing.assert_array_equal(ds[obj].values, col)
 
+    def test_every_time_limited_session_moves_on(self):
+        # A limit shorter than one generation (or than a resume's replay) still runs one new
+        # generation per session.
+        out = os.path.join(self.dir, "t.h5")
+        args = ["--agent", "ga", "--budget", "3000", "--population", "300", "--backend", "cpu", "--quiet",
+                "--time-limit", "1e-9"]
+        counts = []
+        for k in range(3):
+            subprocess.run(self.search(out, *args, *(["--resume"] if k else [])), check=True, capture_output=True)
+            with h5py.File(out, "r") as f:
+                counts.append(int(f.attrs["evaluated_count"]))
+                self.assertEqual(f.attrs["stopped"], "time_limit")
+        self.assertEqual(counts, [300, 600, 900])
+
     def test_sigkill_leaves_a_readable_file(self):
         out = os.path.join(self.dir, "killed.h5")
         # 1.5M evaluations, then 4x and 16x that when the search finished before the kill.

@@ -83,6 +83,22 @@ TEST(Pipeline, BubbleFraction) {
   EXPECT_NEAR(r.time_s, per_microbatch_terms(r) + r.bubble_s + r.optimizer_s + r.dp_comm_s, 1e-9 * r.time_s);
 }
 
+TEST(Pipeline, InterleavedMemoryFactor) {
+  // Activations of the first stage: 1F1B holds min(p, m) micro-batches; interleaving with v >= 2
+  // chunks x (1 + (p - 1) / (p v)) (Korthikanti et al. 2022); one chunk is 1F1B, time and memory.
+  Config c = test::gpt175b_cluster();  // pp 8, m = 64
+  const Result base = evaluate(c);
+  ASSERT_EQ(base.reason, Reason::Ok);
+  c.work.schedule = Schedule::Interleaved;
+  c.work.vpp = 1;
+  const Result one = evaluate(c);
+  EXPECT_EQ(one.activation_bytes, base.activation_bytes);
+  EXPECT_EQ(one.time_s, base.time_s);
+  c.work.vpp = 2;
+  const Result two = evaluate(c);
+  EXPECT_NEAR(two.activation_bytes, base.activation_bytes * (1 + 7.0 / 16), 1e-12 * two.activation_bytes);
+}
+
 TEST(Memory, ShardingAndScheduleOrdering) {
   Config c = test::gpt175b_cluster();
   c.work.tp = 8; c.work.pp = 4; c.work.dp = 2; c.work.global_batch = 64;

@@ -100,8 +100,38 @@ def fmt_gain(g):
     return "%.4gx" % g
 
 
+def small_study_checks(cosmic, data):
+    """A one-experiment study: --reuse runs an experiment again when its params change; bad seeds
+    and bad hyperparameters are refused before any run, naming the study file's line."""
+    psa = os.path.join(data, "psa", "cosmic", "workload-system3.yaml")
+    head = "name: r\nexperiments:\n  - id: a\n    psa: %s\n    method: ga\n    budget: 256\n" % psa
+    with tempfile.TemporaryDirectory() as tmp:
+        def study(name, tail, *args):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write(head + tail)
+            return path, subprocess.run([cosmic, "study", path, "-o", os.path.join(tmp, "out"), "--quiet",
+                                         "--no-plots", *args], capture_output=True, text=True)
+        _, r = study("m1.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 0.05}\n")
+        check(r.returncode == 0, "small study failed: " + r.stderr)
+        _, r = study("m2.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 1}\n", "--reuse")
+        check(r.returncode == 0 and "(reused)" not in r.stdout, "--reuse kept a run made with other params")
+        _, r = study("m1.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 0.05}\n", "--reuse")
+        check(r.returncode == 0 and "(reused)" not in r.stdout, "--reuse kept the run of m2's params")
+        _, r = study("m1.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 0.05}\n", "--reuse")
+        check("(reused)" in r.stdout, "--reuse ran an unchanged experiment again")
+        for tail, says in (("    seeds: [1, 1]\n", "distinct seeds"), ("    seeds: [-1]\n", "non-negative"),
+                           ("    seeds: []\n", "at least one seed"),
+                           ("    params: {populaton: 8}\n", "ga.populaton: unknown hyperparameter")):
+            path, r = study("bad.yaml", tail)
+            check(r.returncode != 0 and path + ":" in r.stderr and says in r.stderr,
+                  "bad study accepted or unclear: %r -> %s" % (tail, r.stderr))
+            check("[1/1]" not in r.stdout, "a bad study ran its experiment first")
+
+
 def main():
     cosmic, data = sys.argv[1], sys.argv[2]
+    small_study_checks(cosmic, data)
     study = os.path.join(data, "studies", "ci-small.yaml")
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run([cosmic, "study", study, "-o", out, "--quiet"], capture_output=True, text=True)
