@@ -107,6 +107,7 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   std::error_code ec;
   if (out.empty()) throw Error("the output file name is empty");
   if (fs::is_directory(out, ec)) throw Error(out + ": is a directory, expected a file name");
+  if (fs::exists(out, ec) && !fs::is_regular_file(out, ec)) throw Error(out + ": exists and is not a regular file");
   const fs::path dir = fs::path(out).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec)) throw Error(out + ": folder " + dir.string() + " does not exist");
   handle_ = create_file(partial_);
@@ -119,6 +120,7 @@ NewFile::~NewFile() {
 }
 
 Handle NewFile::publish() {
+  flush(handle_.id());
   if (std::rename(partial_.c_str(), out_.c_str()) != 0)
     throw Error("cannot rename " + partial_ + " to " + out_ + ": " + std::strerror(errno));
   published_ = true;

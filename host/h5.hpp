@@ -47,7 +47,7 @@ class NewFile {
   NewFile(const NewFile&) = delete;
   NewFile& operator=(const NewFile&) = delete;
   hid_t id() const { return handle_.id(); }
-  Handle publish();  // renames; the handle stays open and follows the name
+  Handle publish();  // flushes and renames; the handle stays open and follows the name
  private:
   std::string out_, partial_;
   Handle handle_;

@@ -24,6 +24,7 @@
 #include "agents/nsga2.hpp"
 #include "host/h5.hpp"
 #include "host/population.hpp"
+#include "psa/config.hpp"
 
 #ifndef COSMIC_VERSION
 #define COSMIC_VERSION "0.0.0"
@@ -465,19 +466,26 @@ std::vector<int32_t> cardinalities(const SpaceView& v) {
 
 }  // namespace
 
-agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent) {
-  agents::Params mine;
+agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent, const agents::Params& given) {
+  agents::Params mine = given;
   for (const auto& sec : ds.agent_sections) {
+    agents::Params params = sec.params;
+    if (sec.name == agent)
+      for (const auto& [k, v] : given) params[k] = v;
     try {
-      agents::check_params(sec.name, sec.params);
-    } catch (const agents::ParamError& e) {  // named where the file wrote the key (or the agent)
+      agents::check_params(sec.name, params);
+    } catch (const agents::ParamError& e) {
+      // Named where the file wrote the key (or the agent); a value from the command line is the
+      // command line's error.
       const std::string msg = e.what();
       std::string at = sec.where;
       for (const auto& [key, w] : sec.where_of)
         if (msg.rfind(key + ":", 0) == 0) at = w;
-      throw agents::ParamError(at + ": agent: " + msg);
+      for (const auto& [key, v] : given)
+        if (sec.name == agent && msg.rfind(key + ":", 0) == 0) throw;
+      throw psa::ConfigError(at + ": agent: " + msg);
     }
-    if (sec.name == agent) mine = sec.params;
+    if (sec.name == agent) mine = params;
   }
   return mine;
 }

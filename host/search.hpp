@@ -55,8 +55,10 @@ int run_search(const psa::DesignSpace& space, const SearchOptions& opts, SearchS
 //   agent:
 //     ga: {population: 8192, mutation_rate: 0.05}
 //     aco: {greediness: 0.7}
-// as "<agent>.<key>" -> value. Every agent the mapping names is checked (its name and values),
-// the one searched with or not; a ParamError names the file, line and key.
-agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent);
+// as "<agent>.<key>" -> value, with `given` (the command line's, same form) over them. Every agent
+// the mapping names is checked (its name and values; the searched one with `given` applied): an
+// error in the file is a psa::ConfigError naming its file, line and key, one in `given` the
+// agents::ParamError.
+agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent, const agents::Params& given = {});
 
 }  // namespace cosmic

@@ -65,10 +65,10 @@ int cmd_search(int argc, const char* const* argv) {
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (!o.resume) {
-      o.params = psa_agent_params(ds, o.agent);
-      for (const auto& kv : list_option(args, "param")) agents::add_param(o.params, o.agent, kv);
-      if (args.count("population"))
-        o.params[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+      agents::Params given;  // on the command line: they win over the PSA file's
+      for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);
+      if (args.count("population")) given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+      o.params = psa_agent_params(ds, o.agent, given);
     }
     return run_search(ds, o, nullptr);
   } catch (const agents::ParamError& e) {

@@ -115,9 +115,6 @@ int cmd_space(int argc, const char* const* argv) {
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic space: " << e.what() << "\n";
     return 1;
-  } catch (const agents::ParamError& e) {
-    std::cerr << "cosmic space: " << e.what() << "\n";
-    return 1;
   }
   return 0;
 }

@@ -329,8 +329,8 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     // params), as the search records them.
     agents::Params params;
     if (e.method != "sweep") {
-      params = psa_agent_params(ds, e.method);
       for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
+      params = psa_agent_params(ds, e.method, params);
     }
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;

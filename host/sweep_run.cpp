@@ -567,14 +567,14 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   if (o.resume) {
     file = h5::open_file(o.out, true);
     m = read_meta(file.id(), o.out);
-    if (m.shard == "merged")
-      throw std::runtime_error(o.out + " was written by cosmic merge and cannot be resumed: resume the shard files (" +
-                               "listed in its merged_from attribute) and merge them again");
     if (m.psa_text != ds.text) throw std::runtime_error(o.out + " was written for a different PSA text");
     if (m.complete) {
       if (!o.quiet) std::cerr << "sweep: " << o.out << " is already complete\n";
       return 0;
     }
+    if (m.shard == "merged")
+      throw std::runtime_error(o.out + " was written by cosmic merge and cannot be resumed: resume the shard files (" +
+                               "listed in its merged_from attribute) and merge them again");
   } else {
     m.psa_text = ds.text;
     m.psa_file = ds.file;
@@ -775,14 +775,19 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   m.begin = ins.front().m.begin;
   m.end = ins.back().m.end;
   // next_index and all_next_index: the ends of what the inputs swept (and /all holds) without a
-  // gap from range_begin. An input has swept its whole range when its next_index is its end (a
-  // merged input too: its next_index stops at its first gap). Complete: all of the space.
+  // gap from range_begin. An input has swept its whole range when its swept count is the range's
+  // size (for a merged input, counted from /reasons); a merged input that has not stops at its
+  // next_index, the end of its own gapless part, except one written before that rule (its
+  // next_index was its end, gaps or not), which is taken as swept from nothing.
   m.next = m.all_next = m.begin;
+  bool all_gapless = true;
   for (const In& in : ins) {
     if (in.m.begin != m.next) break;
-    m.next = in.m.next;
-    m.all_next = in.m.all_next;
-    if (in.m.next != in.m.end) break;
+    const bool whole = in.st.swept == in.m.end - in.m.begin;
+    m.next = whole ? in.m.end : (in.m.next == in.m.end ? in.m.begin : in.m.next);
+    if (all_gapless) m.all_next = std::min(in.m.all_next, m.next);
+    all_gapless = all_gapless && m.all_next == in.m.end;
+    if (!whole) break;
   }
   const bool complete = m.begin == 0 && m.next == m.space;
   m.shard = "merged";

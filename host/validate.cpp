@@ -323,7 +323,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   work["dp"] = get("dp");
   work["cp"] = number(get("cp"), v) ? get("cp") : "1";
   const double tp = std::stod(get("tp"));
-  work["sequence_parallel"] = sp.rfind("yes", 0) == 0 || (sp.rfind("likely", 0) == 0 && tp > 1);
+  work["sequence_parallel"] = starts(sp, {"yes"}) || (starts(sp, {"likely"}) && tp > 1);
   double vpp = 1;
   if (number(get("vpp_chunks"), vpp) && vpp > 1) {
     work["schedule"] = "interleaved";
@@ -332,7 +332,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   if (number(get("micro_batch_size"), v)) work["micro_batch"] = get("micro_batch_size");
   if (number(get("global_batch_size"), v)) work["global_batch"] = get("global_batch_size");
   else work["global_batch"] = get("micro_batch_size");
-  work["recompute"] = rc.rfind("full", 0) == 0 ? "full" : (rc.rfind("none", 0) == 0 ? "none" : "selective");
+  work["recompute"] = starts(rc, {"full"}) ? "full" : (starts(rc, {"none"}) ? "none" : "selective");
   work["sharding"] = starts(sharding, {"distributed"}) ? "zero1" : "none";
   work["flash_attention"] = preset == std::string("dgx-h100");
   work["precision"] = fp8 ? "fp8" : "bf16";
@@ -373,7 +373,7 @@ std::string csv_kind(const CsvTable& t, const std::string& path) {
       if (!has(col)) missing += std::string(missing.empty() ? "" : ", ") + col;
     return missing;
   };
-  // The kind whose columns the file has more of; a column missing from it is an error.
+  // The kind of which the file lacks the smaller share of columns; a column missing from it is an error.
   auto count = [](const std::string& list) { return list.empty() ? 0 : 1 + std::count(list.begin(), list.end(), ','); };
   const std::string no_coll = missing_of(kCollectiveColumns), no_train = missing_of(kTrainingColumns);
   const bool collectives = count(no_coll) * std::size(kTrainingColumns) < count(no_train) * std::size(kCollectiveColumns);

@@ -41,10 +41,16 @@ std::string data_dir() {
 namespace {
 
 // yaml-cpp keeps every pair of a mapping and looks keys up by the first: a key written twice would
-// be dropped without a word. Every mapping's keys must be distinct.
-void check_unique_keys(const YAML::Node& n, const std::string& path, const std::string& key_path) {
+// be dropped without a word. Every mapping's keys must be distinct. A collection that aliases
+// repeat is checked once (`seen`, by where it starts in the file: nested aliases would otherwise
+// multiply the walk).
+void check_unique_keys(const YAML::Node& n, const std::string& path, const std::string& key_path,
+                       std::set<std::pair<int, int>>& seen) {
+  if (!n.IsSequence() && !n.IsMap()) return;
+  if (n.Mark().line >= 0 && !seen.insert({n.Mark().line, n.Mark().column}).second) return;
   if (n.IsSequence())
-    for (size_t i = 0; i < n.size(); ++i) check_unique_keys(n[i], path, key_path + (key_path.empty() ? "" : ".") + std::to_string(i));
+    for (size_t i = 0; i < n.size(); ++i)
+      check_unique_keys(n[i], path, key_path + (key_path.empty() ? "" : ".") + std::to_string(i), seen);
   if (!n.IsMap()) return;
   std::map<std::string, int> first_line;
   for (auto it = n.begin(); it != n.end(); ++it) {
@@ -59,18 +65,27 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
         throw ConfigError(os.str());
       }
     }
-    check_unique_keys(it->second, path, kp);
+    check_unique_keys(it->second, path, kp, seen);
   }
 }
 
+void check_unique_keys(const YAML::Node& n, const std::string& path) {
+  std::set<std::pair<int, int>> seen;
+  check_unique_keys(n, path, "", seen);
+}
+
 }  // namespace
+
+std::string node_name(const YAML::Node& n) {
+  return n.IsMap() && n["name"] && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
+}
 
 YAML::Node load_yaml_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
   try {
     YAML::Node root = YAML::LoadFile(path);
-    check_unique_keys(root, path, "");
+    check_unique_keys(root, path);
     return root;
   } catch (const YAML::BadFile&) {
     throw ConfigError(path + ": cannot open file");
@@ -309,7 +324,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
   YAML::Node base = load_yaml_file(file);
   if (!base.IsMap()) throw ConfigError(file + ": expected a mapping at the top level");
   src.section_file[key] = file;
-  if (overrides.IsMap()) merge_into(base, overrides, key, src.config_file, src);
+  if (overrides.IsMap()) merge_into(base, overrides, key, src.file_of(key), src);
   root[key] = base;
 }
 
@@ -347,7 +362,8 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   } catch (const YAML::Exception& e) {
     throw ConfigError("--set " + assignment + ": value is not valid YAML: " + e.msg);
   }
-  if (value.IsNull()) throw ConfigError("--set " + assignment + ": expected a value after '='");
+  if (value.IsNull()) throw ConfigError("--set " + assignment + ": expected a value after '=' (not empty or null)");
+  check_unique_keys(value, "--set " + assignment);
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
@@ -436,11 +452,8 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
       if (!picks_preset(s)) apply_set(root, s, out.sources);
     expand_nodes(root["system"], out.sources);
     out.config = convert_config(root, out.sources);
-    auto name_of = [](const YAML::Node& n) {
-      return n.IsMap() && n["name"] && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
-    };
-    out.model_name = name_of(root["model"]);
-    out.system_name = name_of(root["system"]);
+    out.model_name = node_name(root["model"]);
+    out.system_name = node_name(root["system"]);
   } catch (const YAML::Exception& e) {
     // A shape the checks above did not foresee (a mapping where a scalar belongs, a subscript
     // into a scalar): still an error in the input, reported with the place yaml-cpp knows.

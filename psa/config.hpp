@@ -35,8 +35,12 @@ struct Sources {
 // source tree's data/ as configured at build time).
 std::string data_dir();
 
-// Reads a YAML file; a syntax error becomes a ConfigError naming file and line.
+// Reads a YAML file; a syntax error, a key given twice in one mapping or a directory becomes a
+// ConfigError naming file and line.
 YAML::Node load_yaml_file(const std::string& path);
+
+// A model's or system's `name:`, or "inline" without one.
+std::string node_name(const YAML::Node& model_or_system);
 
 // Finds a preset: an existing path (relative to `relative_to`'s folder or the working
 // directory), else data_dir()/<kind>/<name>.yaml.

@@ -570,8 +570,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     resolve_presets(cfg, bsrc);
     expand_nodes(cfg["system"], bsrc);
     view->base = convert_config(cfg, bsrc);
-    ds.model_name = cfg["model"]["name"] ? cfg["model"]["name"].as<std::string>() : "inline";
-    ds.system_name = cfg["system"]["name"] ? cfg["system"]["name"].as<std::string>() : "inline";
+    ds.model_name = node_name(cfg["model"]);
+    ds.system_name = node_name(cfg["system"]);
   }
   const int ndims = view->base.net.ndims;
 
@@ -739,7 +739,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     top.fail("pareto", "true with several objectives (several objectives are searched as a Pareto front)");
 
   // Agent hyperparameters, {agent: {key: value}}: their shape here, names and values where the
-  // agents are known (host/search.cpp, check_agent_sections).
+  // agents are known (host/search.cpp, psa_agent_params).
   const Section agents = top.sub("agent");
   if (agents.node().IsMap())
     for (auto it = agents.node().begin(); it != agents.node().end(); ++it) {

@@ -191,10 +191,16 @@ TEST(AgentParams, PsaAgentSection) {
     try {
       psa_agent_params(bad, "ga");
       ADD_FAILURE() << section;
-    } catch (const agents::ParamError& e) {
+    } catch (const psa::ConfigError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(path + says, 0), 0u) << e.what();
     }
   }
+  // The command line's values win over the file's, a bad one in the file included; a bad one
+  // given is the command line's error.
+  const psa::DesignSpace zero = psa::load_psa(psa("agents_zero.yaml", "agent:\n  ga: {population: 0, tournament: 3}\n"));
+  EXPECT_EQ(psa_agent_params(zero, "ga", {{"ga.population", "8"}}), (Params{{"ga.population", "8"}, {"ga.tournament", "3"}}));
+  EXPECT_THROW(psa_agent_params(zero, "ga"), psa::ConfigError);
+  EXPECT_THROW(psa_agent_params(zero, "ga", {{"ga.population", "8"}, {"ga.tournament", "0"}}), agents::ParamError);
 }
 
 TEST(Agents, SameSeedSameHistoryDifferentSeedDifferent) {

@@ -17,6 +17,7 @@ test fails when none was interrupted.
 import concurrent.futures
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -222,6 +223,20 @@ class SweepFile(unittest.TestCase):
         self.assertIn("cosmic merge and cannot be resumed", r.stderr)
         with h5py.File(merged, "r") as f:
             self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
+        # A merged file from before next_index stopped at gaps (it said range_end) is not taken
+        # for a whole one when merged again.
+        old_style = os.path.join(self.dir, "old_style.h5")
+        shutil.copy(merged, old_style)
+        with h5py.File(old_style, "r+") as f:
+            end = int(f.attrs["range_end"])
+            f.attrs["next_index"] = str(end)
+            f["state/current"].attrs["next_index"] = np.array([end, 0], dtype=np.uint64)
+        remerged = os.path.join(self.dir, "remerged.h5")
+        subprocess.run([COSMIC, "merge", remerged, old_style, "--quiet"], check=True)
+        with h5py.File(remerged, "r") as f:
+            self.assertEqual(f.attrs["complete"], 0)
+            self.assertEqual(f.attrs["next_index"], "0")
+            self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
         # Merged files merge again: shards 0 and 1, then that with shard 2, is the whole.
         m01, again = os.path.join(self.dir, "m01.h5"), os.path.join(self.dir, "again.h5")
         subprocess.run([COSMIC, "merge", m01, parts[0], parts[1], "--quiet"], check=True)
@@ -247,6 +262,19 @@ class SweepFile(unittest.TestCase):
                 self.assertEqual(r.returncode, 1, r.stderr)
                 self.assertIn(says, r.stderr)
                 self.assertFalse(os.path.exists(out + ".partial"))
+        # An error after OUT.partial was made (an input without a column /all should hold)
+        # removes it, and leaves no OUT.
+        parts = []
+        for i in range(2):
+            parts.append(os.path.join(self.dir, f"all{i}.h5"))
+            sweep(psa, parts[-1], "--shard", f"{i}/2", "--keep", "all", "--backend", "cpu")
+        with h5py.File(parts[1], "r+") as f:
+            del f["all/reason"]
+        out = os.path.join(self.dir, "m.h5")
+        r = subprocess.run([COSMIC, "merge", out, *parts], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertFalse(os.path.exists(out + ".partial"))
+        self.assertFalse(os.path.exists(out))
         # --resume on an empty file or on the other kind of result file: refused, file unchanged.
         empty = os.path.join(self.dir, "empty.h5")
         open(empty, "wb").close()

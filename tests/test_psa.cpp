@@ -329,12 +329,20 @@ TEST(Psa, EnumerationValuesTakeTheirParametersCodes) {
                                                     {"ring == network.topology.0", 4},
                                                     {"network.topology.0 != Ring", 8},
                                                     {"collective.all_reduce_algorithm.0 == ring", 3},
-                                                    {"collective.all_reduce_algorithm.0 != doubleBinaryTree", 9}};
+                                                    {"collective.all_reduce_algorithm.0 != doubleBinaryTree", 9},
+                                                    {"(network.topology.0) == Switch", 4},
+                                                    {"((Switch)) == network.topology.0", 4},
+                                                    {"network.topology.0 == network.topology.0", 12},
+                                                    {"network.topology.0 != network.topology.1", 8}};
   for (const auto& [expr, count] : cases) {
     const auto ds = psa::load_psa(write_psa("enum_codes.yaml", head + "  - \"" + expr + "\"\n"));
     EXPECT_EQ(brute_force(ds), count) << expr;
     EXPECT_EQ(psa::feasible_count(ds), u128(count)) << expr;
   }
+  for (const char* bad : {"-network.topology.0 == Ring", "true == Switch", "network.topology.0 * 2 == 2",
+                          "network.topology.0 == collective.all_reduce_algorithm.0", "sum(network.topology) == 1",
+                          "Ring != Switch", "network.topology.0 == direct"})
+    EXPECT_THROW(psa::load_psa(write_psa("enum_bad.yaml", head + "  - \"" + std::string(bad) + "\"\n")), psa::ConfigError) << bad;
 }
 
 TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
