@@ -67,52 +67,53 @@ TEST(Validate, JsonShape) {
     EXPECT_TRUE(j["summary"].contains(k)) << k;
 }
 
-TEST(Validate, MissingColumnsAndBadValues) {
-  const std::string dir = ::testing::TempDir();
-  // A collective CSV without `mode`: the error names the file and the column.
-  const std::string a = dir + "no_mode.csv";
-  std::FILE* f = std::fopen(a.c_str(), "w");
-  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
-             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,time_ns\n"
-             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,36790164\n", f);
+// Writes `text` to a CSV file in the test folder; returns its path.
+std::string write_csv(const std::string& name, const char* text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text, f);
   std::fclose(f);
+  return path;
+}
+
+// The error validate_file gives for a file ("" when it gives none).
+std::string error_of(const std::string& path) {
   try {
-    validate_file(a);
-    ADD_FAILURE() << "accepted a CSV without mode";
+    validate_file(path);
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(a), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("mode"), std::string::npos) << e.what();
+    return e.what();
   }
+  return "";
+}
+
+TEST(Validate, MissingColumnsAndBadValues) {
+  // A collective CSV without `mode`: the error names the file and the column.
+  const std::string a = write_csv("no_mode.csv",
+                                  "collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,"
+                                  "splits,active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,time_ns\n"
+                                  "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,36790164\n");
+  EXPECT_NE(error_of(a).find(a), std::string::npos) << error_of(a);
+  EXPECT_NE(error_of(a).find("mode"), std::string::npos) << error_of(a);
   // Without time_ns it is still a collective CSV (it has every other column of one), and the
   // error names that column only.
-  const std::string c = dir + "no_time.csv";
-  f = std::fopen(c.c_str(), "w");
-  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
-             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode\n"
-             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware\n", f);
-  std::fclose(f);
-  try {
-    validate_file(c);
-    ADD_FAILURE() << "accepted a CSV without time_ns";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("collective-timing CSV without the column(s) time_ns ("), std::string::npos) << e.what();
-  }
+  const std::string c = write_csv("no_time.csv",
+                                  "collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,"
+                                  "splits,active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode\n"
+                                  "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware\n");
+  EXPECT_NE(error_of(c).find("collective-timing CSV without the column(s) time_ns ("), std::string::npos) << error_of(c);
   // Zero NPUs or a zero measured time: the row is listed as skipped, not predicted as -100% or inf.
-  const std::string b = dir + "bad_values.csv";
-  f = std::fopen(b.c_str(), "w");
-  std::fputs("collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
-             "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode,time_ns\n"
-             "all_reduce,Ring,0,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,36790164\n"
-             "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n", f);
-  std::fclose(f);
-  const ValidationReport r = validate_file(b);
+  const ValidationReport r = validate_file(
+      write_csv("bad_values.csv",
+                "collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
+                "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode,time_ns\n"
+                "all_reduce,Ring,0,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,36790164\n"
+                "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n"));
   EXPECT_TRUE(r.rows.empty());
   EXPECT_EQ(r.skipped.size(), 2u);
 }
 
 // Writes `t` with its first row only, every field quoted, after replacing one column's text.
 std::string one_row_with(const CsvTable& t, const std::string& column, const std::string& text, const std::string& name) {
-  const std::string path = ::testing::TempDir() + name;
   std::string out;
   auto quoted = [](const std::string& f) {
     std::string q = "\"";
@@ -125,10 +126,7 @@ std::string one_row_with(const CsvTable& t, const std::string& column, const std
     const std::string& h = t.header[c];
     out += (c ? "," : "") + quoted(h == column ? text : t.rows[0].at(h));
   }
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  std::fputs((out + "\n").c_str(), f);
-  std::fclose(f);
-  return path;
+  return write_csv(name, (out + "\n").c_str());
 }
 
 // A cell that holds something the reader does not know skips the row with the reason, instead of
