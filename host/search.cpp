@@ -475,15 +475,12 @@ agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& a
     try {
       agents::check_params(sec.name, params);
     } catch (const agents::ParamError& e) {
-      // Named where the file wrote the key (or the agent); a value from the command line is the
-      // command line's error.
-      const std::string msg = e.what();
-      std::string at = sec.where;
-      for (const auto& [key, w] : sec.where_of)
-        if (msg.rfind(key + ":", 0) == 0) at = w;
-      for (const auto& [key, v] : given)
-        if (sec.name == agent && msg.rfind(key + ":", 0) == 0) throw;
-      throw psa::ConfigError(at + ": agent: " + msg);
+      // "key: what is wrong": a value from the command line is the command line's error; one
+      // from the file is named where the file wrote the key (or the agent).
+      const std::string msg = e.what(), key = msg.substr(0, msg.find(':'));
+      if (sec.name == agent && given.count(key)) throw;
+      const auto at = sec.where_of.find(key);
+      throw psa::ConfigError((at != sec.where_of.end() ? at->second : sec.where) + ": agent: " + msg);
     }
     if (sec.name == agent) mine = params;
   }
