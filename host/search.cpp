@@ -698,9 +698,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     if (!last && t - last_progress < o.progress_every_s) return;
     last_progress = t;
     const double rate = st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0;
-    std::cerr << (tty && !last ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", "
+    std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", "
               << st.evaluations << "/" << o.budget << " evaluations, best " << fmt_g(best_value(st)) << ", "
-              << fmt_g(rate) << " evals/s" << (tty && !last ? "   " : "\n") << std::flush;
+              << fmt_g(rate) << " evals/s" << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
   };
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {

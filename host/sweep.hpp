@@ -125,6 +125,9 @@ struct SweepState {
 
 // The Pareto front keeps at most this many points (exact below it; see docs/results-format.md).
 constexpr size_t kMaxParetoPoints = 1 << 16;
+// The largest top-K a sweep keeps per objective: the lists are kept sorted and rewritten with
+// every batch, so a K in the millions would cost more than the sweep (--keep all keeps every point).
+constexpr int32_t kMaxTopK = 1 << 16;
 
 // Live segments from `cursor` towards `end`, skipping runs that violate constraints whose
 // lowest gene is >= coarse_gene, until `live_target` indices are collected. Advances cursor.

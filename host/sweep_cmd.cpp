@@ -58,7 +58,8 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (o.keep != "top" && o.keep != "pareto" && o.keep != "all")
     return usage_error(opts, "--keep expects top, pareto or all");
-  if (o.top_k < 1) return usage_error(opts, "--top must be at least 1");
+  if (o.top_k < 1 || o.top_k > kMaxTopK)
+    return usage_error(opts, "--top expects 1 to " + std::to_string(kMaxTopK) + " (--keep all keeps every point)");
   try {
     const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
     if (ds.view->ngenes == 0) {

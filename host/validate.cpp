@@ -400,8 +400,10 @@ nlohmann::json to_json(const ValidationReport& r) {
                          {"measured_s", v.measured_s}, {"measured_from", v.measured_from}, {"error_pct", v.error_pct}});
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& [id, why] : r.skipped) skipped.push_back({{"row_id", id}, {"reason", why}});
-  j["summary"] = {{"n", r.rows.size()}, {"mean_abs_pct", r.mean_abs_pct}, {"median_abs_pct", r.median_abs_pct},
-                  {"max_abs_pct", r.max_abs_pct}, {"skipped", skipped}};
+  // With no row modelled there is no error to report: null, not a perfect 0.
+  auto pct = [&](double v) { return r.rows.empty() ? nlohmann::json() : nlohmann::json(v); };
+  j["summary"] = {{"n", r.rows.size()}, {"mean_abs_pct", pct(r.mean_abs_pct)}, {"median_abs_pct", pct(r.median_abs_pct)},
+                  {"max_abs_pct", pct(r.max_abs_pct)}, {"skipped", skipped}};
   return j;
 }
 
@@ -416,9 +418,15 @@ std::string to_text(const ValidationReport& r) {
                   v.predicted_s, v.measured_s, v.error_pct);
     os << buf;
   }
-  std::snprintf(buf, sizeof buf, "\nrows modelled: %zu, skipped: %zu\nabsolute error: mean %.2f%%, median %.2f%%, max %.2f%%\n",
-                r.rows.size(), r.skipped.size(), r.mean_abs_pct, r.median_abs_pct, r.max_abs_pct);
+  std::snprintf(buf, sizeof buf, "\nrows modelled: %zu, skipped: %zu\n", r.rows.size(), r.skipped.size());
   os << buf;
+  if (r.rows.empty()) {
+    os << "absolute error: none (no row modelled)\n";
+  } else {
+    std::snprintf(buf, sizeof buf, "absolute error: mean %.2f%%, median %.2f%%, max %.2f%%\n", r.mean_abs_pct,
+                  r.median_abs_pct, r.max_abs_pct);
+    os << buf;
+  }
   for (const auto& [id, why] : r.skipped) os << "  skipped row " << id << ": " << why << "\n";
   return os.str();
 }

@@ -152,7 +152,7 @@ Study load_study(const std::string& path) {
       } else {
         for (const char* k : {"budget", "seeds", "params"})
           if (e.has(k)) e.fail(k, std::string("nothing for a sweep (") + k + " is for agents)");
-        x.top = int32_t(e.integer("top", 1000, 1, 1000000));
+        x.top = int32_t(e.integer("top", 1000, 1, 1 << 16));  // a sweep's --top (kMaxTopK)
       }
       for (const auto& s : text_list(e, "set")) {
         const std::string v = subst(s, vars);

@@ -108,6 +108,14 @@ def main():
     ap.add_argument("--spaces", default="workload,network,reduced,collective,fullstack")
     ap.add_argument("--configs", default=",".join(CONFIGS))
     args = ap.parse_args()
+    for kind, names, known in (("space", args.spaces, SPACES), ("configuration", args.configs, CONFIGS)):
+        for name in names.split(","):
+            if name not in known:
+                ap.error("unknown %s '%s' (known: %s)" % (kind, name, ", ".join(known)))
+    if args.seeds < 1:
+        ap.error("--seeds must be at least 1")
+    # Paths given relative to where the script was started, before it moves to the repository.
+    args.out, args.cosmic = os.path.abspath(args.out), os.path.abspath(args.cosmic)
     os.makedirs(args.out, exist_ok=True)
     os.chdir(ROOT)
     for space in args.spaces.split(","):

@@ -160,17 +160,23 @@ def pareto(summary, folder, root):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         sys.exit(__doc__)
     root = sys.argv[1]
-    with open(os.path.join(root, "summary.json")) as f:
-        summary = json.load(f)
+    try:
+        with open(os.path.join(root, "summary.json")) as f:
+            summary = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("study_plots.py: %s: no readable summary.json of a cosmic study (%s)" % (root, e))
     folder = os.path.join(root, "figures")
     os.makedirs(folder, exist_ok=True)
     bars(summary, folder)
     batch(summary, folder)
-    convergence(summary, folder, root)
-    pareto(summary, folder, root)
+    try:  # these two read the experiments' HDF5 files
+        convergence(summary, folder, root)
+        pareto(summary, folder, root)
+    except OSError as e:
+        sys.exit("study_plots.py: %s: a result file of the study does not read (%s)" % (root, e))
 
 
 if __name__ == "__main__":

@@ -252,6 +252,25 @@ class SweepFile(unittest.TestCase):
         self.assertIn("is also an input", r.stderr)
         self.assertEqual(open(parts[0], "rb").read(), before)
 
+    def test_compare_h5_sees_both_sides(self):
+        # bench/compare_h5.py (the CUDA-vs-CPU check of bench/gpu_check.sh): a group only one
+        # file has is a difference whichever file comes first.
+        compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "compare_h5.py")
+        files = {keep: os.path.join(self.dir, keep + ".h5") for keep in ("top", "pareto")}
+        psa = os.path.join(self.dir, "two.yaml")
+        with open(os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml")) as f:
+            text = f.read()
+        with open(psa, "w") as f:
+            f.write(text.replace("objectives: [runtime_x_bw]", "objectives: [latency, memory]"))
+        for keep in ("top", "pareto"):
+            subprocess.run([COSMIC, "sweep", psa, "-o", files[keep], "--keep", keep, "--quiet"], check=True)
+        for a, b in (("top", "pareto"), ("pareto", "top")):
+            r = subprocess.run([sys.executable, compare, files[a], files[b]], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn("pareto/", r.stdout)
+        r = subprocess.run([sys.executable, compare, files["pareto"], files["pareto"]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+
     def test_bad_files_are_refused_and_left_alone(self):
         psa = "workload-system1.yaml"
         # An output that is a directory or in a missing folder: refused, no OUT.partial left.
@@ -293,6 +312,9 @@ class SweepFile(unittest.TestCase):
             r = sweep(psa, os.path.join(self.dir, "shard.h5"), "--shard", bad, check=False)
             self.assertEqual(r.returncode, 2, bad)
             self.assertIn("--shard expects I/N", r.stderr)
+        r = sweep(psa, os.path.join(self.dir, "top.h5"), "--top", "70000", check=False)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--top expects 1 to 65536", r.stderr)
 
     # Shards of collective-system1.yaml (all points feasible): 16.8M points, then 4x and 16x that
     # when a run finished before the signal (a fast machine).

@@ -110,6 +110,9 @@ TEST(Validate, MissingColumnsAndBadValues) {
                 "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n"));
   EXPECT_TRUE(r.rows.empty());
   EXPECT_EQ(r.skipped.size(), 2u);
+  // No row modelled: no error figures (not a perfect 0%).
+  EXPECT_TRUE(to_json(r)["summary"]["median_abs_pct"].is_null());
+  EXPECT_NE(to_text(r).find("absolute error: none (no row modelled)"), std::string::npos) << to_text(r);
 }
 
 // Writes `t` with its first row only, every field quoted, after replacing one column's text.
