@@ -24,6 +24,7 @@
 #include "agents/nsga2.hpp"
 #include "host/h5.hpp"
 #include "host/population.hpp"
+#include "host/text.hpp"
 #include "psa/config.hpp"
 
 #ifndef COSMIC_VERSION
@@ -698,9 +699,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     if (!last && t - last_progress < o.progress_every_s) return;
     last_progress = t;
     const double rate = st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0;
-    std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", "
-              << st.evaluations << "/" << o.budget << " evaluations, best " << fmt_g(best_value(st)) << ", "
-              << fmt_g(rate) << " evals/s" << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
+    std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", " << human(double(st.evaluations))
+              << "/" << human(double(o.budget)) << " evaluations, best " << fmt_g(best_value(st)) << ", " << human(rate)
+              << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / rate))
+              << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
   };
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {

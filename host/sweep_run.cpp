@@ -18,6 +18,7 @@
 #include "host/backend.hpp"
 #include "host/h5.hpp"
 #include "host/sweep.hpp"
+#include "host/text.hpp"
 #include "psa/names.hpp"
 
 #ifndef COSMIC_VERSION
@@ -464,27 +465,6 @@ SweepState read_state(hid_t file, const FileMeta& m) {
     st.pareto_truncated = h5::attr_int(g.id(), "truncated") != 0;
   }
   return st;
-}
-
-std::string human(double v) {
-  char buf[32];
-  const char* unit[] = {"", "k", "M", "G", "T", "P"};
-  int u = 0;
-  while (v >= 1000 && u < 5) {
-    v /= 1000;
-    ++u;
-  }
-  std::snprintf(buf, sizeof buf, "%.3g%s", v, unit[u]);
-  return buf;
-}
-
-std::string duration(double s) {
-  if (!(s < 1e9)) return "?";
-  char buf[32];
-  const long t = long(s);
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
-  return buf;
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, plain periodic lines otherwise.

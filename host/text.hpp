@@ -1,0 +1,32 @@
+// Numbers and durations as progress lines print them.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace cosmic {
+
+// 3 significant digits with a k / M / G / T / P suffix: 966k, 2.39G.
+inline std::string human(double v) {
+  char buf[32];
+  const char* unit[] = {"", "k", "M", "G", "T", "P"};
+  int u = 0;
+  while (v >= 1000 && u < 5) {
+    v /= 1000;
+    ++u;
+  }
+  std::snprintf(buf, sizeof buf, "%.3g%s", v, unit[u]);
+  return buf;
+}
+
+// 0m12s, 1h05m; "?" for an unknown (infinite or NaN) time.
+inline std::string duration(double s) {
+  if (!(s < 1e9)) return "?";
+  char buf[32];
+  const long t = long(s);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  return buf;
+}
+
+}  // namespace cosmic
