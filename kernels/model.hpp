@@ -76,7 +76,7 @@ COSMIC_HD inline double layer_params(const ModelSpec& m) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   double p = h * h * (2 + 2 * kv) + nmat * h * F + 2 * h;
-  if (m.biases) p += h * (1 + 2 * kv) + h + F + h + 2 * h;
+  if (m.biases) p += h * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
   return p;
 }
 
@@ -176,10 +176,12 @@ COSMIC_HD inline double roofline_s(double flops, double eff, double peak, double
 // One GEMM (M x K) . (K x N): 2 M K N FLOPs; reads both operands, writes the result.
 // FP8 GEMMs (dtype_bytes 1) reach fp8_eff of the 16-bit efficiency: the per-tensor casts and
 // scaling around each one and lower sustained tensor-core utilisation.
-COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, double peak, double mem_Bps) {
+// `elem_bytes`: the operands' element size, the model's dtype unless a GEMM stays 16-bit.
+COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, double peak, double mem_Bps,
+                               double elem_bytes) {
   const double flops = 2 * M * K * N;
-  const double bytes = c.model.dtype_bytes * (M * K + K * N + M * N);
-  const double eff = gemm_eff(c.cal, flops) * (c.model.dtype_bytes == 1 ? c.cal.fp8_eff : 1.0);
+  const double bytes = elem_bytes * (M * K + K * N + M * N);
+  const double eff = gemm_eff(c.cal, flops) * (elem_bytes == 1 ? c.cal.fp8_eff : 1.0);
   return roofline_s(flops, eff, peak, bytes, mem_Bps);
 }
 
@@ -199,10 +201,11 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double kvw = kv_width_per_rank(m, c.work.tp);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
 
-  const double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps)     // QKV projection
-                       + gemm_s(c, T, h / t, h, peak, mem_Bps)             // output projection
-                       + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps)  // MLP up (and gate)
-                       + gemm_s(c, T, F / t, h, peak, mem_Bps);            // MLP down
+  const double W = m.dtype_bytes;  // the GEMMs' operands: FP8 where the model is
+  const double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps, W)     // QKV projection
+                       + gemm_s(c, T, h / t, h, peak, mem_Bps, W)             // output projection
+                       + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
+                       + gemm_s(c, T, F / t, h, peak, mem_Bps, W);            // MLP down
 
   // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O. Unfused
   // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
@@ -230,7 +233,7 @@ COSMIC_HD inline LayerTime logits_time(const Config& c, double tokens, bool trai
   const double peak = act_peak_flops(c.compute, c.model);
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const double vt = double(c.model.vocab) / c.work.tp;
-  const double g = gemm_s(c, tokens, c.model.hidden, vt, peak, mem_Bps);
+  const double g = gemm_s(c, tokens, c.model.hidden, vt, peak, mem_Bps, act_bytes(c.model));  // 16-bit under FP8
   const double ce = training ? 3 * 4 * tokens * vt / mem_Bps : 0.0;
   LayerTime lt;
   lt.fwd_s = g + ce;
@@ -277,6 +280,11 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
   if (w.global_batch % (int64_t(w.dp) * w.micro_batch) != 0) return Reason::BatchNotDivisible;
   const int32_t vchunks = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  // The interleaved schedule (Narayanan et al. 2021; Megatron-LM asserts it) needs the
+  // micro-batches per pipeline to be a multiple of pp: its bubble (p-1)/(v m) and memory factor
+  // assume m >= p, and below that they would undercut one micro-batch crossing all stages.
+  if (w.mode == Mode::Training && vchunks > 1 && (w.global_batch / (int64_t(w.dp) * w.micro_batch)) % w.pp != 0)
+    return Reason::BatchNotDivisible;
   if (m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
   const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
   if (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)) return Reason::SeqNotDivisible;
@@ -388,7 +396,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     mb.weights = D * P_rank / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P_rank / (w.sharding >= Sharding::Zero2 ? replicas : 1);
     mb.optimizer = c.cal.master_bytes * P_rank / (w.sharding >= Sharding::Zero1 ? replicas : 1);
-    if (zero3) mb.weights += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
+    if (zero3 && replicas > 1) mb.weights += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
     return mb;
   }
   const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;

@@ -105,7 +105,8 @@ inline const char* reason_message(Reason r) {
     case Reason::ProductMismatch: return "dp x tp x pp x cp does not equal the number of NPUs in the network";
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible: return "attention heads or FFN width not divisible by tp";
-    case Reason::BatchNotDivisible: return "global batch not divisible by dp x micro_batch";
+    case Reason::BatchNotDivisible:
+      return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
     case Reason::LayersNotDivisible: return "layers not divisible by pp (x vpp when interleaved)";
     case Reason::SeqNotDivisible:
       return "sequence not divisible by cp (or cp x tp with sequence parallelism; in decode, the micro-batch by tp)";

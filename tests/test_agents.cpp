@@ -1154,7 +1154,7 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   const std::string out = temp_path("cli.h5");
   test::CliRun r = test::run_cli("search " + psa + " --agent ga --budget 1000 --population 100 --seed 3 --backend cpu -o " + out);
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("1000/1000 evaluations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1k/1k evaluations"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --param mutation_rate=2 -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("ga.mutation_rate: expected auto or a number in [0, 1], got 2"), std::string::npos) << r.out;

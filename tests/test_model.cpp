@@ -54,6 +54,17 @@ TEST(Flops, NarayananFormula) {
   EXPECT_NEAR(3 * forward_flops_per_sequence(llama, ss, ss, ss) / recipe, 1.0, 1e-12);
 }
 
+TEST(Params, BiasesOfEachMatrix) {
+  // Per layer: QKV h (1 + 2 g/a), output projection h, MLP up F (gate and up, 2F, with SwiGLU),
+  // down h, two LayerNorms 2h: 7h + F (GELU) or 7h + 2F (SwiGLU) with MHA.
+  for (Mlp mlp : {Mlp::Gelu, Mlp::SwiGLU}) {
+    ModelSpec m{32, 4096, 11008, 32, 32, 4096, 32000, mlp, 2, false, false};
+    const double without = layer_params(m);
+    m.biases = true;
+    EXPECT_EQ(layer_params(m) - without, 7 * 4096 + (mlp == Mlp::SwiGLU ? 2 : 1) * 11008.0);
+  }
+}
+
 TEST(Params, NarayananCount) {
   // P = 12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h)) counts learned position embeddings (s h),
   // which cosmic leaves out (rotary or negligible).
@@ -124,6 +135,28 @@ TEST(Memory, ShardingAndScheduleOrdering) {
   c.work.schedule = Schedule::GPipe;
   const Result g = evaluate(c);
   EXPECT_NEAR(g.activation_bytes / r.activation_bytes, 32.0 / 4.0, 1e-9);
+  // ZeRO-3 with a single replica shards nothing: the weights are those of no sharding (no
+  // gathered layers on top).
+  c.work.schedule = Schedule::OneF1B;
+  c.work.tp = 8; c.work.pp = 8; c.work.dp = 1;
+  c.work.sharding = Sharding::None;
+  const double unsharded = evaluate(c).weights_bytes;
+  c.work.sharding = Sharding::Zero3;
+  EXPECT_EQ(evaluate(c).weights_bytes, unsharded);
+}
+
+TEST(Time, OutputLayerStays16BitUnderFp8) {
+  // docs/model.md: the output layer runs at the 16-bit peak on 16-bit operands in an FP8 model,
+  // so its time is that of the same model in bf16.
+  Config c = test::gpt175b_cluster();
+  c.model.dtype_bytes = 2;
+  const LayerTime bf16 = logits_time(c, 2048, true);
+  c.model.dtype_bytes = 1;
+  c.compute.peak_tflops[2] = 2 * c.compute.peak_tflops[1];
+  c.cal.fp8_eff = 0.5;
+  const LayerTime fp8 = logits_time(c, 2048, true);
+  EXPECT_EQ(fp8.fwd_s, bf16.fwd_s);
+  EXPECT_EQ(fp8.bwd_s, bf16.bwd_s);
 }
 
 TEST(Inference, DecodeIsBoundByStreamingWeights) {
@@ -187,6 +220,13 @@ TEST(Feasibility, ReasonCodes) {
   EXPECT_EQ(reason([](Config& c) { c.work.tp = 128; c.work.pp = 1; c.net.dim[1].npus = 16; }), Reason::TpExceedsHeads);
   EXPECT_EQ(reason([](Config& c) { c.model.heads = 100; c.model.kv_heads = 100; }), Reason::HeadsNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.work.micro_batch = 2; c.work.global_batch = 65; }), Reason::BatchNotDivisible);
+  // Interleaving needs a multiple of pp micro-batches per pipeline (pp 8, dp 1, micro-batch 1 here).
+  auto interleaved = [](int64_t batch) {
+    return [batch](Config& c) { c.work.schedule = Schedule::Interleaved; c.work.vpp = 2; c.work.global_batch = batch; };
+  };
+  EXPECT_EQ(reason(interleaved(4)), Reason::BatchNotDivisible);   // 4 micro-batches < pp
+  EXPECT_EQ(reason(interleaved(12)), Reason::BatchNotDivisible);  // not a multiple of 8
+  EXPECT_EQ(reason(interleaved(16)), Reason::Ok);
   EXPECT_EQ(reason([](Config& c) { c.model.layers = 90; }), Reason::LayersNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.model.seq = 2047; }), Reason::SeqNotDivisible);
   // A decode step has one token per sequence, so with sequence parallelism the micro-batch must
@@ -275,6 +315,8 @@ Config random_valid_config(std::mt19937_64& rng) {
   const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
   w.micro_batch = int(pick({1, 2, 4})) * (decodes && w.seq_parallel ? w.tp : 1);
   w.global_batch = int64_t(w.dp) * w.micro_batch * int64_t(pick({1, 8, 64}));
+  // Interleaving needs a multiple of pp micro-batches per pipeline.
+  if (w.schedule == Schedule::Interleaved && w.vpp > 1) w.global_batch *= w.pp;
 
   // Peaks ordered as on real parts: fp32 <= 16-bit <= fp8.
   const double peak16 = pick({1e-3, 312, 989});
