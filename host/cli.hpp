@@ -56,6 +56,14 @@ inline std::vector<std::string> list_option(const cxxopts::ParseResult& args, co
   return args.count(option) ? args[option].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
+// With --resume the file's recorded settings apply: says which of `fixed` were given anyway.
+inline void warn_ignored_with_resume(const cxxopts::Options& opts, const cxxopts::ParseResult& args,
+                                     std::initializer_list<const char*> fixed) {
+  for (const char* option : fixed)
+    if (args.count(option))  // count() is 0 for an option left at its default
+      std::cerr << opts.program() << ": --" << option << " ignored with --resume: the file's recorded settings apply\n";
+}
+
 // A usage error found after parsing: prints "<program>: <message>" on stderr and returns 2, the
 // exit status of usage errors.
 inline int usage_error(const cxxopts::Options& opts, const std::string& message) {

@@ -53,10 +53,7 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.resume)
-    for (const char* fixed : {"agent", "budget", "population", "param", "seed", "keep"})
-      if (args.count(fixed))  // count() is 0 for an option left at its default
-        std::cerr << "cosmic search: --" << fixed << " ignored with --resume: the file's recorded settings apply\n";
+  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "budget", "population", "param", "seed", "keep"});
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");

@@ -321,17 +321,20 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   return out;
 }
 
+// An agent experiment's params: as "<agent>.<key>" -> value (ParamError on a malformed key).
+agents::Params study_params(const psa::StudyExperiment& e) {
+  agents::Params params;
+  for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
+  return params;
+}
+
 // A run's file can be reused when it is complete and was made from the same PSA text and settings.
 bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::StudyExperiment& e, uint64_t seed) {
   if (!fs::is_regular_file(file)) return false;
   try {
     // The hyperparameters the run would be given (the PSA's agent: section, then the study's
     // params), as the search records them.
-    agents::Params params;
-    if (e.method != "sweep") {
-      for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
-      params = psa_agent_params(ds, e.method, params);
-    }
+    const agents::Params params = e.method == "sweep" ? agents::Params{} : psa_agent_params(ds, e.method, study_params(e));
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text) return false;
@@ -460,9 +463,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   for (const auto& e : st.experiments) {
     if (e.method == "sweep") continue;
     try {
-      agents::Params params;
-      for (const auto& [k, v] : e.params) agents::add_param(params, e.method, k + "=" + v);
-      agents::check_params(e.method, params);
+      agents::check_params(e.method, study_params(e));
     } catch (const agents::ParamError& err) {
       throw psa::ConfigError(e.where + ": experiment '" + e.id + "': params: " + err.what());
     }

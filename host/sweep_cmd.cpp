@@ -44,10 +44,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   o.seed = args["seed"].as<uint64_t>();
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
-  if (o.resume)
-    for (const char* fixed : {"top", "keep", "shard", "seed"})
-      if (args.count(fixed))  // count() is 0 for an option left at its default
-        std::cerr << "cosmic sweep: --" << fixed << " ignored with --resume: the file's recorded settings apply\n";
+  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed"});
   o.batch_s = args["batch-seconds"].as<double>();
   const std::string shard = args["shard"].as<std::string>();
   const size_t slash = shard.find('/');

@@ -239,30 +239,28 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
       why = "model shape not given (" + not_a_number(k, get(k)) + ")";
       return false;
     }
-  // Words the recipe columns may hold; anything else is refused rather than read as a default.
-  const std::string precision = lower(get("precision")), rc = lower(get("activation_recompute")),
-                    sp = lower(get("sequence_parallel")), sharding = lower(get("optimizer_sharding"));
+  // Words the recipe columns may hold (the cell starts with one); anything else is refused
+  // rather than read as a default.
   auto starts = [](const std::string& text, std::initializer_list<const char*> words) {
     for (const char* w : words)
       if (text.rfind(w, 0) == 0) return true;
     return false;
   };
-  if (!starts(precision, {"fp8", "bf16", "fp16"})) {
-    why = "precision '" + get("precision") + "' not understood (expected fp8, bf16 or fp16 ...)";
+  auto word = [&](const char* column, std::initializer_list<const char*> words, bool blank_ok, std::string& out) {
+    out = lower(get(column));
+    if ((blank_ok && out.empty()) || starts(out, words)) return true;
+    std::string list;
+    for (const char* w : words) list += std::string(list.empty() ? "" : ", ") + w;
+    why = std::string(column) + " '" + get(column) + "' not understood (expected " + list + (blank_ok ? " or blank" : "") +
+          " ...)";
     return false;
-  }
-  if (!rc.empty() && !starts(rc, {"full", "selective", "none", "not stated"})) {
-    why = "activation_recompute '" + get("activation_recompute") + "' not understood (expected full, selective, none or not stated ...)";
+  };
+  std::string precision, rc, sp, sharding;
+  if (!word("precision", {"fp8", "bf16", "fp16"}, false, precision) ||
+      !word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc) ||
+      !word("sequence_parallel", {"yes", "no", "likely"}, false, sp) ||
+      !word("optimizer_sharding", {"none", "distributed"}, true, sharding))
     return false;
-  }
-  if (!starts(sp, {"yes", "no", "likely"})) {
-    why = "sequence_parallel '" + get("sequence_parallel") + "' not understood (expected yes, no or likely ...)";
-    return false;
-  }
-  if (!sharding.empty() && !starts(sharding, {"none", "distributed"})) {
-    why = "optimizer_sharding '" + get("optimizer_sharding") + "' not understood (expected blank, none or distributed ...)";
-    return false;
-  }
   const bool swiglu = contains(get("arch_family"), "swiglu");
   model["name"] = get("model_name");
   model["layers"] = get("num_layers");

@@ -748,10 +748,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       const Section one(it->second, agents.key_path(name), src);
       AgentSection sec{name, where(src, agents.key_path(name), it->first), {}, {}};
       for (auto h = it->second.begin(); h != it->second.end(); ++h) {
-        const std::string key = name + "." + h->first.as<std::string>();
-        if (!h->second.IsScalar()) one.fail_node(h->second, one.key_path(h->first.as<std::string>()), "a value");
+        const std::string hyper = h->first.as<std::string>(), key = name + "." + hyper;
+        if (!h->second.IsScalar()) one.fail_node(h->second, one.key_path(hyper), "a value");
         sec.params[key] = h->second.Scalar();
-        sec.where_of[key] = where(src, one.key_path(h->first.as<std::string>()), h->first);
+        sec.where_of[key] = where(src, one.key_path(hyper), h->first);
       }
       ds.agent_sections.push_back(std::move(sec));
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-
 #include <filesystem>
 #include <set>
 
