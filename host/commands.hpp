@@ -11,5 +11,6 @@ int cmd_sweep(int argc, const char* const* argv);
 int cmd_merge(int argc, const char* const* argv);
 int cmd_search(int argc, const char* const* argv);
 int cmd_study(int argc, const char* const* argv);
+int cmd_show(int argc, const char* const* argv);
 
 }  // namespace cosmic

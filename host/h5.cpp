@@ -200,11 +200,32 @@ int64_t attr_int(hid_t obj, const std::string& name) {
   return v;
 }
 
+uint64_t attr_uint(hid_t obj, const std::string& name) {
+  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  uint64_t v = 0;
+  check(H5Aread(a.id(), H5T_NATIVE_UINT64, &v), "read attribute " + name);
+  return v;
+}
+
 double attr_double(hid_t obj, const std::string& name) {
   Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
   double v = 0;
   check(H5Aread(a.id(), H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
   return v;
+}
+
+std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
+  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
+  Handle t = string_type();
+  std::vector<char*> p(size_t(H5Sget_simple_extent_npoints(s.id())), nullptr);
+  if (!p.empty()) check(H5Aread(a.id(), t.id(), p.data()), "read attribute " + name);
+  std::vector<std::string> out;
+  for (char* c : p) {
+    out.emplace_back(c ? c : "");
+    H5free_memory(c);
+  }
+  return out;
 }
 
 std::vector<uint64_t> attr_uints(hid_t obj, const std::string& name) {

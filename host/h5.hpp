@@ -70,7 +70,9 @@ void set_attr(hid_t obj, const std::string& name, double value);
 void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& values);
 bool has_attr(hid_t obj, const std::string& name);
 std::string attr_string(hid_t obj, const std::string& name);
+std::vector<std::string> attr_strings(hid_t obj, const std::string& name);  // a list of strings
 int64_t attr_int(hid_t obj, const std::string& name);
+uint64_t attr_uint(hid_t obj, const std::string& name);  // all 64 bits (attr_int would clamp from 2^63)
 double attr_double(hid_t obj, const std::string& name);
 std::vector<uint64_t> attr_uints(hid_t obj, const std::string& name);
 

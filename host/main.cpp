@@ -29,6 +29,7 @@ const Command kCommands[] = {
     {"merge", cosmic::cmd_merge, "combine the result files of a sharded sweep"},
     {"search", cosmic::cmd_search, "search a design space with a population agent (rw, ga, aco, bo, nsga2)"},
     {"study", cosmic::cmd_study, "run a study file's experiments and write a report with tables and figures"},
+    {"show", cosmic::cmd_show, "summarise a result file of sweep, merge or search: counts, best points decoded"},
 };
 
 void usage(std::ostream& os) {

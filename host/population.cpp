@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "host/backend.hpp"
+#include "host/text.hpp"
 
 namespace cosmic {
 
@@ -56,7 +57,7 @@ class CpuPopulationEvaluator : public PopulationEvaluator {
  public:
   using PopulationEvaluator::PopulationEvaluator;
   std::string name() const override { return "cpu"; }
-  std::string device() const override { return std::to_string(omp_get_max_threads()) + " OpenMP threads"; }
+  std::string device() const override { return openmp_threads(omp_get_max_threads()); }
 
  private:
   void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& m) override {

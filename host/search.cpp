@@ -512,8 +512,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       return 0;
     }
     o.agent = h5::attr_string(f, "agent");
-    o.seed = uint64_t(h5::attr_int(f, "seed"));
-    o.budget = uint64_t(h5::attr_int(f, "budget"));
+    o.seed = h5::attr_uint(f, "seed");
+    o.budget = h5::attr_uint(f, "budget");
     o.keep = h5::has_attr(f, "keep") ? h5::attr_string(f, "keep") : "all";  // files before --keep kept all
     o.params.clear();
     std::istringstream ps(h5::attr_string(f, "params"));

@@ -340,8 +340,8 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     if (h5::attr_string(f.id(), "psa") != ds.text) return false;
     if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
     const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
-    return h5::attr_string(f.id(), "agent") == e.method && uint64_t(h5::attr_int(f.id(), "seed")) == seed &&
-           uint64_t(h5::attr_int(f.id(), "budget")) == e.budget && has_feasible_rows &&
+    return h5::attr_string(f.id(), "agent") == e.method && h5::attr_uint(f.id(), "seed") == seed &&
+           h5::attr_uint(f.id(), "budget") == e.budget && has_feasible_rows &&
            h5::attr_string(f.id(), "params") == agents::params_text(params);
   } catch (const std::exception&) {
     return false;
@@ -514,7 +514,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     run.point.seed = run.seed;
     run.best = run.point.found ? run.point.obj[0] : kInf;
     h5::Handle f = h5::open_file(run.file, false);
-    run.evaluations = uint64_t(h5::attr_int(f.id(), "evaluated_count"));
+    run.evaluations = h5::attr_uint(f.id(), "evaluated_count");
     run.times = read_times(f.id());
     run.wall_s = run.reused ? run.times.wall_s : now_s() - started_s;
     if (--unfinished[i] == 0) finish_experiment(i);

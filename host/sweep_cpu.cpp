@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "host/text.hpp"
 #include "host/sweep.hpp"
 
 namespace cosmic {
@@ -26,7 +27,7 @@ class CpuSweep final : public SweepBackend {
   explicit CpuSweep(const SweepProblem& p) : p_(p) {}
   std::string name() const override { return "cpu"; }
   std::string device() const override {
-    return std::to_string(omp_get_max_threads()) + " OpenMP threads";
+    return openmp_threads(omp_get_max_threads());
   }
   uint64_t min_batch() const override { return uint64_t(1) << 14; }
   uint64_t max_batch() const override { return uint64_t(1) << 40; }

@@ -346,25 +346,6 @@ Objective objective_from_name(const std::string& n) {
   throw std::runtime_error("unknown objective '" + n + "' in result file");
 }
 
-std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
-  // Arrays of strings are read through a one-off dataset-like path: HDF5 returns char* each.
-  h5::Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
-  h5::Handle sp(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(sp.id(), &n, nullptr);
-  h5::Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-  H5Tset_size(t.id(), H5T_VARIABLE);
-  H5Tset_cset(t.id(), H5T_CSET_UTF8);
-  std::vector<char*> p(n, nullptr);
-  if (n && H5Aread(a.id(), t.id(), p.data()) < 0) throw h5::Error("HDF5: read attribute " + name);
-  std::vector<std::string> out;
-  for (char* c : p) {
-    out.emplace_back(c ? c : "");
-    H5free_memory(c);
-  }
-  return out;
-}
-
 u128 attr_u128(hid_t f, const std::string& name) {
   u128 v = 0;
   if (!psa::parse_u128(h5::attr_string(f, name), v)) throw std::runtime_error("bad attribute " + name);
@@ -391,9 +372,9 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   }
   m.shard = h5::attr_string(f, "shard");
   m.keep = h5::attr_string(f, "keep");
-  m.objectives = attr_strings(f, "objectives");
+  m.objectives = h5::attr_strings(f, "objectives");
   m.top_k = int32_t(h5::attr_int(f, "top_k"));
-  m.seed = uint64_t(h5::attr_int(f, "seed"));
+  m.seed = h5::attr_uint(f, "seed");
   m.space = attr_u128(f, "space_size");
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");

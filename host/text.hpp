@@ -29,4 +29,7 @@ inline std::string duration(double s) {
   return buf;
 }
 
+// "1 OpenMP thread", "16 OpenMP threads": the CPU backends' device name.
+inline std::string openmp_threads(int n) { return std::to_string(n) + (n == 1 ? " OpenMP thread" : " OpenMP threads"); }
+
 }  // namespace cosmic

@@ -495,6 +495,25 @@ SearchOptions resume_options(const std::string& out) {
 // Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
 // and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
 // /evaluated holds rows of a generation that /generations does not list; the resume drops them.
+// Seeds take all 64 bits: a resume reads back 2^63 + 5, not 2^63 - 1 (an int64 read clamps).
+TEST(Agents, ResumeKeepsSeedsAbove2To63) {
+  const auto ds = tiny_space({Objective::Latency});
+  SearchOptions o = cpu_search("ga", "50", (uint64_t(1) << 63) + 5, 300);
+  o.out = temp_path("full_bigseed.h5");
+  SearchSummary full;
+  ASSERT_EQ(run_search(ds, o, &full), 0);
+  SearchOptions part = o;
+  part.out = temp_path("part_bigseed.h5");
+  part.stop_after_generations = 2;
+  SearchSummary s1, s2;
+  EXPECT_EQ(run_search(ds, part, &s1), 130);
+  ASSERT_EQ(run_search(ds, resume_options(part.out), &s2), 0);
+  EXPECT_EQ(s2.best_curve, full.best_curve);
+  EXPECT_EQ(evaluated_columns(part.out, ds), evaluated_columns(o.out, ds));
+  h5::Handle f = h5::open_file(part.out, false);
+  EXPECT_EQ(h5::attr_uint(f.id(), "seed"), (uint64_t(1) << 63) + 5);
+}
+
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/h5.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
@@ -67,6 +68,73 @@ TEST(Cli, BadInputFailsWithMessage) {
     EXPECT_EQ(r.status, 2) << cmd;
     EXPECT_NE(r.out.find("unexpected argument"), std::string::npos) << r.out;
   }
+}
+
+// `cosmic show` reads back what the run wrote: its counters, and the best points decoded with the
+// file's own labels (checked here against the datasets, read with the HDF5 layer).
+TEST(Cli, ShowSummarisesASweep) {
+  const std::string out = ::testing::TempDir() + "show-sweep.h5";
+  ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q --top 4 -o " + out).status, 0);
+  const test::CliRun r = test::run_cli("show " + out + " --json --top 3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  h5::Handle f = h5::open_file(out, false);
+  EXPECT_EQ(j["kind"], "sweep");
+  EXPECT_TRUE(j["complete"].get<bool>());
+  EXPECT_EQ(j["evaluated"].get<uint64_t>(), h5::attr_uints(f.id(), "evaluated_count").at(0));
+  EXPECT_EQ(j["feasible"].get<uint64_t>(), h5::attr_uints(f.id(), "feasible_count").at(0));
+  EXPECT_EQ(j["reasons"]["OK"].get<uint64_t>(), j["feasible"].get<uint64_t>());
+  h5::Handle top = h5::group(h5::group(f.id(), "top", false).id(), "runtime_x_bw", false);
+  const auto& rows = j["top"]["runtime_x_bw"];
+  ASSERT_EQ(rows.size(), 3u);  // --top 3 of the 4 kept
+  const auto value = h5::read_column<double>(top.id(), "runtime_x_bw");
+  for (size_t k = 0; k < rows.size(); ++k) {
+    EXPECT_EQ(rows[k]["objectives"]["runtime_x_bw"].get<double>(), value[k]);
+    for (const std::string gene : {"workload.dp", "workload.pp", "workload.cp", "workload.sharding"}) {
+      const auto labels = h5::read_strings(h5::group(f.id(), "genes", false).id(), gene);
+      EXPECT_EQ(rows[k]["genes"][gene], labels.at(size_t(h5::read_column<int32_t>(top.id(), gene)[k]))) << gene;
+    }
+  }
+  const test::CliRun text = test::run_cli("show " + out);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("complete: 600 of 600 points swept"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("    workload.dp = " + rows[0]["genes"]["workload.dp"].get<std::string>() + "\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  4. "), std::string::npos) << text.out;  // the default shows up to 5: the 4 kept
+}
+
+TEST(Cli, ShowSummarisesASearch) {
+  const std::string out = ::testing::TempDir() + "show-search.h5";
+  ASSERT_EQ(test::run_cli("search " + test::data_path("psa/cosmic/workload-system1.yaml") +
+                          " --agent ga --population 64 --budget 200 --seed 9 -q -o " + out).status, 0);
+  const test::CliRun r = test::run_cli("show " + out + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  h5::Handle f = h5::open_file(out, false);
+  h5::Handle best = h5::group(f.id(), "best", false);
+  EXPECT_EQ(j["kind"], "search");
+  EXPECT_EQ(j["agent"], "ga");
+  EXPECT_EQ(j["seed"].get<uint64_t>(), 9u);
+  EXPECT_EQ(j["evaluated_count"].get<uint64_t>(), 200u);
+  EXPECT_EQ(j["generations"].get<uint64_t>(), 4u);  // 64, 64, 64, then 8
+  EXPECT_EQ(j["best"]["objectives"]["runtime_x_bw"].get<double>(), h5::attr_double(f.id(), "best_objective"));
+  const auto genes = h5::read_strings(best.id(), "gene"), values = h5::read_strings(best.id(), "value");
+  ASSERT_EQ(genes.size(), 4u);
+  for (size_t g = 0; g < genes.size(); ++g) EXPECT_EQ(j["best"]["genes"][genes[g]], values[g]);
+  const test::CliRun text = test::run_cli("show " + out);
+  EXPECT_NE(text.out.find("4 generations, 200 of 200 evaluations"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("    " + genes[0] + " = " + values[0] + "\n"), std::string::npos) << text.out;
+}
+
+TEST(Cli, ShowRefusesOtherFiles) {
+  test::CliRun r = test::run_cli("show /nonexistent.h5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("/nonexistent.h5"), std::string::npos) << r.out;
+  const std::string other = ::testing::TempDir() + "not-a-result.h5";
+  { h5::Handle f = h5::create_file(other); }
+  r = test::run_cli("show " + other);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("not a result file"), std::string::npos) << r.out;
+  EXPECT_EQ(test::run_cli("show " + other + " --top 0").status, 2);
 }
 
 }  // namespace

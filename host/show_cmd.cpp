@@ -1,0 +1,294 @@
+// `cosmic show FILE.h5 [--top N] [--json]`: what a result file of `cosmic sweep`, `cosmic merge`
+// or `cosmic search` holds, without writing Python: how far the run got, its counts, and its best
+// points decoded into the parameters' values. The labels come from the file itself (a sweep's
+// /genes, a search's /best), so neither the PSA file nor its base configuration is needed. The
+// file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
+// say the same thing.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host/cli.hpp"
+#include "host/commands.hpp"
+#include "host/h5.hpp"
+#include "host/text.hpp"
+#include "psa/space.hpp"
+
+namespace cosmic {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const char* const kMetrics[] = {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"};
+
+// Row `row` of a sweep's point table (/top/<objective> or /pareto): objectives, metrics and the
+// decoded genes.
+ojson sweep_point(hid_t table, size_t row, const std::vector<std::string>& objectives,
+                  const std::vector<std::string>& genes, const std::vector<std::vector<std::string>>& labels) {
+  ojson p;
+  const uint64_t lo = h5::read_column<uint64_t>(table, "index", row, 1).at(0),
+                 hi = h5::read_column<uint64_t>(table, "index_hi", row, 1).at(0);
+  p["index"] = psa::to_string_u128((u128(hi) << 64) | lo);
+  for (const auto& o : objectives) p["objectives"][o] = h5::read_column<double>(table, o, row, 1).at(0);
+  for (const char* m : kMetrics) p[m] = h5::read_column<double>(table, m, row, 1).at(0);
+  for (size_t g = 0; g < genes.size(); ++g) {
+    const int32_t v = h5::read_column<int32_t>(table, genes[g], row, 1).at(0);
+    p["genes"][genes[g]] = v >= 0 && size_t(v) < labels[g].size() ? labels[g][size_t(v)] : "#" + std::to_string(v);
+  }
+  return p;
+}
+
+ojson sweep_summary(hid_t f, size_t top_n) {
+  ojson j;
+  const bool merged = h5::attr_string(f, "shard") == "merged";
+  j["kind"] = merged ? "merged sweep" : "sweep";
+  for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "shard", "space_size",
+                        "range_begin", "range_end", "next_index", "keep"})
+    if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
+  j["seed"] = h5::attr_uint(f, "seed");
+  j["complete"] = h5::attr_int(f, "complete") != 0;
+  j["swept"] = h5::attr_uint(f, "swept_count");
+  j["evaluated"] = h5::attr_uint(f, "evaluated_count");
+  j["feasible"] = h5::attr_uint(f, "feasible_count");
+  j["wall_time_s"] = h5::attr_double(f, "wall_time_s");
+  j["configs_per_s"] = h5::attr_double(f, "configs_per_s");
+  if (merged && h5::has_attr(f, "merged_from")) j["merged_from"] = h5::attr_strings(f, "merged_from");
+  {
+    h5::Handle r = h5::group(f, "reasons", false);
+    const auto names = h5::read_strings(r.id(), "name");
+    const auto counts = h5::read_column<uint64_t>(r.id(), "count");
+    j["reasons"] = ojson::object();
+    for (size_t i = 0; i < names.size() && i < counts.size(); ++i)
+      if (counts[i]) j["reasons"][names[i]] = counts[i];
+  }
+  const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
+  j["objectives"] = objectives;
+  h5::Handle gg = h5::group(f, "genes", false);
+  const std::vector<std::string> genes = h5::attr_strings(gg.id(), "gene_names");
+  std::vector<std::vector<std::string>> labels;
+  for (const auto& g : genes) labels.push_back(h5::read_strings(gg.id(), g));
+  j["top_k"] = h5::attr_int(f, "top_k");
+  h5::Handle top = h5::group(f, "top", false);
+  for (const auto& o : objectives) {
+    h5::Handle t = h5::group(top.id(), o, false);
+    const size_t n = std::min(top_n, h5::column_size(t.id(), o));
+    j["top"][o] = ojson::array();
+    for (size_t row = 0; row < n; ++row) j["top"][o].push_back(sweep_point(t.id(), row, objectives, genes, labels));
+  }
+  if (h5::exists(f, "pareto")) {
+    h5::Handle p = h5::group(f, "pareto", false);
+    const size_t n = h5::column_size(p.id(), "index");
+    j["pareto_points"] = n;
+    j["pareto_truncated"] = h5::has_attr(p.id(), "truncated") && h5::attr_int(p.id(), "truncated") != 0;
+    j["pareto"] = ojson::array();
+    for (size_t row = 0; row < std::min(top_n, n); ++row) j["pareto"].push_back(sweep_point(p.id(), row, objectives, genes, labels));
+  }
+  return j;
+}
+
+ojson search_summary(hid_t f, size_t top_n) {
+  ojson j;
+  j["kind"] = "search";
+  for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "keep", "stopped"})
+    if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
+  for (const char* u : {"seed", "population", "budget", "generations", "evaluated_count", "feasible_count"})
+    j[u] = h5::attr_uint(f, u);
+  j["complete"] = h5::attr_int(f, "complete") != 0;
+  j["wall_time_s"] = h5::attr_double(f, "wall_time_s");
+  j["configs_per_s"] = h5::attr_double(f, "configs_per_s");
+  const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
+  j["objectives"] = objectives;
+  j["best"] = nullptr;
+  if (h5::exists(f, "best")) {
+    h5::Handle b = h5::group(f, "best", false);
+    ojson p;
+    p["feasible"] = h5::attr_int(b.id(), "feasible") != 0;
+    p["found_at_evaluation"] = h5::attr_uint(b.id(), "found_at_evaluation");
+    for (const auto& o : objectives) p["objectives"][o] = h5::attr_double(b.id(), o);
+    for (const char* m : kMetrics) p[m] = h5::attr_double(b.id(), m);
+    p["violation"] = h5::attr_double(b.id(), "violation");
+    const auto gene = h5::read_strings(b.id(), "gene"), value = h5::read_strings(b.id(), "value");
+    for (size_t g = 0; g < gene.size() && g < value.size(); ++g) p["genes"][gene[g]] = value[g];
+    j["best"] = p;
+  }
+  if (h5::exists(f, "pareto")) {  // value indices only: a search file keeps no label tables
+    h5::Handle p = h5::group(f, "pareto", false);
+    const size_t n = h5::column_size(p.id(), "evaluation");
+    j["pareto_points"] = n;
+    j["pareto"] = ojson::array();
+    for (size_t row = 0; row < std::min(top_n, n); ++row) {
+      ojson q;
+      q["evaluation"] = h5::read_column<uint64_t>(p.id(), "evaluation", row, 1).at(0);
+      for (const auto& o : objectives) q["objectives"][o] = h5::read_column<double>(p.id(), o, row, 1).at(0);
+      j["pareto"].push_back(q);
+    }
+  }
+  return j;
+}
+
+std::string num(double v, int digits = 6) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.*g", digits, v);
+  return b;
+}
+
+// "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
+std::string point_line(const ojson& p, const std::string& objective) {
+  return num(p["objectives"][objective].get<double>()) + " (time " + num(p["time_s"].get<double>(), 4) +
+         " s, memory " + num(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
+         human(p["network_cost_usd"].get<double>()) + ")";
+}
+
+void print_genes(std::ostream& os, const ojson& p) {
+  for (const auto& [gene, value] : p["genes"].items()) os << "    " << gene << " = " << value.get<std::string>() << "\n";
+}
+
+// "workload.cp = 4, workload.dp = 256": the genes where p differs from `best`.
+std::string differences(const ojson& p, const ojson& best) {
+  std::string s;
+  for (const auto& [gene, value] : p["genes"].items())
+    if (!best["genes"].contains(gene) || best["genes"][gene] != value)
+      s += (s.empty() ? "" : ", ") + gene + " = " + value.get<std::string>();
+  return s.empty() ? "the same values" : s;
+}
+
+std::string count(uint64_t n) { return psa::with_commas(std::to_string(n)); }
+std::string points(uint64_t n) { return count(n) + (n == 1 ? " point" : " points"); }
+
+// The first points of the Pareto front (by the first objective): the objective values, and what
+// `detail` says of each.
+template <class Detail>
+void print_front(std::ostream& os, const ojson& j, Detail detail) {
+  if (!j.contains("pareto")) return;
+  os << "Pareto front: " << points(j["pareto_points"].get<uint64_t>())
+     << (j.value("pareto_truncated", false) ? " (cut at the file's limit)" : "");
+  if (j["pareto"].empty()) {
+    os << "\n";
+    return;
+  }
+  os << (j["pareto"].size() < j["pareto_points"].get<size_t>() ? ", the first " + std::to_string(j["pareto"].size()) : "")
+     << " by " << j["objectives"][0].get<std::string>() << ":\n";
+  for (size_t r = 0; r < j["pareto"].size(); ++r) {
+    const ojson& p = j["pareto"][r];
+    std::string values;
+    for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + num(v.template get<double>());
+    if (r == 0 && p.contains("genes")) {  // the first point in full, the others by what differs from it
+      os << "  1. " << values << "\n";
+      print_genes(os, p);
+    } else
+      os << "  " << r + 1 << ". " << values << ": " << detail(p) << "\n";
+  }
+}
+
+void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
+  os << file << ": " << j["kind"].get<std::string>() << " of " << j.value("space_name", std::string("?")) << " ("
+     << j.value("psa_file", std::string("?")) << ")\n";
+  const std::string swept = count(j["swept"].get<uint64_t>()) + " of " + psa::with_commas(j.value("space_size", std::string("?")));
+  os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << ": " << swept << " points swept";
+  if (j.value("shard", std::string()) != "0/1" && j.value("shard", std::string()) != "merged")
+    os << " (shard " << j["shard"].get<std::string>() << ")";
+  os << " in " << num(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
+     << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
+     << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
+  if (!j["complete"].get<bool>())
+    os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it" : "resume the shards and merge again")
+       << "\n";
+  os << "  " << count(j["evaluated"].get<uint64_t>()) << " meet the constraints, " << count(j["feasible"].get<uint64_t>())
+     << " feasible";
+  std::string why;
+  for (const auto& [name, n] : j["reasons"].items())
+    if (name != "OK" && name != "CONSTRAINT") why += (why.empty() ? "" : ", ") + name + " " + count(n.get<uint64_t>());
+  os << (why.empty() ? "" : "; not feasible: " + why) << "\n";
+  for (const auto& [objective, rows] : j["top"].items()) {
+    if (rows.empty()) {
+      os << "no feasible point for " << objective << "\n";
+      continue;
+    }
+    os << "best " << objective << ": " << point_line(rows[0], objective) << "\n";
+    print_genes(os, rows[0]);
+    if (rows.size() > 1) os << "  next " << rows.size() - 1 << " (what differs from the best):\n";
+    for (size_t r = 1; r < rows.size(); ++r)
+      os << "  " << r + 1 << ". " << point_line(rows[r], objective) << ": " << differences(rows[r], rows[0]) << "\n";
+  }
+  print_front(os, j, [&](const ojson& p) { return differences(p, j["pareto"][0]); });
+}
+
+void print_search(std::ostream& os, const std::string& file, const ojson& j) {
+  os << file << ": search of " << j.value("space_name", std::string("?")) << " (" << j.value("psa_file", std::string("?"))
+     << ") by " << j.value("agent", std::string("?")) << ", seed " << j["seed"].get<uint64_t>() << "\n";
+  const uint64_t gens = j["generations"].get<uint64_t>();
+  os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << " (stopped: " << j.value("stopped", std::string("?"))
+     << "): " << count(gens) << (gens == 1 ? " generation, " : " generations, ") << count(j["evaluated_count"].get<uint64_t>())
+     << " of " << count(j["budget"].get<uint64_t>()) << " evaluations, " << count(j["feasible_count"].get<uint64_t>())
+     << " feasible, in " << num(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
+     << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
+     << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
+  if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
+  std::string params = j.value("params", std::string());  // key=value lines
+  while (!params.empty() && params.back() == '\n') params.pop_back();
+  for (size_t at; (at = params.find('\n')) != std::string::npos;) params.replace(at, 1, ", ");
+  os << "  population " << count(j["population"].get<uint64_t>()) << "; hyperparameters: "
+     << (params.empty() ? "the defaults" : params) << "\n";
+  const ojson& b = j["best"];
+  const std::string objective = j["objectives"].at(0).get<std::string>();
+  if (b.is_null() || !b["feasible"].get<bool>()) {
+    os << "no feasible point found" << (b.is_null() ? "" : " (least violation " + num(b["violation"].get<double>()) + ")")
+       << "\n";
+    return;
+  }
+  os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
+     << count(b["found_at_evaluation"].get<uint64_t>()) << "\n";
+  print_genes(os, b);
+  print_front(os, j, [](const ojson& p) { return "evaluation " + count(p["evaluation"].get<uint64_t>() + 1); });
+}
+
+ojson summary_json(const std::string& file, size_t top_n) {
+  h5::Handle f = h5::open_file(file, false);
+  if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") return search_summary(f.id(), top_n);
+  if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top"))
+    throw std::runtime_error(file + ": not a result file of cosmic sweep, merge or search");
+  return sweep_summary(f.id(), top_n);
+}
+
+void print_summary(std::ostream& os, const std::string& file, const ojson& j) {
+  if (j["kind"] == "search") print_search(os, file, j);
+  else print_sweep(os, file, j);
+}
+
+}  // namespace
+
+int cmd_show(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic show",
+                        "Summarise a result file of cosmic sweep, merge or search: how far the run got, its counts,\n"
+                        "and its best points decoded (sweeps: the first N of each objective's top-K list, with what\n"
+                        "differs from the best; searches: the best point found).");
+  opts.positional_help("FILE.h5");
+  opts.add_options()
+      ("file", "result file (HDF5)", cxxopts::value<std::string>())
+      ("top", "points shown per objective (sweeps)", cxxopts::value<int>()->default_value("5"))
+      ("json", "print JSON instead of text")
+      ("h,help", "show this help");
+  opts.parse_positional({"file"});
+  cxxopts::ParseResult args;
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"file", "FILE.h5"}}, args, status)) return status;
+  const int top = args["top"].as<int>();
+  if (top < 1) return usage_error(opts, "--top expects a positive number of points");
+  const std::string file = args["file"].as<std::string>();
+  try {
+    const ojson j = summary_json(file, size_t(top));
+    if (args.count("json")) std::cout << j.dump(2) << "\n";
+    else print_summary(std::cout, file, j);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic show: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace cosmic
