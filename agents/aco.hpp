@@ -11,8 +11,8 @@
 //                 best ants (half, in proportion to their frequency; rank-based deposit)
 //   floor         tau >= tau0 / 100 (a MAX-MIN lower bound, Stutzle & Hoos 2000), so no value
 //                 becomes unreachable
-// tau0 = 1 / cardinality, so each gene's table starts (and, without local updates, stays) a
-// probability distribution.
+// tau0 = 1 / cardinality, so each gene's table starts as a probability distribution; the
+// updates keep its sum at 1 only until the floor lifts an entry (the roulette normalises).
 #pragma once
 
 #include <vector>

@@ -20,7 +20,9 @@ bool parse_real(const std::string& s, double& out) {
   char* end = nullptr;
   errno = 0;
   out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+  // ERANGE also flags underflow (1e-310 is read as a subnormal or 0): that value is taken.
+  const bool in_range = errno == 0 || (errno == ERANGE && std::fabs(out) < 1);
+  return in_range && end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 bool parse_int(const std::string& s, int64_t& out) {
@@ -81,7 +83,10 @@ void add_param(Params& p, const std::string& agent, const std::string& kv) {
   if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
     throw ParamError("--param expects key=value, got '" + kv + "'");
   std::string k = kv.substr(0, eq);
-  if (k.find('.') == std::string::npos) k = agent + "." + k;
+  const size_t dot = k.find('.');
+  if (dot == std::string::npos) k = agent + "." + k;
+  else if (k.substr(0, dot) != agent)  // it would be recorded but never read
+    throw ParamError("--param " + k + ": the search runs agent " + agent + ", so keys are " + agent + ".KEY or KEY");
   p[k] = kv.substr(eq + 1);
 }
 

@@ -37,7 +37,8 @@ class ParamReader {
   std::set<std::string> used_;
 };
 
-// Splits "key=value"; a key without "<agent>." gets the agent's prefix. Throws ParamError.
+// Splits "key=value" (a --param of a search with `agent`); a key without "<agent>." gets the
+// agent's prefix, a key with another prefix is refused. Throws ParamError.
 void add_param(Params& p, const std::string& agent, const std::string& key_eq_value);
 
 // Canonical text of the parameters (sorted "key=value" lines), recorded in result files.

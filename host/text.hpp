@@ -6,12 +6,12 @@
 
 namespace cosmic {
 
-// 3 significant digits with a k / M / G / T / P suffix: 966k, 2.39G.
+// 3 significant digits with a k / M / G / T / P / E / Z suffix: 966k, 2.39G.
 inline std::string human(double v) {
   char buf[32];
-  const char* unit[] = {"", "k", "M", "G", "T", "P"};
+  const char* unit[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
   int u = 0;
-  while (v >= 1000 && u < 5) {
+  while (v >= 1000 && u < 7) {
     v /= 1000;
     ++u;
   }

@@ -125,7 +125,11 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
       {"bo", "bo.gamma", "0", "bo.gamma: expected a number in [1e-06, 1], got 0"},
       {"bo", "bo.candidates", "2.5", "bo.candidates: expected an integer in [1, 100000], got 2.5"},
       {"nsga2", "nsga2.mutation_rate", "x", "nsga2.mutation_rate: expected auto or a number in [0, 1], got x"},
+      {"ga", "ga.mutation_rate", "1e999", "ga.mutation_rate: expected auto or a number in [0, 1], got 1e999"},
   };
+  // Values that underflow (strtod's ERANGE) are in range: 1e-310 is a subnormal, 1e-400 is 0.
+  for (const char* tiny : {"1e-310", "4.9e-324", "1e-400"})
+    EXPECT_NO_THROW(agents::make_agent("ga", card, 2, Params{{"ga.mutation_rate", tiny}}, 1)) << tiny;
   for (const Case& c : cases) {
     Params p{{c.key, c.value}};
     try {
@@ -147,11 +151,20 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
   EXPECT_THROW(agents::make_agent("sa", card, 1, {}, 1), agents::ParamError);
   Params p;
   agents::add_param(p, "ga", "mutation_rate=0.25");
-  agents::add_param(p, "ga", "aco.greediness=0.3");
   EXPECT_EQ(p.at("ga.mutation_rate"), "0.25");
-  EXPECT_EQ(p.at("aco.greediness"), "0.3");
   EXPECT_THROW(agents::add_param(p, "ga", "mutation_rate"), agents::ParamError);
-  EXPECT_NO_THROW(agents::make_agent("ga", card, 1, p, 1));  // other agents' keys are ignored
+  // --param keys of another agent (or a misspelt one) would be recorded and never read: refused.
+  for (const char* kv : {"aco.greediness=0.3", "nsga.mutation_rate=0.5", "xx.foo=1"}) {
+    try {
+      agents::add_param(p, "ga", kv);
+      ADD_FAILURE() << kv << " accepted";
+    } catch (const agents::ParamError& e) {
+      EXPECT_NE(std::string(e.what()).find("runs agent ga"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(p.size(), 1u);
+  p["aco.greediness"] = "0.3";  // a PSA file may configure several agents
+  EXPECT_NO_THROW(agents::make_agent("ga", card, 1, p, 1));  // the others' keys are ignored
 }
 
 // The PSA file's `agent:` mapping: the searched agent's entries are read; every agent it names is
