@@ -867,8 +867,9 @@ int32_t plain_genes(const SpaceView& s) {
     // A per-NPU bandwidth is divided by the links of its dimension's topology after it is set:
     // setting it again alone would skip the division.
     if (s.gene[g].param == Param::NpuBw) return g;
-    // Algorithms that follow the topology are set from it at every decode, topology gene or not.
-    if (is_algo(s.gene[g].param) && s.algo_follows_topology) return g;
+    // Algorithms that follow the topology are set from it by apply_genome only: setting a
+    // topology gene (or an algorithm gene) again alone would keep the previous point's.
+    if ((s.gene[g].param == Param::Topology || is_algo(s.gene[g].param)) && s.algo_follows_topology) return g;
     for (int32_t h = 0; h < s.ngenes; ++h)
       for (const Field& f : writes[size_t(g)])
         if (h != g && !(s.derive_tp && f == tp) && writes[size_t(h)].count(f)) return g;
