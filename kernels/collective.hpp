@@ -8,7 +8,8 @@
 //   Ring topology:  a logical hop spans `stride` physical hops; the ring algorithm sends both
 //                   ways round, and `stride` interleaved groups share each link: R = 2B/stride.
 //   Switch:         one full-duplex port per NPU, two hops (NPU-switch-NPU) per message: R = B.
-//   FullyConnected: a dedicated link to each peer; the ring algorithm uses two of them: R = 2B.
+//   FullyConnected: a dedicated link to each peer; the ring algorithm uses two of them: R = 2B
+//                   (R = B for a group of 2: its one peer is both neighbours, over one link).
 // Semantics of `bytes`: the buffer each NPU holds for all-reduce, reduce-scatter, all-to-all
 // (input) and the assembled output of all-gather, so that reduce-scatter + all-gather of the
 // same `bytes` equals one all-reduce.
@@ -55,7 +56,8 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
 
   // Latency of one logical neighbour step, bandwidth of the logical (bidirectional) ring.
   const double step_lat = topo == Topology::Ring ? st * a : (topo == Topology::Switch ? 2 * a : a);
-  const double ring_bw = topo == Topology::Ring ? 2 * B / st : (topo == Topology::Switch ? B : 2 * B);
+  const double fc_bw = k > 2 ? 2 * B : B;  // FullyConnected: links to the two ring neighbours
+  const double ring_bw = topo == Topology::Ring ? 2 * B / st : (topo == Topology::Switch ? B : fc_bw);
 
   // Direct exchange with every peer at once: each NPU sends bytes/k to each of k-1 peers.
   // Ring topology: pieces travel the shorter way, so links carry (bytes/k) * sum of distances
@@ -73,25 +75,25 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   auto ring_all_to_all = [&]() -> double {
     return half_floor(k) * (step_lat + d) + bytes / kd * ring_distance_sum(k) / ring_bw;
   };
-  // Recursive halving (or doubling): log2 k steps; step j moves bytes/2^(j+1) to the partner
-  // 2^j ranks away. On a Ring topology that partner is min(2^j, k-2^j) logical hops away and
-  // up to that many flows share a link direction.
-  auto halving_once = [&]() -> double {
-    const int32_t steps = ceil_log2(k);
-    double t = 0;
-    for (int32_t j = 0; j < steps; ++j) {
-      const double m = bytes / double(int64_t(1) << (j + 1));
-      const double dist = double(int64_t(1) << j);
-      if (topo == Topology::Ring) {
-        const double near = dist < kd - dist ? dist : kd - dist;
-        const double hops = (near > 1.0 ? near : 1.0) * st;
-        t += hops * a + d + m * hops / B;
-      } else if (topo == Topology::Switch) {
-        t += 2 * a + d + m / B;
-      } else {
-        t += a + d + m / B;
-      }
+  // Recursive halving (or doubling) over p2, the largest power of two <= k: log2 p2 steps; step
+  // j moves bytes/2^(j+1) to the partner 2^j ranks away. On a Ring topology that partner is
+  // min(2^j, k-2^j) logical hops away and up to that many flows share a link direction.
+  // A k that is not a power of two first folds its k - p2 extra ranks into neighbours and
+  // unfolds them after (Thakur, Rabenseifner & Gropp 2005): all-reduce, the whole buffer in and
+  // the result out; reduce-scatter, the buffer in and a p2-th share out; all-gather, the reverse.
+  const int32_t p2 = int32_t(1) << (ceil_log2(k + 1) - 1);
+  auto hd_step = [&](double dist, double m) -> double {
+    if (topo == Topology::Ring) {
+      const double near = dist < kd - dist ? dist : kd - dist;
+      const double hops = (near > 1.0 ? near : 1.0) * st;
+      return hops * a + d + m * hops / B;
     }
+    return (topo == Topology::Switch ? 2 * a : a) + d + m / B;
+  };
+  auto halving_once = [&]() -> double {
+    double t = 0;
+    for (int32_t j = 0; (int32_t(1) << j) < p2; ++j)
+      t += hd_step(double(int64_t(1) << j), bytes / double(int64_t(1) << (j + 1)));
     return t;
   };
 
@@ -102,9 +104,12 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       return ring_once();
     case Algo::Direct:
       return c == Coll::AllReduce ? 2 * direct_once() : direct_once();
-    case Algo::HalvingDoubling:
+    case Algo::HalvingDoubling: {
       if (c == Coll::AllToAll) return direct_once();  // no halving form of all-to-all: sent directly
-      return c == Coll::AllReduce ? 2 * halving_once() : halving_once();
+      const double fold_in = p2 < k ? hd_step(1, bytes) : 0.0;
+      if (c == Coll::AllReduce) return 2 * (fold_in + halving_once());
+      return fold_in + halving_once() + (p2 < k ? hd_step(1, bytes / p2) : 0.0);
+    }
     case Algo::DoubleBinaryTree: {
       // NCCL-style double binary tree, all-reduce only (other collectives use the ring, as NCCL
       // does): reduce up and broadcast down two trees that each carry half the data, pipelined.
@@ -114,7 +119,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       const double depth = double(ceil_log2(k));
       const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;
       const double inject = topo == Topology::Ring ? 2 * B / (st * ring_distance_sum(k) / (kd - 1))
-                                                   : (topo == Topology::Switch ? B : 2 * B);
+                                                   : (topo == Topology::Switch ? B : fc_bw);
       return 2 * depth * (hop_lat + d) + 2 * bytes / inject;
     }
   }
@@ -142,7 +147,10 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   double sum = 0, load[kMaxDims] = {0, 0, 0, 0, 0, 0, 0, 0};
   auto phase = [&](int32_t j, Coll pc, double b) {
     const int32_t i = dims[j];
-    const double t = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(pc)], pc, b,
+    // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
+    // reduce-scatter and all-gather phases with its all-reduce algorithm), as ASTRA-sim does:
+    // the per-dimension algorithm is chosen per collective.
+    const double t = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b,
                                   net_eff, net.endpoint_delay_ns);
     sum += t;
     load[j] += t;

@@ -286,8 +286,11 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.mode == Mode::Training && vchunks > 1 && (w.global_batch / (int64_t(w.dp) * w.micro_batch)) % w.pp != 0)
     return Reason::BatchNotDivisible;
   if (m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
+  // The sequence a pass splits over cp (and tp with sequence parallelism): the training
+  // sequence or the prompt; a decode step splits its KV cache, not a sequence.
   const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
-  if (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)) return Reason::SeqNotDivisible;
+  if (w.mode != Mode::Decode && (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)))
+    return Reason::SeqNotDivisible;
   // A decode step has one token per sequence: sequence parallelism splits the micro-batch's
   // tokens over tp, so it must hold a multiple of tp sequences.
   const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
@@ -314,7 +317,10 @@ struct LayerComm {
 // GEMM inputs once more, since only the shards are kept for the weight gradients (same section).
 // Context / sequence sharding (the study's SP): each rank holds s/cp of the sequence; keys and
 // values are all-gathered before attention (forward) and their gradients reduce-scattered
-// (backward). Same volume each way: cp x (K and V of the local tokens).
+// (backward). Same volume each way: cp x (K and V of the local tokens). Only the local K and V
+// are kept (memory_per_npu), so the backward pass, whose attention needs every key, gathers
+// them again (as Megatron's context parallelism circulates K and V again in backward), except
+// under full recompute, whose repeated forward has just gathered them.
 // `tp_overlap` / `cp_overlap` hide a fraction of each.
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
@@ -338,7 +344,8 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const Span& s = g.span[int(Group::CP)];
     const double keep = 1 - c.cal.cp_overlap;
     lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-    lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+    lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
+                  (c.work.recompute == Recompute::Full ? 0.0 : lc.cp_fwd_s);
   }
   return lc;
 }
@@ -465,10 +472,17 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double P_rank = stage_params_per_rank(m, w);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
 
-  // Pipeline p2p: one activation tensor per micro-batch per stage boundary (D T h, / t with
-  // sequence parallelism), forward and backward, v times with interleaving.
+  // Pipeline p2p: one activation tensor per micro-batch per stage boundary, forward and
+  // backward, v times with interleaving. Each of the t tensor-parallel ranks sends its 1/t of it
+  // (D T h / t): with sequence parallelism that is its shard; without, Megatron's scatter /
+  // gather (Narayanan et al. 2021 §4.1) sends a slice and all-gathers the whole over the TP group.
   auto p2p_s = [&](double T) {
-    return pp > 1 ? p2p_time_s(c.net, c.cal.net_eff, pp_span, D * T * h / (w.seq_parallel ? t : 1.0)) : 0.0;
+    if (pp <= 1) return 0.0;
+    const double sent = p2p_time_s(c.net, c.cal.net_eff, pp_span, D * T * h / t);
+    return w.seq_parallel || w.tp <= 1
+               ? sent
+               : sent + collective_time_s<kConv>(c.net, c.compute, c.cal, g.span[int(Group::TP)], Coll::AllGather,
+                                                  D * T * h, npus);
   };
   const double cp_keep = 1 - c.cal.cp_overlap;
 
@@ -508,7 +522,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const double back = gather_w + scatter_g;
       z3 = (gather_w > fwd ? gather_w - fwd : 0.0) + (back > bwd + rec ? back - bwd - rec : 0.0);
     }
-    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3;
+    // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
+    // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
+    // gradient accumulation), each hidden by the usable fraction of that backward; one
+    // micro-batch is the end-of-step case below.
+    const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
+    const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
+    const double z2 = z2_each && scatter_g > bwd_window ? scatter_g - bwd_window : 0.0;
+    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2;
 
     // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
     // (no sharding) or reduce-scatter (ZeRO-1/2, the distributed optimizer) overlaps the last
@@ -520,8 +541,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const double grads = w.sharding == Sharding::None
                                ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce,
                                                           c.cal.grad_bytes * P_rank, npus)
-                               : scatter_g;
-      const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
+                               : (z2_each ? 0.0 : scatter_g);
       const double fwd_window = c.cal.dp_overlap * stage_layers * lt.fwd_s;
       dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
     }
@@ -536,7 +556,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.tp_comm_s = micro * tpc;
     r.cp_comm_s = micro * cpc;
     r.pp_comm_s = micro * p2p;
-    r.dp_comm_s = micro * z3 + dp_exposed;
+    r.dp_comm_s = micro * (z3 + z2) + dp_exposed;
     r.bubble_s = (pp - 1) / v * t_mb;
 
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);

@@ -61,6 +61,31 @@ TEST(PhysicalCollective, HalvingDoubling) {
               32.21578472e-3, 1e-11);
 }
 
+// A group of k not a power of two folds its k - p2 extra ranks in and out (p2 = largest power
+// of two <= k). Switch, 100 GB/s, 1000 ns: a step is 2010 ns + m / 100e9.
+TEST(PhysicalCollective, HalvingDoublingFoldsExtraRanks) {
+  // k = 3, p2 = 2: all-reduce 2 x [fold (2010 ns + S/B) + one step (2010 ns + S/2/B)]
+  // = 2 x (4.02 us + 16.10612736 ms).
+  const Network k3 = one_dim(Topology::Switch, 3, 100, 1000, Algo::HalvingDoubling);
+  EXPECT_NEAR(coll(k3, Coll::AllReduce, GiB), 32.22029472e-3, 1e-11);
+  // Reduce-scatter: fold in (S), one step (S/2), a p2-th share out (S/2): 6.03 us + 2 S/B.
+  EXPECT_NEAR(coll(k3, Coll::ReduceScatter, GiB), 21.48086648e-3, 1e-11);
+  EXPECT_NEAR(coll(k3, Coll::AllGather, GiB), 21.48086648e-3, 1e-11);
+  // k = 6, p2 = 4: 2 x [fold + steps of S/2, S/4] = 2 x (6.03 us + 1.75 S/B).
+  EXPECT_NEAR(coll(one_dim(Topology::Switch, 6, 100, 1000, Algo::HalvingDoubling), Coll::AllReduce, GiB),
+              37.59302384e-3, 1e-11);
+}
+
+// FullyConnected: a ring over a group of 2 has one link to its one peer, so R = B (not 2B).
+TEST(PhysicalCollective, FullyConnectedPairHasOneLink) {
+  // 25 GB/s, 700 ns: all-reduce 2 x [710 ns + S/2 / 25e9] = 2 x (0.71 us + 21.47483648 ms).
+  const Network fc = one_dim(Topology::FullyConnected, 2, 25, 700, Algo::Ring);
+  EXPECT_NEAR(coll(fc, Coll::AllReduce, GiB), 42.95109296e-3, 1e-11);
+  // The same as the direct exchange over that link.
+  EXPECT_NEAR(coll(one_dim(Topology::FullyConnected, 2, 25, 700, Algo::Direct), Coll::AllReduce, GiB),
+              42.95109296e-3, 1e-11);
+}
+
 TEST(PhysicalCollective, DoubleBinaryTreeAndAllToAll) {
   // Switch, 8 NPUs, 100 GB/s, 1000 ns: 2 x 3 levels x (2000 + 10) ns + 2 S / 100e9.
   EXPECT_NEAR(coll(one_dim(Topology::Switch, 8, 100, 1000, Algo::DoubleBinaryTree), Coll::AllReduce, GiB),
@@ -88,6 +113,14 @@ TEST(PhysicalCollective, MultiDimensionalAllReduce) {
   n.chunks = 1;
   n.multidim = MultiDim::Baseline;
   EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 45.66234752e-3, 1e-11);
+  // Every phase of an all-reduce runs with each dimension's all-reduce algorithm (the other
+  // collectives' algorithms stay ring): direct on dim 0 (Ring of 4, 100 GB/s, 20 ns) makes
+  // its reduce-scatter 2 x 20 ns + 10 ns + S/4 x (1 + 2 + 1) / 200e9 = 5.36875912 ms, and the
+  // all-gather the same; dim 1's all-reduce stays 9.42338096 ms.
+  n.multidim = MultiDim::BWAware;
+  n.dim[0].algo[int(Coll::AllReduce)] = Algo::Direct;
+  EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 20.1608992e-3, 1e-11);
+  EXPECT_NEAR(coll(n, Coll::ReduceScatter, GiB), 4.02662184e-3 + 4.69762048e-3 + 7 * 2010e-9, 1e-11);
 }
 
 TEST(PhysicalCollective, StridedGroupAndPointToPoint) {

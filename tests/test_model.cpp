@@ -159,6 +159,70 @@ TEST(Time, OutputLayerStays16BitUnderFp8) {
   EXPECT_EQ(fp8.bwd_s, bf16.bwd_s);
 }
 
+// The test cluster (tests/test_util.hpp): dim 0 a Switch of 8 at 300 GB/s, 500 ns; dim 1 a
+// Switch of 8 at 25 GB/s, 2000 ns; endpoint delay 10 ns. Groups take dims innermost first (TP,
+// CP, DP, PP), so TP fills dim 0 and the others share dim 1. A ring step of 2 ranks on dim 1:
+// 2 x 2000 + 10 ns + bytes / 2 / 25e9.
+
+// Context sharding keeps only the local K and V, so backward gathers them again before its
+// reduce-scatter (under full recompute the repeated forward has gathered them).
+TEST(Time, ContextShardingGathersKeysAndValuesAgainInBackward) {
+  Config c = test::gpt175b_cluster();
+  c.work.pp = 4;
+  c.work.cp = 2;
+  c.compute.mem_capacity_bytes = 1e15;  // recompute none must fit too
+  // K and V of cp x T = 2 x 1024 tokens, 1536 wide per TP rank (96 heads of 128 over 8), 2 bytes:
+  // 12,582,912 B; all-gather or reduce-scatter over 2 ranks: 4.01 us + 251.65824 us.
+  const double step_s = 4.01e-6 + 251.65824e-6;
+  // Forward gather + backward gather and reduce-scatter, 24 layers a stage, 64 micro-batches.
+  const double want_s = 64 * 24 * 3 * step_s;  // 1.17811924992 s
+  for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+    c.work.recompute = rc;
+    const Result r = evaluate(c);
+    ASSERT_EQ(r.reason, Reason::Ok);
+    EXPECT_NEAR(r.cp_comm_s, want_s, 1e-9) << int(rc);
+  }
+}
+
+// ZeRO-2 keeps a share of the gradients, so with several micro-batches each one's gradients are
+// reduce-scattered after its backward (ZeRO-1: once a step); one micro-batch: the same.
+TEST(Time, Zero2ReduceScattersEachMicroBatch) {
+  Config c = test::gpt175b_cluster();
+  c.work.tp = 8; c.work.pp = 4; c.work.dp = 2; c.work.global_batch = 64;  // 32 micro-batches
+  c.cal.dp_overlap = 0;  // nothing hidden
+  // Reduce-scatter of 2 x 5,514,940,416 gradient bytes over the 2 DP ranks:
+  // 4.01 us + 11,029,880,832 / 2 / 25e9 = 0.22060162664 s.
+  const double rs_s = 0.22060162664;
+  c.work.sharding = Sharding::Zero1;
+  const Result z1 = evaluate(c);
+  c.work.sharding = Sharding::Zero2;
+  const Result z2 = evaluate(c);
+  ASSERT_EQ(z2.reason, Reason::Ok);
+  EXPECT_NEAR(z2.dp_comm_s - z1.dp_comm_s, 31 * rs_s, 1e-9);  // 32 instead of 1
+  // Inside each micro-batch's stage time, so the bubble (3 stage times) grows by 3 of them too.
+  EXPECT_NEAR(z2.time_s - z1.time_s, (31 + 3) * rs_s, 1e-9);
+  c.work.global_batch = 2;  // one micro-batch per DP rank
+  const Result one2 = evaluate(c);
+  c.work.sharding = Sharding::Zero1;
+  EXPECT_EQ(one2.dp_comm_s, evaluate(c).dp_comm_s);
+}
+
+// Pipeline messages without sequence parallelism use Megatron's scatter / gather: each TP rank
+// sends 1/t of the activations, then the TP group all-gathers them (Narayanan et al. 2021 §4.1).
+TEST(Time, PipelineMessagesAreScatteredOverTensorParallelRanks) {
+  Config c = test::gpt175b_cluster();  // tp 8, pp 8 (on dim 1), 64 micro-batches
+  c.work.seq_parallel = false;
+  c.work.recompute = Recompute::Full;  // so that the activations fit either way
+  // D T h = 2 x 2048 x 12288 = 50,331,648 B; an eighth over dim 1: 2 x 2000 + 2 x 10 ns +
+  // 6,291,456 / 25e9 = 255.67824 us; the all-gather over dim 0 (8 ranks): 7 x 1010 ns +
+  // 7/8 x 50,331,648 / 300e9 = 153.87064 us. Two messages per micro-batch.
+  const Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.pp_comm_s, 64 * 2 * (255.67824e-6 + 153.87064e-6), 1e-10);
+  c.work.seq_parallel = true;  // the activations are sharded already: no gather
+  EXPECT_NEAR(evaluate(c).pp_comm_s, 64 * 2 * 255.67824e-6, 1e-10);
+}
+
 TEST(Inference, DecodeIsBoundByStreamingWeights) {
   // One sequence, one GPU, short cache: every GEMM is memory-bound, so a decode step costs
   // about (weights + KV cache) / memory bandwidth. Llama-2-7B-like, fp16: 2 B/param.
@@ -338,6 +402,21 @@ Config random_valid_config(std::mt19937_64& rng) {
   k.cp_overlap = pick({0, 0.5, 1});
   k.dp_overlap = pick({0, 1});
   return c;
+}
+
+// A decode step splits its KV cache over cp, not a sequence: the model's (unused) sequence
+// length need not divide; prefill's prompt must.
+TEST(Feasibility, DecodeIgnoresTheSequenceItDoesNotSplit) {
+  Config c = test::gpt175b_cluster();
+  c.work.pp = 4;
+  c.work.cp = 2;
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 512;
+  c.work.micro_batch = 8;  // a multiple of tp, for sequence parallelism
+  c.model.seq = 2047;
+  EXPECT_EQ(evaluate(c).reason, Reason::Ok);
+  c.work.mode = Mode::Prefill;
+  EXPECT_EQ(evaluate(c).reason, Reason::SeqNotDivisible);
 }
 
 TEST(Feasibility, ValidRandomInputsReachTheModelWithFiniteResults) {
