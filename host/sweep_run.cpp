@@ -663,6 +663,10 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     write_rows(true);
     save_state(file.id(), ds, k, st, m, slot);
   }
+  if (!m.complete && m.next >= m.end) {  // an empty range (a shard of a space smaller than N)
+    m.complete = true;
+    save_state(file.id(), ds, k, st, m, slot);
+  }
   if (g_signal) {
     if (!o.quiet)
       std::cerr << "\nsweep: interrupted; " << o.out << " holds " << psa::to_string_u128(m.next - m.begin)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -128,9 +129,14 @@ std::string param_list(const std::string& stack) {
   return out;
 }
 
+// 10 significant digits, or as many as it takes to read back the same value (labels of values
+// that differ only past the tenth digit stay distinct).
 std::string fmt_number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
+  for (int digits : {10, 17}) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 
@@ -244,7 +250,7 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     const double lo = bound(p, "min", true, 1), hi = bound(p, "max", true, 1);
     if (lo <= 0) p.fail("min", "a positive number");
     if (hi < lo) p.fail("max", "a number >= min (" + fmt_number(lo) + ")");
-    for (int k = 0; k < 63; ++k) {
+    for (int k = -60; k < 63; ++k) {  // fractions too: {min: 0.25, max: 2} is 0.25, 0.5, 1, 2
       const double v = std::ldexp(1.0, k);
       if (v >= lo && v <= hi) add_number(v, p);
     }
@@ -405,16 +411,27 @@ class ExprCompiler {
       code_.push_back(Instr{Op::Sub, -1, 0});
       return {};
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      const char* begin = t_.c_str() + pos_;
-      char* end = nullptr;
-      const double v = std::strtod(begin, &end);
-      if (end == begin) fail("bad number");
-      pos_ += size_t(end - begin);
-      code_.push_back(Instr{Op::PushConst, -1, v});
-      return {};
+    const bool digit_first = std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+    if (digit_first) {
+      // A decimal number (digits, a point, an exponent); a word that starts with a digit and
+      // holds letters otherwise is a name (the enumeration value 1f1b).
+      size_t end = pos_;
+      bool letters = false;
+      for (; end < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[end])) || t_[end] == '_' || t_[end] == '.'); ++end)
+        letters = letters || std::isalpha(static_cast<unsigned char>(t_[end]));
+      const std::string word = t_.substr(pos_, end - pos_);
+      static const std::regex decimal(R"((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+      const bool number = std::regex_match(word, decimal);
+      if (number) {
+        const double v = std::strtod(word.c_str(), nullptr);
+        if (!std::isfinite(v)) fail("number too large");
+        pos_ = end;
+        code_.push_back(Instr{Op::PushConst, -1, v});
+        return {};
+      }
+      if (!letters) fail("bad number");
     }
-    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') fail("expected a parameter, number or '('");
+    if (!digit_first && !std::isalpha(static_cast<unsigned char>(c)) && c != '_') fail("expected a parameter, number or '('");
     const size_t at = pos_;
     const std::string name = name_token();
     if (eat("(")) {

@@ -102,6 +102,19 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_NE(text.out.find("  4. "), std::string::npos) << text.out;  // the default shows up to 5: the 4 kept
 }
 
+// A shard whose slice of the index range is empty (N above the space's size) is complete as
+// written; it was left incomplete, and --resume did not complete it either.
+TEST(Cli, EmptyShardIsComplete) {
+  const std::string out = ::testing::TempDir() + "empty-shard.h5";
+  ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q --shard 999/1000 -o " + out).status, 0);  // shards from 600 on are empty
+  const test::CliRun r = test::run_cli("show " + out + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["range_begin"], j["range_end"]);
+  EXPECT_EQ(j["swept"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(j["complete"].get<bool>());
+}
+
 TEST(Cli, ShowSummarisesASearch) {
   const std::string out = ::testing::TempDir() + "show-search.h5";
   ASSERT_EQ(test::run_cli("search " + test::data_path("psa/cosmic/workload-system1.yaml") +

@@ -345,6 +345,26 @@ TEST(Psa, EnumerationValuesTakeTheirParametersCodes) {
     EXPECT_THROW(psa::load_psa(write_psa("enum_bad.yaml", head + "  - \"" + std::string(bad) + "\"\n")), psa::ConfigError) << bad;
 }
 
+// Constants in constraints are decimal numbers (a fuzz test found hex and infinities accepted,
+// and the enumeration value 1f1b unreadable); pow2 includes fractions; value labels read back
+// as the values they name.
+TEST(Psa, NumbersAndLabels) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                           "  workload: {dp: [1, 2], schedule: [1f1b, gpipe]}\n"
+                           "  network: {bandwidth_GBps.0: {pow2: {min: 0.25, max: 2}}, latency_ns.1: [1.00000000001, 1.00000000002]}\n"
+                           "objectives: [latency]\nconstraints:\n";
+  const auto ds = psa::load_psa(write_psa("numbers.yaml", head + "  - \"workload.schedule == 1f1b\"\n  - \"workload.dp < 1.5e0\"\n"));
+  EXPECT_EQ(psa::feasible_count(ds), u128(8));  // 4 bandwidths x 2 latencies
+  EXPECT_EQ(brute_force(ds), 8u);
+  for (const auto& g : ds.genes)
+    if (g.name == "network.bandwidth_GBps.0") EXPECT_EQ(g.labels, (std::vector<std::string>{"0.25", "0.5", "1", "2"}));
+    else if (g.name == "network.latency_ns.1") EXPECT_NE(g.labels[0], g.labels[1]);
+  for (const char* bad : {"workload.dp == 0x10", "workload.dp < 1e400", "workload.dp < 1.2.3", "workload.dp < 2e"}) {
+    const std::string err = error_of(write_psa("numbers_bad.yaml", head + "  - \"" + std::string(bad) + "\"\n"));
+    EXPECT_NE(err.find("numbers_bad.yaml:"), std::string::npos) << bad << ": " << err;
+  }
+}
+
 TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
   const auto ds = psa::load_psa(write_psa("huge.yaml",
       "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n"
