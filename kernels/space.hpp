@@ -256,9 +256,12 @@ COSMIC_HD inline double npu_bandwidth_total(const Config& c) {
   return bw;
 }
 
-// Evaluates constraint program k on a decoded configuration. Each failed comparison adds
-// |lhs - rhs| to `violation`, the measure feasibility rules rank by, plus 1 when lhs == rhs (a
-// failed !=, < or >), so that every failed comparison adds a positive amount.
+// Evaluates constraint program k on a decoded configuration. Comparisons take two values within
+// 1e-12 of the larger as equal: a per-NPU bandwidth is read back as per-link bandwidth x links
+// (29 GB/s on a FullyConnected dimension reads 29.000000000000004), and a budget taken from
+// another point's total is a sum. Each failed comparison adds |lhs - rhs| to `violation`, the
+// measure feasibility rules rank by, plus 1 when lhs and rhs are equal (a failed !=, < or >),
+// so that every failed comparison adds a positive amount.
 COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k, double& violation) {
   double stack[16];
   int sp = 0;
@@ -279,6 +282,9 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
       case Op::PushNpuBwTotal: stack[sp++] = npu_bandwidth_total(c); break;
       default: {
         const double b = stack[--sp], a = stack[--sp];
+        const double diff = a - b, abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
+        const double tol = 1e-12 * (abs_a > abs_b ? abs_a : abs_b);
+        const bool same = diff <= tol && -diff <= tol;
         double r = 0;
         bool cmp = true, holds = true;
         switch (in.op) {
@@ -286,16 +292,16 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
           case Op::Sub: r = a - b; cmp = false; break;
           case Op::Mul: r = a * b; cmp = false; break;
           case Op::Div: r = b != 0 ? a / b : 0; cmp = false; break;
-          case Op::Eq: holds = a == b; break;
-          case Op::Ne: holds = a != b; break;
-          case Op::Lt: holds = a < b; break;
-          case Op::Le: holds = a <= b; break;
-          case Op::Gt: holds = a > b; break;
-          case Op::Ge: holds = a >= b; break;
+          case Op::Eq: holds = same; break;
+          case Op::Ne: holds = !same; break;
+          case Op::Lt: holds = a < b && !same; break;
+          case Op::Le: holds = a < b || same; break;
+          case Op::Gt: holds = a > b && !same; break;
+          case Op::Ge: holds = a > b || same; break;
           default: break;
         }
         if (cmp) {
-          if (!holds) violation += (a > b ? a - b : b - a) + (a == b ? 1 : 0);
+          if (!holds) violation += (a > b ? a - b : b - a) + (same ? 1 : 0);
           r = holds ? 1 : 0;
           ok = ok && holds;
         }

@@ -365,6 +365,25 @@ TEST(Psa, NumbersAndLabels) {
   }
 }
 
+// A per-NPU bandwidth is read back as per-link bandwidth x links: 29 / 7 x 7 on a FullyConnected
+// dimension is 29.000000000000004, which comparisons take as 29 (within 1e-12).
+TEST(Psa, ComparisonsTolerateRoundingOfTheReadBack) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                           "  network: {topology.0: [Ring, FullyConnected], npu_bandwidth_GBps.0: [29, 50]}\n"
+                           "objectives: [latency]\nconstraints:\n";
+  const std::pair<std::string, uint64_t> cases[] = {{"network.npu_bandwidth_GBps.0 == 29", 2},
+                                                    {"network.npu_bandwidth_GBps.0 <= 29", 2},
+                                                    {"network.npu_bandwidth_GBps.0 > 29", 2},
+                                                    {"network.npu_bandwidth_GBps.0 != 29", 2},
+                                                    {"network.npu_bandwidth_GBps.0 < 29", 0},
+                                                    {"network.npu_bandwidth_GBps.0 >= 29.0001", 2}};
+  for (const auto& [expr, count] : cases) {
+    const auto ds = psa::load_psa(write_psa("tolerance.yaml", head + "  - \"" + expr + "\"\n"));
+    EXPECT_EQ(brute_force(ds), count) << expr;
+    EXPECT_EQ(psa::feasible_count(ds), u128(count)) << expr;
+  }
+}
+
 TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
   const auto ds = psa::load_psa(write_psa("huge.yaml",
       "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n"
