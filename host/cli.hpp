@@ -27,6 +27,22 @@ inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* a
   const std::string name = opts.program();
   try {
     args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    // cxxopts names the value only ("Argument '-5' failed to parse"): name the option too.
+    const std::string msg = e.what(), lq = "\u2018", rq = "\u2019";
+    const size_t a = msg.find(lq), b = msg.rfind(rq);
+    const std::string value = a != std::string::npos && b > a ? msg.substr(a + lq.size(), b - a - lq.size()) : "";
+    std::string option;
+    for (int i = 1; i < argc && option.empty(); ++i) {
+      const std::string arg = argv[i];
+      const size_t eq = arg.find('=');
+      if (arg.rfind("-", 0) == 0 && eq != std::string::npos && arg.substr(eq + 1) == value) option = arg.substr(0, eq);
+      else if (arg.rfind("-", 0) == 0 && i + 1 < argc && argv[i + 1] == value) option = arg;
+    }
+    std::cerr << name << ": " << (option.empty() ? msg : option + ": cannot read '" + value + "' as its value (see --help)")
+              << "\n";
+    status = 2;
+    return false;
   } catch (const cxxopts::exceptions::exception& e) {
     std::cerr << name << ": " << e.what() << "\n" << opts.help();
     status = 2;

@@ -61,6 +61,16 @@ TEST(Cli, BadInputFailsWithMessage) {
   r = test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") + " --set workload.nonsense=1");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("workload.nonsense"), std::string::npos) << r.out;
+  // A value that does not parse names its option (cxxopts names only the value).
+  const std::string psa = test::data_path("psa/cosmic/workload-system1.yaml");
+  const std::pair<std::string, std::string> unreadable[] = {
+      {"search " + psa + " --population -5 --budget 10 -o x.h5", "--population: cannot read '-5'"},
+      {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"}};
+  for (const auto& [cmd, message] : unreadable) {
+    r = test::run_cli(cmd);
+    EXPECT_EQ(r.status, 2) << cmd;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+  }
   // A second file is not silently ignored.
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
   for (const std::string cmd : {"eval " + cfg + " " + cfg, "space " + test::data_path("psa/cosmic/workload-system1.yaml") + " x.yaml"}) {
