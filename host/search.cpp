@@ -517,8 +517,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     o.keep = h5::has_attr(f, "keep") ? h5::attr_string(f, "keep") : "all";  // files before --keep kept all
     o.params.clear();
     std::istringstream ps(h5::attr_string(f, "params"));
-    for (std::string line; std::getline(ps, line);)
-      if (!line.empty()) agents::add_param(o.params, o.agent, line);
+    for (std::string line; std::getline(ps, line);) {  // full "agent.key=value" lines, as recorded
+      const size_t eq = line.find('=');                 // (older files may hold other agents' keys)
+      if (eq != std::string::npos) o.params[line.substr(0, eq)] = line.substr(eq + 1);
+    }
     // /generations' columns are appended one after another: after a kill some may be shorter or
     // missing, and only the generations that all of them hold count.
     if (h5::exists(f, "generations")) {

@@ -6,6 +6,7 @@
 // say the same thing.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "host/cli.hpp"
 #include "host/commands.hpp"
 #include "host/h5.hpp"
+#include "host/population.hpp"
 #include "host/text.hpp"
 #include "psa/space.hpp"
 
@@ -24,7 +26,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-const char* const kMetrics[] = {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"};
 
 // Row `row` of a sweep's point table (/top/<objective> or /pareto): objectives, metrics and the
 // decoded genes.
@@ -35,7 +36,7 @@ ojson sweep_point(hid_t table, size_t row, const std::vector<std::string>& objec
                  hi = h5::read_column<uint64_t>(table, "index_hi", row, 1).at(0);
   p["index"] = psa::to_string_u128((u128(hi) << 64) | lo);
   for (const auto& o : objectives) p["objectives"][o] = h5::read_column<double>(table, o, row, 1).at(0);
-  for (const char* m : kMetrics) p[m] = h5::read_column<double>(table, m, row, 1).at(0);
+  for (const char* m : kPopMetricNames) p[m] = h5::read_column<double>(table, m, row, 1).at(0);
   for (size_t g = 0; g < genes.size(); ++g) {
     const int32_t v = h5::read_column<int32_t>(table, genes[g], row, 1).at(0);
     p["genes"][genes[g]] = v >= 0 && size_t(v) < labels[g].size() ? labels[g][size_t(v)] : "#" + std::to_string(v);
@@ -96,11 +97,28 @@ ojson search_summary(hid_t f, size_t top_n) {
   j["kind"] = "search";
   for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "keep", "stopped"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
-  for (const char* u : {"seed", "population", "budget", "generations", "evaluated_count", "feasible_count"})
-    j[u] = h5::attr_uint(f, u);
+  for (const char* u : {"seed", "population", "budget"}) j[u] = h5::attr_uint(f, u);
   j["complete"] = h5::attr_int(f, "complete") != 0;
-  j["wall_time_s"] = h5::attr_double(f, "wall_time_s");
-  j["configs_per_s"] = h5::attr_double(f, "configs_per_s");
+  // The counts and times are written when the run stops; a file killed with SIGKILL lacks them
+  // (or holds those of an earlier session): they are taken from /generations, which is written
+  // with every batch.
+  j["killed"] = !h5::has_attr(f, "stopped");
+  uint64_t gens = 0, evaluated = 0, infeasible = 0;
+  double wall_s = 0;
+  if (h5::exists(f, "generations")) {
+    h5::Handle g = h5::group(f, "generations", false);
+    const auto evals = h5::read_column<uint64_t>(g.id(), "evaluations");
+    const auto inf = h5::read_column<uint64_t>(g.id(), "infeasible");
+    const auto wall = h5::read_column<double>(g.id(), "wall_s");
+    gens = std::min({evals.size(), inf.size(), wall.size()});
+    if (gens > 0) evaluated = evals[gens - 1], wall_s = wall[gens - 1];
+    for (size_t k = 0; k < gens; ++k) infeasible += inf[k];
+  }
+  j["generations"] = gens;
+  j["evaluated"] = evaluated;
+  j["feasible"] = evaluated - infeasible;
+  j["wall_time_s"] = wall_s;
+  j["configs_per_s"] = wall_s > 0 ? double(evaluated) / wall_s : 0.0;
   const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
   j["objectives"] = objectives;
   j["best"] = nullptr;
@@ -110,7 +128,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     p["feasible"] = h5::attr_int(b.id(), "feasible") != 0;
     p["found_at_evaluation"] = h5::attr_uint(b.id(), "found_at_evaluation");
     for (const auto& o : objectives) p["objectives"][o] = h5::attr_double(b.id(), o);
-    for (const char* m : kMetrics) p[m] = h5::attr_double(b.id(), m);
+    for (const char* m : kPopMetricNames) p[m] = h5::attr_double(b.id(), m);
     p["violation"] = h5::attr_double(b.id(), "violation");
     const auto gene = h5::read_strings(b.id(), "gene"), value = h5::read_strings(b.id(), "value");
     for (size_t g = 0; g < gene.size() && g < value.size(); ++g) p["genes"][gene[g]] = value[g];
@@ -123,7 +141,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     j["pareto"] = ojson::array();
     for (size_t row = 0; row < std::min(top_n, n); ++row) {
       ojson q;
-      q["evaluation"] = h5::read_column<uint64_t>(p.id(), "evaluation", row, 1).at(0);
+      q["found_at_evaluation"] = h5::read_column<uint64_t>(p.id(), "evaluation", row, 1).at(0) + 1;  // as /best's
       for (const auto& o : objectives) q["objectives"][o] = h5::read_column<double>(p.id(), o, row, 1).at(0);
       j["pareto"].push_back(q);
     }
@@ -188,7 +206,11 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
 void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": " << j["kind"].get<std::string>() << " of " << j.value("space_name", std::string("?")) << " ("
      << j.value("psa_file", std::string("?")) << ")\n";
-  const std::string swept = count(j["swept"].get<uint64_t>()) + " of " + psa::with_commas(j.value("space_size", std::string("?")));
+  u128 begin = 0, end = 0;  // this file's slice of the index range (a shard's or the whole space)
+  const bool range = psa::parse_u128(j.value("range_begin", std::string()), begin) &&
+                     psa::parse_u128(j.value("range_end", std::string()), end);
+  const std::string swept = count(j["swept"].get<uint64_t>()) + " of " +
+                            psa::with_commas(range ? psa::to_string_u128(end - begin) : j.value("space_size", std::string("?")));
   os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << ": " << swept << " points swept";
   if (j.value("shard", std::string()) != "0/1" && j.value("shard", std::string()) != "merged")
     os << " (shard " << j["shard"].get<std::string>() << ")";
@@ -222,9 +244,10 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": search of " << j.value("space_name", std::string("?")) << " (" << j.value("psa_file", std::string("?"))
      << ") by " << j.value("agent", std::string("?")) << ", seed " << j["seed"].get<uint64_t>() << "\n";
   const uint64_t gens = j["generations"].get<uint64_t>();
-  os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << " (stopped: " << j.value("stopped", std::string("?"))
-     << "): " << count(gens) << (gens == 1 ? " generation, " : " generations, ") << count(j["evaluated_count"].get<uint64_t>())
-     << " of " << count(j["budget"].get<uint64_t>()) << " evaluations, " << count(j["feasible_count"].get<uint64_t>())
+  os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << " (stopped: "
+     << (j["killed"].get<bool>() ? "killed, or still running" : j.value("stopped", std::string("?")))
+     << "): " << count(gens) << (gens == 1 ? " generation, " : " generations, ") << count(j["evaluated"].get<uint64_t>())
+     << " of " << count(j["budget"].get<uint64_t>()) << " evaluations, " << count(j["feasible"].get<uint64_t>())
      << " feasible, in " << num(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
@@ -244,11 +267,18 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
      << count(b["found_at_evaluation"].get<uint64_t>()) << "\n";
   print_genes(os, b);
-  print_front(os, j, [](const ojson& p) { return "evaluation " + count(p["evaluation"].get<uint64_t>() + 1); });
+  print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
 }
 
 ojson summary_json(const std::string& file, size_t top_n) {
-  h5::Handle f = h5::open_file(file, false);
+  h5::Handle f;
+  try {
+    f = h5::open_file(file, false);
+  } catch (const h5::Error& e) {  // HDF5 locks a file while a sweep or search writes it
+    if (!std::filesystem::is_regular_file(file)) throw;
+    throw std::runtime_error(std::string(e.what()) + " (if a sweep or search is still writing it, HDF5's lock refuses readers: " +
+                             "wait, or set HDF5_USE_FILE_LOCKING=FALSE)");
+  }
   if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") return search_summary(f.id(), top_n);
   if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top"))
     throw std::runtime_error(file + ": not a result file of cosmic sweep, merge or search");
@@ -270,7 +300,7 @@ int cmd_show(int argc, const char* const* argv) {
   opts.positional_help("FILE.h5");
   opts.add_options()
       ("file", "result file (HDF5)", cxxopts::value<std::string>())
-      ("top", "points shown per objective (sweeps)", cxxopts::value<int>()->default_value("5"))
+      ("top", "points shown per objective (sweeps) and of the Pareto front", cxxopts::value<int>()->default_value("5"))
       ("json", "print JSON instead of text")
       ("h,help", "show this help");
   opts.parse_positional({"file"});

@@ -79,9 +79,9 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   // j moves bytes/2^(j+1) to the partner 2^j ranks away. On a Ring topology that partner is
   // min(2^j, k-2^j) logical hops away and up to that many flows share a link direction.
   // A k that is not a power of two first folds its k - p2 extra ranks into neighbours and
-  // unfolds them after (Thakur, Rabenseifner & Gropp 2005): all-reduce, the whole buffer in and
-  // the result out; reduce-scatter, the buffer in and a p2-th share out; all-gather, the reverse.
-  const int32_t p2 = int32_t(1) << (ceil_log2(k + 1) - 1);
+  // unfolds them after (Thakur, Rabenseifner & Gropp 2005, the simple fold): all-reduce, the
+  // whole buffer in and the result out; reduce-scatter, the buffer in and the extra rank's 1/k
+  // block out; all-gather, the reverse.
   auto hd_step = [&](double dist, double m) -> double {
     if (topo == Topology::Ring) {
       const double near = dist < kd - dist ? dist : kd - dist;
@@ -90,7 +90,7 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
     }
     return (topo == Topology::Switch ? 2 * a : a) + d + m / B;
   };
-  auto halving_once = [&]() -> double {
+  auto halving_once = [&](int32_t p2) -> double {
     double t = 0;
     for (int32_t j = 0; (int32_t(1) << j) < p2; ++j)
       t += hd_step(double(int64_t(1) << j), bytes / double(int64_t(1) << (j + 1)));
@@ -106,9 +106,10 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       return c == Coll::AllReduce ? 2 * direct_once() : direct_once();
     case Algo::HalvingDoubling: {
       if (c == Coll::AllToAll) return direct_once();  // no halving form of all-to-all: sent directly
+      const int32_t p2 = int32_t(1) << (ceil_log2(k + 1) - 1);  // the largest power of two <= k
       const double fold_in = p2 < k ? hd_step(1, bytes) : 0.0;
-      if (c == Coll::AllReduce) return 2 * (fold_in + halving_once());
-      return fold_in + halving_once() + (p2 < k ? hd_step(1, bytes / p2) : 0.0);
+      if (c == Coll::AllReduce) return 2 * (fold_in + halving_once(p2));
+      return fold_in + halving_once(p2) + (p2 < k ? hd_step(1, bytes / kd) : 0.0);
     }
     case Algo::DoubleBinaryTree: {
       // NCCL-style double binary tree, all-reduce only (other collectives use the ring, as NCCL

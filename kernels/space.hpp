@@ -284,7 +284,7 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
         const double b = stack[--sp], a = stack[--sp];
         const double diff = a - b, abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
         const double tol = 1e-12 * (abs_a > abs_b ? abs_a : abs_b);
-        const bool same = diff <= tol && -diff <= tol;
+        const bool same = a == b || (diff <= tol && -diff <= tol);  // a == b: infinities too
         double r = 0;
         bool cmp = true, holds = true;
         switch (in.op) {

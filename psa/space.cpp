@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -243,7 +242,13 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     if (hi < lo) r.fail("max", "a number >= min (" + fmt_number(lo) + ")");
     const double n = std::floor((hi - lo) / step + 1e-9) + 1;
     if (n > kMaxValues) r.fail("step", "a step giving at most " + std::to_string(kMaxValues) + " values");
-    for (int i = 0; i < int(n); ++i) add_number(lo + i * step, r);
+    // lo + i step carries the binary rounding of step (0.1 x 3 = 0.30000000000000004): each
+    // value is taken to 15 significant digits, the decimal the file meant.
+    for (int i = 0; i < int(n); ++i) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.15g", lo + i * step);
+      add_number(std::strtod(buf, nullptr), r);
+    }
   } else {
     const Section p = spec.sub("pow2");
     p.check_keys({"min", "max"});
@@ -413,22 +418,34 @@ class ExprCompiler {
     }
     const bool digit_first = std::isdigit(static_cast<unsigned char>(c)) || c == '.';
     if (digit_first) {
-      // A decimal number (digits, a point, an exponent); a word that starts with a digit and
-      // holds letters otherwise is a name (the enumeration value 1f1b).
-      size_t end = pos_;
-      bool letters = false;
-      for (; end < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[end])) || t_[end] == '_' || t_[end] == '.'); ++end)
-        letters = letters || std::isalpha(static_cast<unsigned char>(t_[end]));
-      const std::string word = t_.substr(pos_, end - pos_);
-      static const std::regex decimal(R"((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
-      const bool number = std::regex_match(word, decimal);
-      if (number) {
-        const double v = std::strtod(word.c_str(), nullptr);
+      // A decimal number: digits with an optional point, then an optional exponent (e, a sign,
+      // digits). Followed by a letter, digit, '_' or '.', the word is a name instead (the
+      // enumeration value 1f1b), or a bad number if it holds no letter (1.2.3).
+      const auto digit = [&](size_t i) { return i < t_.size() && std::isdigit(static_cast<unsigned char>(t_[i])); };
+      const auto word_char = [&](size_t i) {
+        return i < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[i])) || t_[i] == '_' || t_[i] == '.');
+      };
+      size_t end = pos_, digits = 0;
+      for (; digit(end); ++end) ++digits;
+      if (end < t_.size() && t_[end] == '.')
+        for (++end; digit(end); ++end) ++digits;
+      if (digits > 0 && end < t_.size() && (t_[end] == 'e' || t_[end] == 'E')) {
+        size_t e = end + 1;
+        if (e < t_.size() && (t_[e] == '+' || t_[e] == '-')) ++e;
+        if (digit(e)) {
+          while (digit(e)) ++e;
+          end = e;
+        }
+      }
+      if (digits > 0 && !word_char(end)) {
+        const double v = std::strtod(t_.c_str() + pos_, nullptr);
         if (!std::isfinite(v)) fail("number too large");
         pos_ = end;
         code_.push_back(Instr{Op::PushConst, -1, v});
         return {};
       }
+      bool letters = false;
+      for (size_t i = pos_; word_char(i); ++i) letters = letters || std::isalpha(static_cast<unsigned char>(t_[i]));
       if (!letters) fail("bad number");
     }
     if (!digit_first && !std::isalpha(static_cast<unsigned char>(c)) && c != '_') fail("expected a parameter, number or '('");

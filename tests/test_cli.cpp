@@ -137,7 +137,9 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(j["kind"], "search");
   EXPECT_EQ(j["agent"], "ga");
   EXPECT_EQ(j["seed"].get<uint64_t>(), 9u);
-  EXPECT_EQ(j["evaluated_count"].get<uint64_t>(), 200u);
+  EXPECT_EQ(j["evaluated"].get<uint64_t>(), 200u);
+  EXPECT_EQ(j["feasible"].get<uint64_t>(), h5::attr_uint(f.id(), "feasible_count"));
+  EXPECT_FALSE(j["killed"].get<bool>());
   EXPECT_EQ(j["generations"].get<uint64_t>(), 4u);  // 64, 64, 64, then 8
   EXPECT_EQ(j["best"]["objectives"]["runtime_x_bw"].get<double>(), h5::attr_double(f.id(), "best_objective"));
   const auto genes = h5::read_strings(best.id(), "gene"), values = h5::read_strings(best.id(), "value");
@@ -146,6 +148,24 @@ TEST(Cli, ShowSummarisesASearch) {
   const test::CliRun text = test::run_cli("show " + out);
   EXPECT_NE(text.out.find("4 generations, 200 of 200 evaluations"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    " + genes[0] + " = " + values[0] + "\n"), std::string::npos) << text.out;
+  // A search killed with SIGKILL has no counters, times or /best yet (results-format.md): the
+  // counts come from /generations.
+  best.reset();
+  f.reset();
+  {
+    h5::Handle w = h5::open_file(out, true);
+    for (const char* a : {"feasible_count", "stopped", "wall_time_s", "configs_per_s", "best_objective"})
+      if (h5::has_attr(w.id(), a)) ASSERT_GE(H5Adelete(w.id(), a), 0) << a;
+    ASSERT_GE(H5Ldelete(w.id(), "best", H5P_DEFAULT), 0);
+  }
+  const test::CliRun killed = test::run_cli("show " + out + " --json");
+  ASSERT_EQ(killed.status, 0) << killed.out;
+  const auto k = nlohmann::json::parse(killed.out);
+  EXPECT_TRUE(k["killed"].get<bool>());
+  EXPECT_EQ(k["evaluated"], j["evaluated"]);
+  EXPECT_EQ(k["feasible"], j["feasible"]);
+  EXPECT_TRUE(k["best"].is_null());
+  EXPECT_EQ(test::run_cli("show " + out).status, 0);
 }
 
 TEST(Cli, ShowRefusesOtherFiles) {

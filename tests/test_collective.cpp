@@ -68,9 +68,9 @@ TEST(PhysicalCollective, HalvingDoublingFoldsExtraRanks) {
   // = 2 x (4.02 us + 16.10612736 ms).
   const Network k3 = one_dim(Topology::Switch, 3, 100, 1000, Algo::HalvingDoubling);
   EXPECT_NEAR(coll(k3, Coll::AllReduce, GiB), 32.22029472e-3, 1e-11);
-  // Reduce-scatter: fold in (S), one step (S/2), a p2-th share out (S/2): 6.03 us + 2 S/B.
-  EXPECT_NEAR(coll(k3, Coll::ReduceScatter, GiB), 21.48086648e-3, 1e-11);
-  EXPECT_NEAR(coll(k3, Coll::AllGather, GiB), 21.48086648e-3, 1e-11);
+  // Reduce-scatter: fold in (S), one step (S/2), the extra rank's block out (S/3):
+  // 6.03 us + (1 + 1/2 + 1/3) S/B = 6.03 us + 19.68526677 ms.
+  EXPECT_NEAR(coll(k3, Coll::ReduceScatter, GiB), 19.69129677e-3, 1e-11);
   // k = 6, p2 = 4: 2 x [fold + steps of S/2, S/4] = 2 x (6.03 us + 1.75 S/B).
   EXPECT_NEAR(coll(one_dim(Topology::Switch, 6, 100, 1000, Algo::HalvingDoubling), Coll::AllReduce, GiB),
               37.59302384e-3, 1e-11);

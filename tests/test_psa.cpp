@@ -351,14 +351,17 @@ TEST(Psa, EnumerationValuesTakeTheirParametersCodes) {
 TEST(Psa, NumbersAndLabels) {
   const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
                            "  workload: {dp: [1, 2], schedule: [1f1b, gpipe]}\n"
-                           "  network: {bandwidth_GBps.0: {pow2: {min: 0.25, max: 2}}, latency_ns.1: [1.00000000001, 1.00000000002]}\n"
+                           "  network: {bandwidth_GBps.0: {pow2: {min: 0.25, max: 2}}, latency_ns.1: [1.00000000001, 1.00000000002],\n"
+                           "            latency_ns.2: {range: {min: 0.1, max: 0.3, step: 0.1}}}\n"
                            "objectives: [latency]\nconstraints:\n";
-  const auto ds = psa::load_psa(write_psa("numbers.yaml", head + "  - \"workload.schedule == 1f1b\"\n  - \"workload.dp < 1.5e0\"\n"));
-  EXPECT_EQ(psa::feasible_count(ds), u128(8));  // 4 bandwidths x 2 latencies
-  EXPECT_EQ(brute_force(ds), 8u);
+  const auto ds = psa::load_psa(write_psa("numbers.yaml", head + "  - \"workload.schedule == 1f1b\"\n  - \"workload.dp < 1.5e0\"\n"
+                                                                 "  - \"network.latency_ns.2 * 1e+1 <= 20e-1\"\n"));
+  EXPECT_EQ(psa::feasible_count(ds), u128(16));  // 4 bandwidths x 2 latencies x 2 of the 3 latencies
+  EXPECT_EQ(brute_force(ds), 16u);
   for (const auto& g : ds.genes)
     if (g.name == "network.bandwidth_GBps.0") EXPECT_EQ(g.labels, (std::vector<std::string>{"0.25", "0.5", "1", "2"}));
     else if (g.name == "network.latency_ns.1") EXPECT_NE(g.labels[0], g.labels[1]);
+    else if (g.name == "network.latency_ns.2") EXPECT_EQ(g.labels, (std::vector<std::string>{"0.1", "0.2", "0.3"}));
   for (const char* bad : {"workload.dp == 0x10", "workload.dp < 1e400", "workload.dp < 1.2.3", "workload.dp < 2e"}) {
     const std::string err = error_of(write_psa("numbers_bad.yaml", head + "  - \"" + std::string(bad) + "\"\n"));
     EXPECT_NE(err.find("numbers_bad.yaml:"), std::string::npos) << bad << ": " << err;
