@@ -4,7 +4,7 @@
 // /genes, a search's /best), so neither the PSA file nor its base configuration is needed. The
 // file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
 // say the same thing.
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -26,22 +26,27 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-
-// Row `row` of a sweep's point table (/top/<objective> or /pareto): objectives, metrics and the
-// decoded genes.
-ojson sweep_point(hid_t table, size_t row, const std::vector<std::string>& objectives,
-                  const std::vector<std::string>& genes, const std::vector<std::vector<std::string>>& labels) {
-  ojson p;
-  const uint64_t lo = h5::read_column<uint64_t>(table, "index", row, 1).at(0),
-                 hi = h5::read_column<uint64_t>(table, "index_hi", row, 1).at(0);
-  p["index"] = psa::to_string_u128((u128(hi) << 64) | lo);
-  for (const auto& o : objectives) p["objectives"][o] = h5::read_column<double>(table, o, row, 1).at(0);
-  for (const char* m : kPopMetricNames) p[m] = h5::read_column<double>(table, m, row, 1).at(0);
+// The first n rows of a sweep's point table (/top/<objective> or /pareto): objectives, metrics
+// and the decoded genes, each column read once.
+ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& objectives,
+                   const std::vector<std::string>& genes, const std::vector<std::vector<std::string>>& labels) {
+  ojson rows = ojson::array();
+  n = std::min(n, h5::column_size(table, "index"));
+  if (n == 0) return rows;
+  const auto lo = h5::read_column<uint64_t>(table, "index", 0, n), hi = h5::read_column<uint64_t>(table, "index_hi", 0, n);
+  for (size_t r = 0; r < n; ++r) rows.push_back({{"index", psa::to_string_u128((u128(hi[r]) << 64) | lo[r])}});
+  auto doubles = [&](const std::string& name, const std::string& group) {
+    const auto v = h5::read_column<double>(table, name, 0, n);
+    for (size_t r = 0; r < n; ++r) (group.empty() ? rows[r][name] : rows[r][group][name]) = v[r];
+  };
+  for (const auto& o : objectives) doubles(o, "objectives");
+  for (const char* m : kPopMetricNames) doubles(m, "");
   for (size_t g = 0; g < genes.size(); ++g) {
-    const int32_t v = h5::read_column<int32_t>(table, genes[g], row, 1).at(0);
-    p["genes"][genes[g]] = v >= 0 && size_t(v) < labels[g].size() ? labels[g][size_t(v)] : "#" + std::to_string(v);
+    const auto v = h5::read_column<int32_t>(table, genes[g], 0, n);
+    for (size_t r = 0; r < n; ++r)
+      rows[r]["genes"][genes[g]] = v[r] >= 0 && size_t(v[r]) < labels[g].size() ? labels[g][size_t(v[r])] : "#" + std::to_string(v[r]);
   }
-  return p;
+  return rows;
 }
 
 ojson sweep_summary(hid_t f, size_t top_n) {
@@ -77,17 +82,13 @@ ojson sweep_summary(hid_t f, size_t top_n) {
   h5::Handle top = h5::group(f, "top", false);
   for (const auto& o : objectives) {
     h5::Handle t = h5::group(top.id(), o, false);
-    const size_t n = std::min(top_n, h5::column_size(t.id(), o));
-    j["top"][o] = ojson::array();
-    for (size_t row = 0; row < n; ++row) j["top"][o].push_back(sweep_point(t.id(), row, objectives, genes, labels));
+    j["top"][o] = sweep_points(t.id(), top_n, objectives, genes, labels);
   }
   if (h5::exists(f, "pareto")) {
     h5::Handle p = h5::group(f, "pareto", false);
-    const size_t n = h5::column_size(p.id(), "index");
-    j["pareto_points"] = n;
+    j["pareto_points"] = h5::column_size(p.id(), "index");
     j["pareto_truncated"] = h5::has_attr(p.id(), "truncated") && h5::attr_int(p.id(), "truncated") != 0;
-    j["pareto"] = ojson::array();
-    for (size_t row = 0; row < std::min(top_n, n); ++row) j["pareto"].push_back(sweep_point(p.id(), row, objectives, genes, labels));
+    j["pareto"] = sweep_points(p.id(), top_n, objectives, genes, labels);
   }
   return j;
 }
