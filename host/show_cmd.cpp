@@ -5,9 +5,11 @@
 // file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
 // say the same thing.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -103,18 +105,25 @@ ojson search_summary(hid_t f, size_t top_n) {
   // The counts and times are written when the run stops; a file killed with SIGKILL lacks them
   // (or holds those of an earlier session): they are taken from /generations, which is written
   // with every batch.
-  j["killed"] = !h5::has_attr(f, "stopped");
   uint64_t gens = 0, evaluated = 0, infeasible = 0;
-  double wall_s = 0;
+  double wall_s = 0, best_so_far = std::numeric_limits<double>::infinity();
   if (h5::exists(f, "generations")) {
     h5::Handle g = h5::group(f, "generations", false);
     const auto evals = h5::read_column<uint64_t>(g.id(), "evaluations");
     const auto inf = h5::read_column<uint64_t>(g.id(), "infeasible");
     const auto wall = h5::read_column<double>(g.id(), "wall_s");
-    gens = std::min({evals.size(), inf.size(), wall.size()});
-    if (gens > 0) evaluated = evals[gens - 1], wall_s = wall[gens - 1];
+    const auto best = h5::read_column<double>(g.id(), "best_objective");
+    gens = std::min({evals.size(), inf.size(), wall.size(), best.size()});
+    if (gens > 0) evaluated = evals[gens - 1], wall_s = wall[gens - 1], best_so_far = best[gens - 1];
     for (size_t k = 0; k < gens; ++k) infeasible += inf[k];
   }
+  // Stopped cleanly: `stopped` written, and no generation after the wall time it recorded (a
+  // session resumed and then killed leaves the previous session's `stopped` and /best).
+  const bool clean = h5::has_attr(f, "stopped") && h5::has_attr(f, "wall_time_s") &&
+                     (gens == 0 || wall_s <= h5::attr_double(f, "wall_time_s"));
+  j["killed"] = !clean;
+  if (!clean) j.erase("stopped");
+  j["best_objective_so_far"] = best_so_far;  // /generations' best-so-far (inf: nothing feasible)
   j["generations"] = gens;
   j["evaluated"] = evaluated;
   j["feasible"] = evaluated - infeasible;
@@ -122,8 +131,8 @@ ojson search_summary(hid_t f, size_t top_n) {
   j["configs_per_s"] = wall_s > 0 ? double(evaluated) / wall_s : 0.0;
   const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
   j["objectives"] = objectives;
-  j["best"] = nullptr;
-  if (h5::exists(f, "best")) {
+  j["best"] = nullptr;  // /best is written when a run stops: a killed session's is missing or stale
+  if (clean && h5::exists(f, "best")) {
     h5::Handle b = h5::group(f, "best", false);
     ojson p;
     p["feasible"] = h5::attr_int(b.id(), "feasible") != 0;
@@ -137,13 +146,23 @@ ojson search_summary(hid_t f, size_t top_n) {
   }
   if (h5::exists(f, "pareto")) {  // value indices only: a search file keeps no label tables
     h5::Handle p = h5::group(f, "pareto", false);
-    const size_t n = h5::column_size(p.id(), "evaluation");
-    j["pareto_points"] = n;
+    // Stored in the order found: listed here by the objectives, as a sweep's front is.
+    const auto evaluation = h5::read_column<uint64_t>(p.id(), "evaluation");
+    std::vector<std::vector<double>> value;
+    for (const auto& o : objectives) value.push_back(h5::read_column<double>(p.id(), o));
+    std::vector<size_t> order(evaluation.size());
+    for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      for (const auto& v : value)
+        if (v[a] != v[b]) return v[a] < v[b];
+      return evaluation[a] < evaluation[b];
+    });
+    j["pareto_points"] = order.size();
     j["pareto"] = ojson::array();
-    for (size_t row = 0; row < std::min(top_n, n); ++row) {
+    for (size_t r = 0; r < std::min(top_n, order.size()); ++r) {
       ojson q;
-      q["found_at_evaluation"] = h5::read_column<uint64_t>(p.id(), "evaluation", row, 1).at(0) + 1;  // as /best's
-      for (const auto& o : objectives) q["objectives"][o] = h5::read_column<double>(p.id(), o, row, 1).at(0);
+      q["found_at_evaluation"] = evaluation[order[r]] + 1;  // 1-based, as /best's
+      for (size_t o = 0; o < objectives.size(); ++o) q["objectives"][objectives[o]] = value[o][order[r]];
       j["pareto"].push_back(q);
     }
   }
@@ -207,15 +226,23 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
 void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": " << j["kind"].get<std::string>() << " of " << j.value("space_name", std::string("?")) << " ("
      << j.value("psa_file", std::string("?")) << ")\n";
-  u128 begin = 0, end = 0;  // this file's slice of the index range (a shard's or the whole space)
+  // Of this file's slice of the index range (a shard's; a merged file's is the whole space). The
+  // swept count saturates at 2^64 - 1: an unmerged file's is next_index - range_begin exactly.
+  const bool merged = j["kind"] == "merged sweep";
+  u128 begin = 0, end = 0, next = 0;
   const bool range = psa::parse_u128(j.value("range_begin", std::string()), begin) &&
-                     psa::parse_u128(j.value("range_end", std::string()), end);
-  const std::string swept = count(j["swept"].get<uint64_t>()) + " of " +
-                            psa::with_commas(range ? psa::to_string_u128(end - begin) : j.value("space_size", std::string("?")));
+                     psa::parse_u128(j.value("range_end", std::string()), end) &&
+                     psa::parse_u128(j.value("next_index", std::string()), next);
+  const bool exact = range && !merged && next >= begin;
+  const std::string swept = psa::with_commas(exact ? psa::to_string_u128(next - begin) : std::to_string(j["swept"].get<uint64_t>())) +
+                            " of " +
+                            psa::with_commas(range && !merged ? psa::to_string_u128(end - begin) : j.value("space_size", std::string("?")));
+  const double wall = j["wall_time_s"].get<double>();
+  const double rate = exact && wall > 0 ? double(next - begin) / wall : j["configs_per_s"].get<double>();
   os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << ": " << swept << " points swept";
   if (j.value("shard", std::string()) != "0/1" && j.value("shard", std::string()) != "merged")
     os << " (shard " << j["shard"].get<std::string>() << ")";
-  os << " in " << num(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
+  os << " in " << num(wall, 3) << " s (" << human(rate)
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
   if (!j["complete"].get<bool>())
@@ -260,9 +287,15 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << (params.empty() ? "the defaults" : params) << "\n";
   const ojson& b = j["best"];
   const std::string objective = j["objectives"].at(0).get<std::string>();
-  if (b.is_null() || !b["feasible"].get<bool>()) {
-    os << "no feasible point found" << (b.is_null() ? "" : " (least violation " + num(b["violation"].get<double>()) + ")")
-       << "\n";
+  if (b.is_null()) {  // killed (or running): /best is not written yet, or is an earlier session's
+    const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
+    os << (std::isfinite(so_far) ? "best " + objective + " so far " + num(so_far) + " (from /generations" : "no feasible point so far (")
+       << "; the best point is written when the run stops: --resume finishes it)\n";
+    print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
+    return;
+  }
+  if (!b["feasible"].get<bool>()) {
+    os << "no feasible point found (least violation " << num(b["violation"].get<double>()) << ")\n";
     return;
   }
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
@@ -276,14 +309,18 @@ ojson summary_json(const std::string& file, size_t top_n) {
   try {
     f = h5::open_file(file, false);
   } catch (const h5::Error& e) {  // HDF5 locks a file while a sweep or search writes it
-    if (!std::filesystem::is_regular_file(file)) throw;
+    if (!std::filesystem::is_regular_file(file) || std::string(e.what()).find("not an HDF5") != std::string::npos) throw;
     throw std::runtime_error(std::string(e.what()) + " (if a sweep or search is still writing it, HDF5's lock refuses readers: " +
                              "wait, or set HDF5_USE_FILE_LOCKING=FALSE)");
   }
   if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") return search_summary(f.id(), top_n);
-  if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top"))
-    throw std::runtime_error(file + ": not a result file of cosmic sweep, merge or search");
-  return sweep_summary(f.id(), top_n);
+  const std::string not_result = file + ": not a result file of cosmic sweep, merge or search";
+  if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top")) throw std::runtime_error(not_result);
+  try {
+    return sweep_summary(f.id(), top_n);
+  } catch (const h5::Error& e) {  // a file with some of a sweep file's groups, not all
+    throw std::runtime_error(not_result + " (" + e.what() + ")");
+  }
 }
 
 void print_summary(std::ostream& os, const std::string& file, const ojson& j) {

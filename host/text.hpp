@@ -11,7 +11,7 @@ inline std::string human(double v) {
   char buf[32];
   const char* unit[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
   int u = 0;
-  while (v >= 1000 && u < 7) {
+  while (v >= 999.5 && u < 7) {  // 999.7k prints as 1M, not 1e+03k
     v /= 1000;
     ++u;
   }

@@ -2,6 +2,8 @@
 // LIBRA network costs of shared/reference/cosmic-study.md §4, and bad input fails with a clear message.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -166,6 +168,29 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(k["feasible"], j["feasible"]);
   EXPECT_TRUE(k["best"].is_null());
   EXPECT_EQ(test::run_cli("show " + out).status, 0);
+}
+
+// A search's front is stored in the order found; show lists it by the objectives. A merge that
+// lacks a shard counts what it swept against the whole space.
+TEST(Cli, ShowOrdersFrontsAndCountsMerges) {
+  // The reduced full-stack space with three objectives: its fronts hold tens of points.
+  std::ifstream in(test::data_path("psa/agents/fullstack-reduced-system1.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("base: configs/"), 14, "base: " + std::string(COSMIC_DATA_DIR) + "/configs/");
+  text.replace(text.find("objectives: [runtime_x_bw]"), 26, "objectives: [runtime_x_bw, memory, network_cost]");
+  const std::string psa = ::testing::TempDir() + "show-3obj.yaml";
+  std::ofstream(psa) << text;
+  const std::string out = ::testing::TempDir() + "show-front.h5";
+  ASSERT_EQ(test::run_cli("search " + psa + " --agent nsga2 --population 1000 --budget 10000 --seed 3 -q -o " + out).status, 0);
+  const auto j = nlohmann::json::parse(test::run_cli("show " + out + " --json --top 1000").out);
+  ASSERT_GE(j["pareto"].size(), 2u);
+  for (size_t r = 1; r < j["pareto"].size(); ++r)
+    EXPECT_LE(j["pareto"][r - 1]["objectives"]["runtime_x_bw"].get<double>(), j["pareto"][r]["objectives"]["runtime_x_bw"].get<double>());
+  const std::string w = test::data_path("psa/cosmic/workload-system1.yaml"), dir = ::testing::TempDir();
+  for (int i : {1, 2}) ASSERT_EQ(test::run_cli("sweep " + w + " -q --shard " + std::to_string(i) + "/3 -o " + dir + "part" + std::to_string(i) + ".h5").status, 0);
+  ASSERT_EQ(test::run_cli("merge " + dir + "merged-gap.h5 " + dir + "part1.h5 " + dir + "part2.h5 -q").status, 0);
+  const test::CliRun m = test::run_cli("show " + dir + "merged-gap.h5");
+  EXPECT_NE(m.out.find("incomplete: 400 of 600 points swept"), std::string::npos) << m.out;
 }
 
 TEST(Cli, ShowRefusesOtherFiles) {
