@@ -12,7 +12,8 @@
 //                   (R = B for a group of 2: its one peer is both neighbours, over one link).
 // Semantics of `bytes`: the buffer each NPU holds for all-reduce, reduce-scatter, all-to-all
 // (input) and the assembled output of all-gather, so that reduce-scatter + all-gather of the
-// same `bytes` equals one all-reduce.
+// same `bytes` equals one all-reduce (halving-doubling on a group that is not a power of two
+// aside: its reduce-scatter and all-gather each also move the extra rank's 1/k block).
 // Multi-dimensional groups: chunks of bytes/chunks flow through a list of per-dimension phases
 // (baseline: a full all-reduce in each dimension; bandwidth-aware (Themis, ASTRA-sim
 // localBWAware): reduce-scatter inward-out on shrinking shards, all-reduce in the last, then
