@@ -99,7 +99,13 @@ Handle open_file(const std::string& path, bool write) {
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
 #endif
   if (is_hdf5 <= 0) throw Error(path + ": not an HDF5 file");
-  return Handle(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+  Handle f(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+  // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
+  // flush: a writer killed inside one can leave chunks that lie past that end. Before writing,
+  // the end is moved to the file's physical end, so that HDF5 does not hand that space out again
+  // (it would fail to write there: "addr overflow").
+  if (write) check(H5Fincrement_filesize(f.id(), 0), "H5Fincrement_filesize " + path);
+  return f;
 }
 
 NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial") {
@@ -242,6 +248,28 @@ size_t column_size(hid_t parent, const std::string& name) {
   hsize_t n = 0;
   H5Sget_simple_extent_dims(s.id(), &n, nullptr);
   return size_t(n);
+}
+
+size_t stored_rows(hid_t parent, const std::string& name, size_t rows) {
+  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  rows = std::min(rows, column_size(parent, name));
+  Handle plist(H5Dget_create_plist(d.id()), H5Pclose, "H5Dget_create_plist");
+  hsize_t chunk = 0;
+  if (H5Pget_layout(plist.id()) != H5D_CHUNKED || H5Pget_chunk(plist.id(), 1, &chunk) != 1 || chunk == 0)
+    throw Error("HDF5: " + name + " is not a chunked column");
+  Handle file(H5Iget_file_id(d.id()), H5Fclose, "H5Iget_file_id");
+  haddr_t eoa = 0;
+  check(H5Fget_eoa(file.id(), &eoa), "H5Fget_eoa");
+  for (hsize_t r = 0; r < rows; r += chunk) {
+    unsigned filter_mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    hsize_t offset = r;
+    if (H5Dget_chunk_info_by_coord(d.id(), &offset, &filter_mask, &addr, &bytes) < 0 || addr == HADDR_UNDEF ||
+        addr + bytes > eoa)
+      return size_t(r);
+  }
+  return rows;
 }
 
 std::vector<std::string> member_names(hid_t group) {

@@ -138,6 +138,12 @@ std::vector<T> cut_front(std::vector<T>& v, size_t n) {
   return head;
 }
 size_t column_size(hid_t parent, const std::string& name);
+// The rows of a chunked column, at most `rows`, that lie in its leading run of chunks stored in
+// the file: allocated, and inside the file's end of allocation. HDF5 keeps no journal: a process
+// killed while HDF5 writes metadata can leave a column longer than its stored chunks (the rows
+// past them read as the fill value, without an error) or chunks past the end of allocation
+// (reading them fails). Any error looking a chunk up counts as not stored.
+size_t stored_rows(hid_t parent, const std::string& name, size_t rows);
 std::vector<std::string> member_names(hid_t group);  // the links in a group, in name order
 
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);

@@ -102,29 +102,45 @@ struct Table {
     pair_columns(head, [n](auto& from, auto& to) { to = h5::cut_front(from, n); });
     return head;
   }
+  // f(name, column) for every column, in the order of the file's /all (and /top, /pareto).
+  template <class F>
+  void each_column(const psa::DesignSpace& ds, const SweepConst& k, F f) {
+    f("index", index);
+    f("index_hi", index_hi);
+    for (size_t g = 0; g < genes.size(); ++g) f(gene_column(ds, int32_t(g)), genes[g]);
+    f("reason", reason);
+    for (size_t j = 0; j < obj.size(); ++j) f(psa::objective_name(k.obj[j]), obj[j]);
+    f("time_s", time_s);
+    f("memory_bytes", memory_bytes);
+    f("network_cost_usd", network_cost_usd);
+    f("tokens_per_s", tokens_per_s);
+    f("mfu", mfu);
+  }
   // Extends the group's columns (in_place == nullptr: whole chunks compressed on the OpenMP
   // threads, h5::append_columns), or rewrites them in place, uncompressed, in that format
   // (h5::overwrite_column).
-  void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, const h5::ColumnFormat* in_place) const {
+  void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, const h5::ColumnFormat* in_place) {
     std::vector<h5::ColumnRows> cols;
-    const bool append = in_place == nullptr;
-    auto put = [&](const std::string& name, const auto& v) {
-      if (append) cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
-      else h5::overwrite_column(grp, name, v, *in_place);
-    };
-    put("index", index);
-    put("index_hi", index_hi);
-    for (size_t g = 0; g < genes.size(); ++g) put(gene_column(ds, int32_t(g)), genes[g]);
-    put("reason", reason);
-    for (size_t j = 0; j < obj.size(); ++j) put(psa::objective_name(k.obj[j]), obj[j]);
-    put("time_s", time_s);
-    put("memory_bytes", memory_bytes);
-    put("network_cost_usd", network_cost_usd);
-    put("tokens_per_s", tokens_per_s);
-    put("mfu", mfu);
-    if (append) h5::append_columns(grp, cols);
+    each_column(ds, k, [&](const std::string& name, const auto& v) {
+      if (in_place) h5::overwrite_column(grp, name, v, *in_place);
+      else cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
+    });
+    if (!in_place) h5::append_columns(grp, cols);
+  }
+  // Rows first .. first + count - 1 of the group's columns.
+  void read(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, size_t first, size_t count) {
+    each_column(ds, k, [&](const std::string& name, auto& v) {
+      v = h5::read_column<typename std::decay_t<decltype(v)>::value_type>(grp, name, first, count);
+    });
   }
 };
+
+// The names of a table's columns (Table::each_column).
+std::vector<std::string> table_columns(const psa::DesignSpace& ds, const SweepConst& k) {
+  std::vector<std::string> names;
+  Table(ds.view->ngenes, k.nobj).each_column(ds, k, [&](const std::string& n, const auto&) { names.push_back(n); });
+  return names;
+}
 
 // Points of a reduction with their genome and metrics, recomputed by the scalar model.
 Table points_table(const psa::DesignSpace& ds, const SweepConst& k, const std::vector<SweepPoint>& pts) {
@@ -148,6 +164,9 @@ struct FileMeta {
   // --keep all: every row of /all below this index is written (rows from here to `next` are
   // regenerated on resume: /all is written in whole chunks, see run_sweep).
   u128 all_next = 0;
+  // --keep all: the rows of /all written with all_next (whole chunks, but for the last one of a
+  // sweep that ended or stopped on a signal); -1 in files written before it was recorded.
+  int64_t all_rows = -1;
   double wall_s = 0;
   bool complete = false;
   int slot = -1;  // the copy of the reductions read (/state/0 or /state/1); -1: format 1, or none yet
@@ -293,7 +312,10 @@ void write_slot(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const 
     h5::overwrite_column(g.id(), "count", count, fmt);
   }
   set_u128(s.id(), "next_index", m.next);
-  if (m.keep == "all") set_u128(s.id(), "all_next_index", m.all_next);
+  if (m.keep == "all") {
+    set_u128(s.id(), "all_next_index", m.all_next);
+    h5::set_attr(s.id(), "all_rows", m.all_rows);
+  }
   h5::set_attr(s.id(), "wall_time_s", m.wall_s);
   h5::set_attr(s.id(), "complete", int64_t(m.complete ? 1 : 0));
 }
@@ -306,7 +328,10 @@ void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
   h5::set_attr(f, "evaluated_count", st.evaluated());
   h5::set_attr(f, "feasible_count", st.feasible());
   h5::set_attr(f, "next_index", psa::to_string_u128(m.next));
-  if (m.keep == "all") h5::set_attr(f, "all_next_index", psa::to_string_u128(m.all_next));
+  if (m.keep == "all") {
+    h5::set_attr(f, "all_next_index", psa::to_string_u128(m.all_next));
+    h5::set_attr(f, "all_rows", m.all_rows);
+  }
   h5::set_attr(f, "wall_time_s", m.wall_s);
   h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
   h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
@@ -387,6 +412,7 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   auto index = [&](const char* name) { return m.slot < 0 ? attr_u128(c, name) : get_u128(c, name); };
   m.next = index("next_index");
   m.all_next = h5::has_attr(c, "all_next_index") ? index("all_next_index") : m.next;
+  if (h5::has_attr(c, "all_rows")) m.all_rows = h5::attr_int(c, "all_rows");
   m.wall_s = h5::attr_double(c, "wall_time_s");
   m.complete = h5::attr_int(c, "complete") != 0;
   return m;
@@ -479,36 +505,53 @@ class Progress {
   double every_s_, last_s_ = -1e300;
 };
 
-// --resume with --keep all: how many rows of /all to keep. /all holds every row below
-// all_next_index (and maybe more: a kill after /all was extended but before the new counters were
-// published); the rows kept are those below it, cut to whole chunks so that appending never
-// rewrites a compressed chunk (a sweep stopped by a signal ended /all with a partial one).
-// all_next is lowered to the first row dropped: those rows are swept again.
-size_t all_rows_to_keep(hid_t f, u128& all_next) {
+u128 row_index(hid_t grp, size_t row) {
+  const auto lo = h5::read_column<uint64_t>(grp, "index", row, 1);
+  const auto hi = h5::read_column<uint64_t>(grp, "index_hi", row, 1);
+  if (lo.size() != 1 || hi.size() != 1) throw h5::Error("HDF5: /all/index has no row " + std::to_string(row));
+  return (u128(hi[0]) << 64) | lo[0];
+}
+
+// --keep all: the rows of /all that a file's counters vouch for: its all_rows (in older files,
+// the rows whose index is below all_next_index; all of a merged file's), cut where any column's
+// stored chunks end (h5::stored_rows). A kill leaves more rows only when it came after /all was
+// extended but before the counters were published; those, and anything a kill inside a flush
+// left half written, are past the rows counted.
+size_t committed_rows(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const FileMeta& m) {
   h5::Handle g = h5::group(f, "all", false);
-  const auto lo = h5::read_column<uint64_t>(g.id(), "index");
-  const auto hi = h5::read_column<uint64_t>(g.id(), "index_hi");
-  if (lo.size() != hi.size()) throw h5::Error("HDF5: /all/index and /all/index_hi differ in length");
-  size_t keep = 0;
-  while (keep < lo.size() && ((u128(hi[keep]) << 64) | lo[keep]) < all_next) ++keep;
-  const size_t whole = keep / size_t(h5::ColumnFormat{}.chunk_rows) * size_t(h5::ColumnFormat{}.chunk_rows);
-  if (whole < keep) all_next = (u128(hi[whole]) << 64) | lo[whole];
-  return whole;
+  size_t rows = m.all_rows >= 0 ? size_t(m.all_rows) : SIZE_MAX;
+  for (const auto& c : table_columns(ds, k)) rows = h5::stored_rows(g.id(), c, rows);
+  if (m.all_rows >= 0 || m.shard == "merged") return rows;
+  const auto lo = h5::read_column<uint64_t>(g.id(), "index", 0, rows);
+  const auto hi = h5::read_column<uint64_t>(g.id(), "index_hi", 0, rows);
+  size_t n = 0;
+  for (u128 last = 0; n < lo.size(); ++n) {
+    const u128 i = (u128(hi[n]) << 64) | lo[n];
+    if (i >= m.all_next || i < m.begin || (n > 0 && i <= last)) break;
+    last = i;
+  }
+  return n;
+}
+
+// --resume with --keep all: the rows of /all to keep, committed_rows cut to whole chunks (so that
+// appending never rewrites a compressed chunk; a sweep stopped by a signal ended /all with a
+// partial one), and the index from which the rest is swept again: all_next is lowered to just
+// past the last row kept (the rows between are the points that fail a constraint, which have
+// none).
+size_t all_rows_to_keep(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, FileMeta& m) {
+  const size_t chunk = size_t(h5::ColumnFormat{}.chunk_rows);
+  const size_t rows = committed_rows(f, ds, k, m) / chunk * chunk;
+  h5::Handle g = h5::group(f, "all", false);
+  m.all_next = std::min(m.all_next, rows > 0 ? row_index(g.id(), rows - 1) + 1 : m.begin);
+  m.all_rows = int64_t(rows);
+  return rows;
 }
 
 // Cuts every column of /all to `rows` rows (its chunks beyond are freed: flush before writing).
 void cut_all_rows(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, size_t rows) {
   h5::Handle g = h5::group(f, "all", false);
-  std::vector<std::string> cols{"index", "index_hi"};
-  for (int32_t gg = 0; gg < ds.view->ngenes; ++gg) cols.push_back(gene_column(ds, gg));
-  cols.push_back("reason");
-  for (int j = 0; j < k.nobj; ++j) cols.push_back(psa::objective_name(k.obj[j]));
-  for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cols.push_back(c);
-  for (const auto& c : cols) {
-    const size_t n = h5::column_size(g.id(), c);
-    if (n < rows) throw h5::Error("HDF5: /all/" + c + " holds fewer rows than all_next_index says");
-    if (n > rows) h5::resize_column(g.id(), c, rows);
-  }
+  for (const auto& c : table_columns(ds, k))
+    if (h5::column_size(g.id(), c) > rows) h5::resize_column(g.id(), c, rows);
 }
 
 // [begin, end) of shard i of n over a space of `size` points.
@@ -546,6 +589,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     m.shard = std::to_string(o.shard_i) + "/" + std::to_string(o.shard_n);
     shard_range(m.space, o.shard_i, o.shard_n, m.begin, m.end);
     m.next = m.all_next = m.begin;
+    m.all_rows = 0;
     for (Objective obj : ds.objectives) m.objectives.push_back(psa::objective_name(obj));
   }
   std::vector<Objective> objectives;
@@ -565,13 +609,13 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
   int slot = m.slot;  // the current copy of the reductions (save_state)
   if (o.resume) {
     st = read_state(file.id(), m);
-    // /all keeps the rows below all_next_index, in whole chunks; the rows from there to
-    // next_index are regenerated below. The lowered all_next_index is saved before /all is cut,
-    // so that a kill in between leaves a file that says no more than /all holds.
+    // /all keeps its committed rows in whole chunks (all_rows_to_keep); the rows from the lowered
+    // all_next_index to next_index are regenerated below. The lowered counters are saved before
+    // /all is cut, so that a kill in between leaves a file that says no more than /all holds.
     size_t all_rows = 0;
     if (p.keep_all) {
       try {
-        all_rows = all_rows_to_keep(file.id(), m.all_next);
+        all_rows = all_rows_to_keep(file.id(), ds, k, m);
       } catch (const h5::Error& e) {
         throw std::runtime_error(o.out + ": /all cannot be read back (" + e.what() +
                                  "): start this sweep again without --resume");
@@ -628,6 +672,7 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     if (n > 0) {
       h5::Handle g = h5::group(file.id(), "all", true);
       pending.take_front(n).write(g.id(), ds, k, nullptr);
+      m.all_rows += int64_t(n);
     }
     m.all_next = pending.rows() > 0 ? pending.first_index() : m.next;
   };
@@ -681,6 +726,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::string path;
     FileMeta m;
     SweepState st;
+    size_t all_rows = 0;  // --keep all: the rows of its /all that merge takes (committed_rows)
   };
   std::vector<In> ins;
   for (const auto& path : inputs) {
@@ -690,7 +736,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       return 1;
     }
     h5::Handle f = h5::open_file(path, false);
-    In in{path, read_meta(f.id(), path), {}};
+    In in{path, read_meta(f.id(), path), {}, 0};
     in.st = read_state(f.id(), in.m);
     ins.push_back(std::move(in));
   }
@@ -778,6 +824,14 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   SweepState st;
   st.init(k.nobj, m.top_k, ins[0].st.want_front);
   for (const In& in : ins) st.merge(in.st);
+  if (m.keep == "all") {  // /all takes the rows each input's counters vouch for (a killed one may hold more)
+    m.all_rows = 0;
+    for (In& in : ins) {
+      h5::Handle fi = h5::open_file(in.path, false);
+      in.all_rows = committed_rows(fi.id(), ds, k, in.m);
+      m.all_rows += int64_t(in.all_rows);
+    }
+  }
   // Written under a temporary name and renamed once complete, as a new sweep file.
   h5::NewFile f(out);
   write_header(f.id(), ds, st, m);
@@ -787,18 +841,17 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   int slot = -1;
   save_state(f.id(), ds, k, st, m, slot);
   if (m.keep == "all") {
+    // Each input's committed rows, a million at a time.
     h5::Handle g = h5::group(f.id(), "all", true);
     for (const In& in : ins) {
       h5::Handle fi = h5::open_file(in.path, false);
       h5::Handle gi = h5::group(fi.id(), "all", false);
-      h5::append_column(g.id(), "index", h5::read_column<uint64_t>(gi.id(), "index"));
-      h5::append_column(g.id(), "index_hi", h5::read_column<uint64_t>(gi.id(), "index_hi"));
-      for (int32_t gg = 0; gg < ds.view->ngenes; ++gg)
-        h5::append_column(g.id(), gene_column(ds, gg), h5::read_column<int32_t>(gi.id(), gene_column(ds, gg)));
-      h5::append_column(g.id(), "reason", h5::read_column<int32_t>(gi.id(), "reason"));
-      std::vector<std::string> cols = m.objectives;
-      for (const char* c : {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"}) cols.push_back(c);
-      for (const auto& c : cols) h5::append_column(g.id(), c, h5::read_column<double>(gi.id(), c));
+      const size_t slice = size_t(64) * size_t(h5::ColumnFormat{}.chunk_rows);
+      for (size_t first = 0; first < in.all_rows; first += slice) {
+        Table t(ds.view->ngenes, k.nobj);
+        t.read(gi.id(), ds, k, first, std::min(slice, in.all_rows - first));
+        t.write(g.id(), ds, k, nullptr);
+      }
     }
   }
   h5::flush(f.id());

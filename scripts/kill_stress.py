@@ -47,12 +47,16 @@ def check_file(path):
     bad, lag = [], []
     try:
         with h5py.File(path, "r") as f:
+            # /all: the rows all_rows counts (the rows past them, written after the last publish,
+            # need not read after a kill inside a flush; --resume cuts them).
+            all_rows = f.attrs.get("all_rows")
+
             def read(name, obj):
                 try:
                     for k in obj.attrs:
                         obj.attrs[k]
                     if isinstance(obj, h5py.Dataset):
-                        obj[()]
+                        obj[:all_rows] if all_rows is not None and obj.parent.name == "/all" else obj[()]
                 except Exception as e:  # noqa: BLE001 (any read error is a failure)
                     bad.append(f"{name}: {e}")
             read("/", f)
@@ -83,14 +87,17 @@ def check_file(path):
                 lag.append(f"root next_index {a['next_index']}, swept_count {a['swept_count']}, feasible_count "
                            f"{a['feasible_count']}; the published copy: {nxt}, {nxt - begin}, {feasible}")
             if "all" in f:
-                rows = {len(d) for d in f["all"].values()}
-                if len(rows) != 1:
-                    bad.append(f"/all columns of different lengths {sorted(rows)}")
-                index = f["all/index"][()]
+                rows = int(all_rows)
+                short = [c for c, d in f["all"].items() if len(d) < rows]
+                if short:
+                    bad.append(f"/all columns shorter than all_rows = {rows}: {short}")
+                index = f["all/index"][:rows]
                 if np.any(index[:-1] >= index[1:]):
                     bad.append("/all/index not increasing")
-                below = int(a.get("all_next_index", a["next_index"]))
-                if np.count_nonzero(index < below) % 16384 and below != int(a["next_index"]):
+                below = int(a["all_next_index"])
+                if np.count_nonzero(index >= below):
+                    bad.append("/all holds rows at or past all_next_index")
+                if rows % 16384 and below != int(a["next_index"]):
                     bad.append("/all below all_next_index is not whole chunks")
     except Exception as e:  # noqa: BLE001 (the file does not open)
         return "unreadable", [f"open: {e}"]
@@ -194,6 +201,8 @@ def main():
                     break
                 with lock:
                     stats["kills"] += 1
+                    if stats["kills"] % 50 == 0:
+                        print(f"{stats['kills']} kills, {stats['finished']} sweeps finished", flush=True)
                 if not os.path.exists(out):  # killed before it created the file: start again
                     with lock:
                         stats["no_file"] += 1
