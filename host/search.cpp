@@ -61,12 +61,6 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string fmt_g(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
-
 // What the loop keeps across generations: best point, counts, Pareto archive.
 struct State {
   int32_t ngenes = 0, nobj = 1;

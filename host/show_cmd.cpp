@@ -169,16 +169,10 @@ ojson search_summary(hid_t f, size_t top_n) {
   return j;
 }
 
-std::string num(double v, int digits = 6) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.*g", digits, v);
-  return b;
-}
-
 // "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
 std::string point_line(const ojson& p, const std::string& objective) {
-  return num(p["objectives"][objective].get<double>()) + " (time " + num(p["time_s"].get<double>(), 4) +
-         " s, memory " + num(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
+  return fmt_g(p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
+         " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
          human(p["network_cost_usd"].get<double>()) + ")";
 }
 
@@ -214,7 +208,7 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
   for (size_t r = 0; r < j["pareto"].size(); ++r) {
     const ojson& p = j["pareto"][r];
     std::string values;
-    for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + num(v.template get<double>());
+    for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + fmt_g(v.template get<double>());
     if (r == 0 && p.contains("genes")) {  // the first point in full, the others by what differs from it
       os << "  1. " << values << "\n";
       print_genes(os, p);
@@ -242,7 +236,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << ": " << swept << " points swept";
   if (j.value("shard", std::string()) != "0/1" && j.value("shard", std::string()) != "merged")
     os << " (shard " << j["shard"].get<std::string>() << ")";
-  os << " in " << num(wall, 3) << " s (" << human(rate)
+  os << " in " << fmt_g(wall, 3) << " s (" << human(rate)
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
   if (!j["complete"].get<bool>())
@@ -276,7 +270,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << (j["killed"].get<bool>() ? "killed, or still running" : j.value("stopped", std::string("?")))
      << "): " << count(gens) << (gens == 1 ? " generation, " : " generations, ") << count(j["evaluated"].get<uint64_t>())
      << " of " << count(j["budget"].get<uint64_t>()) << " evaluations, " << count(j["feasible"].get<uint64_t>())
-     << " feasible, in " << num(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
+     << " feasible, in " << fmt_g(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
   if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
@@ -289,13 +283,13 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   const std::string objective = j["objectives"].at(0).get<std::string>();
   if (b.is_null()) {  // killed (or running): /best is not written yet, or is an earlier session's
     const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
-    os << (std::isfinite(so_far) ? "best " + objective + " so far " + num(so_far) + " (from /generations" : "no feasible point so far (")
+    os << (std::isfinite(so_far) ? "best " + objective + " so far " + fmt_g(so_far) + " (from /generations" : "no feasible point so far (")
        << "; the best point is written when the run stops: --resume finishes it)\n";
     print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
     return;
   }
   if (!b["feasible"].get<bool>()) {
-    os << "no feasible point found (least violation " << num(b["violation"].get<double>()) << ")\n";
+    os << "no feasible point found (least violation " << fmt_g(b["violation"].get<double>()) << ")\n";
     return;
   }
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "

@@ -32,6 +32,7 @@
 #include "host/h5.hpp"
 #include "host/search.hpp"
 #include "host/sweep.hpp"
+#include "host/text.hpp"
 #include "kernels/model.hpp"
 #include "kernels/space.hpp"
 #include "psa/config.hpp"
@@ -52,12 +53,7 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string fmt(double x, int digits = 4) {
-  if (!std::isfinite(x)) return "-";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.*g", digits, x);
-  return b;
-}
+std::string fmt(double x, int digits = 4) { return std::isfinite(x) ? fmt_g(x, digits) : "-"; }
 
 std::string fmt_fixed(double x, int decimals) {
   if (!std::isfinite(x)) return "-";

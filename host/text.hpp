@@ -1,4 +1,4 @@
-// Numbers and durations as progress lines print them.
+// Numbers and durations as progress lines and reports print them.
 #pragma once
 
 #include <cstdio>
@@ -16,6 +16,13 @@ inline std::string human(double v) {
     ++u;
   }
   std::snprintf(buf, sizeof buf, "%.3g%s", v, unit[u]);
+  return buf;
+}
+
+// `digits` significant digits, as printf's %g: 183.682, 1.5e+09.
+inline std::string fmt_g(double v, int digits = 6) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 
