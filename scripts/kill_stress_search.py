@@ -69,6 +69,8 @@ def main():
             base = [args.cosmic, "search", args.psa, "--agent", agent, "--param", f"{agent}.population={population}",
                     "--budget", budget, "--seed", "3", "--backend", "cpu", "--quiet"]
             base += [] if keep == "default" else ["--keep", keep]
+            # --resume takes the settings from the file (and warns about any given again).
+            resume = [args.cosmic, "search", args.psa, "--backend", "cpu", "--quiet", "--resume"]
             ref = os.path.join(work, f"ref-{agent}-{keep}.h5")
             t0 = time.time()
             subprocess.run(base + ["-o", ref], env=env, check=True)
@@ -86,13 +88,13 @@ def main():
                     kills += p.wait() == -signal.SIGKILL
                     if not os.path.exists(out):
                         break
-                    command = base + ["-o", out, "--resume"]
+                    command = resume + ["-o", out]
                 label = f"{agent} --keep {keep} trial {trial} ({kills} kills)"
                 if not os.path.exists(out):
                     print(label, "no file left: nothing to resume (not counted)")
                     continue
                 total += 1
-                r = subprocess.run(base + ["-o", out, "--resume"], env=env, capture_output=True, text=True)
+                r = subprocess.run(resume + ["-o", out], env=env, capture_output=True, text=True)
                 bad = ["resume failed: " + r.stderr.strip()[-300:]] if r.returncode else differences(out, ref)
                 failed += bool(bad)
                 print(label, "OK" if not bad else "FAILED " + ", ".join(bad), flush=True)
