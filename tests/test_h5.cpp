@@ -2,7 +2,8 @@
 // h5::append_column (HDF5's own filter pipeline): same values, and the same stored bytes in every
 // chunk, for shuffled and unshuffled columns at two deflate levels; columns that do not start or
 // end on a chunk boundary take HDF5's path. h5::overwrite_column rewrites uncompressed columns in
-// place (the sweeps' reductions).
+// place (the sweeps' reductions). h5::stored_rows and h5::open_file cope with what a writer killed
+// inside an HDF5 flush leaves.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -143,7 +144,7 @@ TEST(H5, KilledWriterLeftovers) {
     EXPECT_EQ(h5::read_column<double>(f.id(), "c", 128, 1), std::vector<double>{0.0});  // the fill value
   }
   haddr_t third = HADDR_UNDEF;
-  {  // (b): three chunks, the third the last thing in the file
+  {  // (b): three chunks; the end of allocation is then set back to the third's address
     h5::Handle f = h5::create_file(path);
     h5::append_columns(f.id(), {h5::column_rows("c", rows(128, 0), fmt)});
     h5::flush(f.id());
@@ -154,7 +155,7 @@ TEST(H5, KilledWriterLeftovers) {
   unsigned char head[48] = {};
   io.read(reinterpret_cast<char*>(head), sizeof head);
   ASSERT_EQ(std::memcmp(head, "\x89HDF\r\n\x1a\n", 8), 0);
-  if (head[8] != 0 || head[13] != 8 || std::filesystem::file_size(path) <= third)
+  if (head[8] != 0 || head[13] != 8)
     GTEST_SKIP() << "this HDF5 lays files out otherwise (superblock version " << int(head[8]) << ")";
   uint64_t eoa = third;  // superblock version 0: the end of allocation, 8 bytes little-endian at 40
   for (int b = 0; b < 8; ++b) head[40 + b] = static_cast<unsigned char>(eoa >> (8 * b));
