@@ -65,6 +65,7 @@ ojson sweep_summary(hid_t f, size_t top_n) {
   j["feasible"] = h5::attr_uint(f, "feasible_count");
   j["wall_time_s"] = h5::attr_double(f, "wall_time_s");
   j["configs_per_s"] = h5::attr_double(f, "configs_per_s");
+  if (h5::has_attr(f, "all_rows")) j["all_rows"] = h5::attr_int(f, "all_rows");  // --keep all
   if (merged && h5::has_attr(f, "merged_from")) j["merged_from"] = h5::attr_strings(f, "merged_from");
   {
     h5::Handle r = h5::group(f, "reasons", false);
@@ -248,6 +249,9 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   for (const auto& [name, n] : j["reasons"].items())
     if (name != "OK" && name != "CONSTRAINT") why += (why.empty() ? "" : ", ") + name + " " + count(n.get<uint64_t>());
   os << (why.empty() ? "" : "; not feasible: " + why) << "\n";
+  if (j.contains("all_rows"))  // after a kill the columns can be longer; the rows past all_rows are not committed
+    os << "  /all: " << psa::with_commas(std::to_string(j["all_rows"].get<int64_t>())) << " rows"
+       << (j["complete"].get<bool>() ? "" : " written (read the first all_rows rows of each column)") << "\n";
   for (const auto& [objective, rows] : j["top"].items()) {
     if (rows.empty()) {
       os << "no feasible point for " << objective << "\n";

@@ -112,6 +112,18 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_NE(text.out.find("complete: 600 of 600 points swept"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    workload.dp = " + rows[0]["genes"]["workload.dp"].get<std::string>() + "\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  4. "), std::string::npos) << text.out;  // the default shows up to 5: the 4 kept
+  // --keep all: the rows /all holds (every point that meets the constraints).
+  const std::string all = ::testing::TempDir() + "show-sweep-all.h5";
+  ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q --keep all -o " + all).status, 0);
+  const test::CliRun ra = test::run_cli("show " + all + " --json");
+  ASSERT_EQ(ra.status, 0) << ra.out;
+  h5::Handle fa = h5::open_file(all, false);
+  const auto ja = nlohmann::json::parse(ra.out);
+  EXPECT_EQ(ja["all_rows"].get<uint64_t>(), h5::column_size(h5::group(fa.id(), "all", false).id(), "index"));
+  EXPECT_EQ(ja["all_rows"].get<uint64_t>(), ja["evaluated"].get<uint64_t>());
+  EXPECT_FALSE(j.contains("all_rows"));  // --keep top
+  const test::CliRun ta = test::run_cli("show " + all);
+  EXPECT_NE(ta.out.find("  /all: " + std::to_string(ja["all_rows"].get<uint64_t>()) + " rows\n"), std::string::npos) << ta.out;
 }
 
 // A shard whose slice of the index range is empty (N above the space's size) is complete as
