@@ -252,7 +252,10 @@ size_t column_size(hid_t parent, const std::string& name) {
 
 size_t stored_rows(hid_t parent, const std::string& name, size_t rows) {
   Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
-  rows = std::min(rows, column_size(parent, name));
+  Handle space(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
+  hsize_t extent = 0;
+  H5Sget_simple_extent_dims(space.id(), &extent, nullptr);
+  rows = std::min(rows, size_t(extent));
   Handle plist(H5Dget_create_plist(d.id()), H5Pclose, "H5Dget_create_plist");
   hsize_t chunk = 0;
   if (H5Pget_layout(plist.id()) != H5D_CHUNKED || H5Pget_chunk(plist.id(), 1, &chunk) != 1 || chunk == 0)
