@@ -218,7 +218,8 @@ ValidationReport validate_collectives(const CsvTable& t) {
 
 // Mapping of a ground-truth row (docs/validation.md §Mapping):
 // - model from its shape columns; SwiGLU when arch_family says so (3 matrices, untied, no
-//   biases), else a 2-matrix GELU-style MLP (squared-ReLU Nemotron too); vocabulary 51200 when blank;
+//   biases), else a 2-matrix GELU-style MLP (squared-ReLU Nemotron too, untied and without
+//   biases as the Nemotron-4 report gives); vocabulary 51200 when blank;
 // - system: the dgx-a100 or dgx-h100 preset by gpu_type (for its memory and calibration), with
 //   the row's peak for its precision, NVLink Switch dimension of gpus_per_node at
 //   intra_node_bw_GBps_per_dir and an InfiniBand Switch dimension of num_gpus / gpus_per_node at
@@ -271,6 +272,10 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   model["seq"] = get("seq_len");
   model["vocab"] = number(get("vocab_size"), v) ? get("vocab_size") : "51200";
   model["mlp"] = swiglu ? "swiglu" : "gelu";
+  if (contains(get("arch_family"), "nemotron")) {  // Nemotron-4 report: untied embeddings, no biases
+    model["tied_embeddings"] = false;
+    model["biases"] = false;
+  }
 
   const std::string gpu = get("gpu_type");
   const char* preset = contains(gpu, "a100") ? "dgx-a100" : (contains(gpu, "h100") ? "dgx-h100" : nullptr);

@@ -6,7 +6,8 @@
 // Structure (per NPU, worst pipeline stage; sources in each function's comment):
 //   iteration = m x t_mb + bubble + exposed DP sync + optimizer step          (training)
 //   t_mb      = stage layers x (forward + backward + recompute + exposed TP and CP communication)
-//               + logits (last stage) + pipeline p2p + exposed ZeRO-3 gathers
+//               + logits and the output layer's TP collectives (last stage; the embedding's
+//               too when pp = 1) + pipeline p2p + exposed ZeRO-3 gathers
 //   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks)
 // Each GEMM and the attention core are timed with a roofline: max(FLOPs / (peak x eff),
 // bytes / (memory bandwidth x mem_eff)); eff grows with GEMM size, eff = max x f / (f + half).
@@ -309,6 +310,9 @@ struct Groups {
 struct LayerComm {
   double tp_fwd_s = 0, tp_bwd_s = 0;  // tensor parallelism, forward and backward pass
   double cp_fwd_s = 0, cp_bwd_s = 0;  // context sharding, forward and backward pass
+  // One collective of the layer's activations (D T h bytes) over the TP group, before tp_overlap:
+  // all-reduce without sequence parallelism, all-gather and reduce-scatter with it.
+  double tp_ar_s = 0, tp_ag_s = 0, tp_rs_s = 0;
 };
 
 // Megatron tensor parallelism: two all-reduces of the layer's activations (D T h bytes) per
@@ -330,13 +334,14 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const Span& s = g.span[int(Group::TP)];
     const double keep = 1 - c.cal.tp_overlap;
     if (c.work.seq_parallel) {
-      const double ag = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-      const double rs = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
+      const double ag = lc.tp_ag_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+      const double rs = lc.tp_rs_s =
+          collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
       lc.tp_fwd_s = keep * 2 * (ag + rs);
       lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
     } else {
-      lc.tp_fwd_s = lc.tp_bwd_s =
-          keep * 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
+      lc.tp_ar_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
+      lc.tp_fwd_s = lc.tp_bwd_s = keep * 2 * lc.tp_ar_s;
     }
   }
   if (c.work.cp > 1) {
@@ -348,6 +353,45 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
                   (c.work.recompute == Recompute::Full ? 0.0 : lc.cp_fwd_s);
   }
   return lc;
+}
+
+// Tensor-parallel communication of the embedding and the output layer, one micro-batch
+// (Megatron's vocabulary-parallel embedding, output GEMM and cross-entropy: Shoeybi et al. 2019
+// §3; with sequence parallelism Korthikanti et al. 2022 §4.2.2), seconds per pass:
+// - output layer (last stage): its input is copied to every TP rank, so the backward pass
+//   all-reduces the input's gradient (D T h); with sequence parallelism the forward all-gathers
+//   the sequence-sharded input and the backward reduce-scatters its gradient instead;
+// - training's cross-entropy over the V / t logits of each rank: three all-reduces of T fp32
+//   values (the maximum, the target's logit, the sum of exponentials) in the forward pass;
+// - inference: the next tokens' logits (D b V) are all-gathered for sampling;
+// - embedding (first stage): the forward all-reduces the looked-up rows (D T h), with sequence
+//   parallelism reduce-scatters them and the backward all-gathers their gradient. The slowest
+//   stage is taken as the last (its layers and the logits), so this counts only when pp = 1.
+// `lc` holds the layer's collectives of D T h over the TP group for the same T.
+struct EdgeComm {
+  double fwd_s = 0, bwd_s = 0;
+};
+template <Conventions kConv = Conventions::Any>
+COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const LayerComm& lc, double T, bool training,
+                                    int64_t npus) {
+  EdgeComm e;
+  if (c.work.tp <= 1) return e;
+  const Span& s = g.span[int(Group::TP)];
+  const double keep = 1 - c.cal.tp_overlap;
+  const bool sp = c.work.seq_parallel, first_too = c.work.pp == 1;
+  double fwd = sp ? lc.tp_ag_s : 0.0;
+  double bwd = sp ? lc.tp_rs_s : lc.tp_ar_s;
+  if (first_too) {
+    fwd += sp ? lc.tp_rs_s : lc.tp_ar_s;
+    bwd += sp ? lc.tp_ag_s : 0.0;
+  }
+  if (training) fwd += 3 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, 4 * T, npus);
+  else
+    fwd += collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather,
+                                    act_bytes(c.model) * c.work.micro_batch * double(c.model.vocab), npus);
+  e.fwd_s = keep * fwd;
+  e.bwd_s = training ? keep * bwd : 0.0;
+  return e;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,6 +535,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
     const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+    const EdgeComm ec = edge_comm<kConv>(c, g, lc, T, true, npus);
 
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
@@ -500,7 +545,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double fwd = stage_layers * lt.fwd_s + lg.fwd_s;
     const double bwd = stage_layers * lt.bwd_s + lg.bwd_s;
     const double rec = stage_layers * rc;
-    const double tpc = stage_layers * (lc.tp_fwd_s + lc.tp_bwd_s + (full ? lc.tp_fwd_s : 0));
+    const double tpc = stage_layers * (lc.tp_fwd_s + lc.tp_bwd_s + (full ? lc.tp_fwd_s : 0)) + ec.fwd_s + ec.bwd_s;
     const double cpc = stage_layers * (lc.cp_fwd_s + lc.cp_bwd_s + (full ? lc.cp_fwd_s : 0));
     const double p2p = 2 * v * p2p_s(T);
 
@@ -556,7 +601,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.tp_comm_s = micro * tpc;
     r.cp_comm_s = micro * cpc;
     r.pp_comm_s = micro * p2p;
-    r.dp_comm_s = micro * (z3 + z2) + dp_exposed;
+    // Tied embeddings with pp > 1: the last stage keeps a copy of the word embeddings, and the
+    // two copies' gradients (grad_bytes V h / t per rank) are all-reduced between the first and
+    // the last stage after the DP synchronisation (Megatron's embedding group), exposed: an
+    // exchange of the whole buffer over the pipeline's network dimension.
+    const double tied_sync = pp > 1 && m.tied_embeddings
+                                 ? p2p_time_s(c.net, c.cal.net_eff, pp_span, c.cal.grad_bytes * double(m.vocab) * h / t)
+                                 : 0.0;
+    r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
     r.bubble_s = (pp - 1) / v * t_mb;
 
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
@@ -582,12 +634,13 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       // s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
       const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+      const EdgeComm ec = edge_comm<kConv>(c, g, lc, T, false, npus);
       const double cpt = w.cp <= 1 ? 0.0
                          : prefill ? lc.cp_fwd_s
                                    : cp_keep * collective_time_s<kConv>(c.net, c.compute, c.cal,
                                                                         g.span[int(Group::CP)], Coll::AllReduce,
                                                                         D * b * h / t, npus);
-      p.tp = stage_layers * lc.tp_fwd_s;
+      p.tp = stage_layers * lc.tp_fwd_s + ec.fwd_s;
       p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);
       return p;

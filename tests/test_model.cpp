@@ -223,6 +223,81 @@ TEST(Time, PipelineMessagesAreScatteredOverTensorParallelRanks) {
   EXPECT_NEAR(evaluate(c).pp_comm_s, 64 * 2 * 255.67824e-6, 1e-10);
 }
 
+// Tensor parallelism's collectives, by hand: per layer two all-reduces of D T h a pass (with
+// sequence parallelism an all-gather and a reduce-scatter each, and two more all-gathers in
+// backward), and the embedding and output layer's (Megatron's vocabulary-parallel layers): the
+// output layer's input gradient all-reduced in backward (SP: its input all-gathered forward and
+// the gradient reduce-scattered), three all-reduces of T fp32 values in the cross-entropy, and
+// with pp = 1 the embedding's forward all-reduce (SP: reduce-scatter, then an all-gather back).
+TEST(Time, TensorParallelCommunicationByHand) {
+  Config c = test::gpt175b_cluster();  // tp 8 on dim 0 (Switch, 300 GB/s, 500 ns), 64 micro-batches
+  c.compute.mem_capacity_bytes = 1e15;  // every variant must fit
+  // D T h = 2 x 2048 x 12288 = 50,331,648 B. Ring all-gather or reduce-scatter over a Switch of 8:
+  // 7 x (2 hops x 500 ns + 10 ns) + 7/8 x 50,331,648 / 300e9 = 7.07 + 146.80064 = 153.87064 us;
+  // an all-reduce is twice that. The cross-entropy's all-reduce of 4 x 2048 = 8,192 B:
+  // 2 x (7.07 + 7/8 x 8,192 / 300e9 s) = 2 x 7.0938933.. = 14.1877866.. us.
+  const double ag_us = 153.87064, ce_us = 2 * (7.07 + 7.0 / 8 * 8192 / 300e3);
+  // SP, pp 8 (12 layers a stage): 12 x (4 + 6) collectives; the output layer 2, cross-entropy 3.
+  Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, 64 * (12 * 10 * ag_us + 2 * ag_us + 3 * ce_us) * 1e-6, 1e-10);  // 1.2041460.. s
+  // Without SP: 12 x 4 all-reduces, the output layer's backward one and the cross-entropy's 3.
+  c.work.seq_parallel = false;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, 64 * (12 * 4 * 2 * ag_us + 2 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
+  // pp 1, dp 8 (8 micro-batches a rank, 96 layers): the embedding's all-reduce too.
+  c.work.pp = 1;
+  c.work.dp = 8;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 4 * 2 * ag_us + 2 * 2 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
+  c.work.seq_parallel = true;  // output layer all-gather + reduce-scatter, embedding the reverse
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 10 * ag_us + 4 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
+  c.work.tp = 1;  // no tensor parallelism, no collectives
+  c.work.dp = 64;
+  c.work.seq_parallel = false;
+  EXPECT_EQ(evaluate(c).tp_comm_s, 0.0);
+}
+
+// Decode, tp 8, pp 1, one token a sequence: per layer two all-reduces of D b h = 24,576 B, the
+// embedding's one, and the next tokens' logits all-gathered (D b V = 102,400 B) for sampling.
+TEST(Inference, DecodeGathersTheLogitsOverTensorParallelRanks) {
+  Config c = test::gpt175b_cluster();
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 1024;
+  c.work.pp = 1;
+  c.work.dp = 8;  // 8 sequences a rank, one a micro-batch
+  c.work.seq_parallel = false;
+  // All-reduce: 2 x (7.07 us + 7/8 x 24,576 / 300e9 s) = 14.28336 us; all-gather 7.07 us +
+  // 7/8 x 102,400 / 300e9 s = 7.3686666.. us.
+  const double ar_us = 14.28336, ag_us = 7.07 + 7.0 / 8 * 102400 / 300e3;
+  const Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 2 * ar_us + ar_us + ag_us) * 1e-6, 1e-12);
+}
+
+// Tied embeddings with pp > 1: the first and the last stage each hold the word embeddings, and
+// exchange their gradients once a step: grad_bytes x V h / t = 2 x 51,200 x 12,288 / 8 =
+// 157,286,400 B over dim 1 (Switch, 25 GB/s, 2,000 ns a hop): 2 x 2 us + 2 x 10 ns + 6.291456 ms.
+TEST(Time, TiedEmbeddingGradientsAreExchangedBetweenFirstAndLastStage) {
+  Config c = test::gpt175b_cluster();  // dp 1: no other gradient traffic
+  Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.dp_comm_s, 4.02e-6 + 6.291456e-3, 1e-12);
+  c.model.tied_embeddings = false;
+  EXPECT_EQ(evaluate(c).dp_comm_s, 0.0);
+  c.model.tied_embeddings = true;
+  c.net.ndims = 1;  // 8 NPUs: tp 8, pp 1, one stage holds both
+  c.work.pp = 1;
+  c.compute.mem_capacity_bytes = 1e15;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_EQ(r.dp_comm_s, 0.0);
+}
+
 TEST(Inference, DecodeIsBoundByStreamingWeights) {
   // One sequence, one GPU, short cache: every GEMM is memory-bound, so a decode step costs
   // about (weights + KV cache) / memory bandwidth. Llama-2-7B-like, fp16: 2 B/param.
