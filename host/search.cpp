@@ -23,6 +23,7 @@
 #include "agents/factory.hpp"
 #include "agents/nsga2.hpp"
 #include "host/h5.hpp"
+#include "host/provenance.hpp"
 #include "host/population.hpp"
 #include "host/text.hpp"
 #include "psa/config.hpp"
@@ -500,6 +501,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       throw std::runtime_error(o.out + ": not a cosmic search file");
     if (h5::attr_string(f, "psa") != ds.text)
       throw std::runtime_error(o.out + ": the PSA text differs from the one the search was started with");
+    const std::string why = provenance_mismatch(read_provenance(f), ds);
+    if (!why.empty()) throw std::runtime_error(o.out + ": cannot resume: " + why);
     if (h5::attr_int(f, "complete")) {
       if (!o.quiet) std::cerr << "search: " << o.out << " is already complete\n";
       if (summary) summary->stopped = "budget";
@@ -542,6 +545,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
     h5::set_attr(f, "psa", ds.text);
     h5::set_attr(f, "psa_file", ds.file);
+    write_provenance(f, ds);
     h5::set_attr(f, "space_name", ds.name);
     h5::set_attr(f, "agent", o.agent);
     h5::set_attr(f, "params", agents::params_text(o.params));

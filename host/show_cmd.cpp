@@ -51,6 +51,16 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
   return rows;
 }
 
+// The model revision the results come from (files of older cosmic versions lack it).
+void model_revision(hid_t f, ojson& j) {
+  if (h5::has_attr(f, "model_revision")) j["model_revision"] = h5::attr_int(f, "model_revision");
+}
+std::string version_text(const ojson& j) {
+  std::string s = "cosmic " + j.value("tool_version", std::string("?"));
+  if (j.contains("model_revision")) s += " (model revision " + std::to_string(j["model_revision"].get<int64_t>()) + ")";
+  return s;
+}
+
 ojson sweep_summary(hid_t f, size_t top_n) {
   ojson j;
   const bool merged = h5::attr_string(f, "shard") == "merged";
@@ -59,6 +69,7 @@ ojson sweep_summary(hid_t f, size_t top_n) {
                         "range_begin", "range_end", "next_index", "keep"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
   j["seed"] = h5::attr_uint(f, "seed");
+  model_revision(f, j);
   j["complete"] = h5::attr_int(f, "complete") != 0;
   j["swept"] = h5::attr_uint(f, "swept_count");
   j["evaluated"] = h5::attr_uint(f, "evaluated_count");
@@ -102,6 +113,7 @@ ojson search_summary(hid_t f, size_t top_n) {
   for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "keep", "stopped"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
   for (const char* u : {"seed", "population", "budget"}) j[u] = h5::attr_uint(f, u);
+  model_revision(f, j);
   j["complete"] = h5::attr_int(f, "complete") != 0;
   // The counts and times are written when the run stops; a file killed with SIGKILL lacks them
   // (or holds those of an earlier session): they are taken from /generations, which is written
@@ -239,7 +251,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
     os << " (shard " << j["shard"].get<std::string>() << ")";
   os << " in " << fmt_g(wall, 3) << " s (" << human(rate)
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
-     << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
+     << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>())
     os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it" : "resume the shards and merge again")
        << "\n";
@@ -276,7 +288,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " of " << count(j["budget"].get<uint64_t>()) << " evaluations, " << count(j["feasible"].get<uint64_t>())
      << " feasible, in " << fmt_g(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
-     << "), cosmic " << j.value("tool_version", std::string("?")) << "\n";
+     << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
   std::string params = j.value("params", std::string());  // key=value lines
   while (!params.empty() && params.back() == '\n') params.pop_back();

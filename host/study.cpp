@@ -30,6 +30,7 @@
 #include "agents/params.hpp"
 #include "host/commands.hpp"
 #include "host/h5.hpp"
+#include "host/provenance.hpp"
 #include "host/search.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
@@ -333,7 +334,7 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     const agents::Params params = e.method == "sweep" ? agents::Params{} : psa_agent_params(ds, e.method, study_params(e));
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
-    if (h5::attr_string(f.id(), "psa") != ds.text) return false;
+    if (h5::attr_string(f.id(), "psa") != ds.text || !provenance_mismatch(read_provenance(f.id()), ds).empty()) return false;
     if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
     const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
     return h5::attr_string(f.id(), "agent") == e.method && h5::attr_uint(f.id(), "seed") == seed &&

@@ -25,7 +25,7 @@ int cmd_study(int argc, const char* const* argv) {
       ("j,jobs", "runs at a time, each a child process with its share of the CPU threads (on a many-core "
                  "machine with --backend cpu; with cuda the processes share the GPU and slow each other)",
        cxxopts::value<int>()->default_value("1"))
-      ("reuse", "skip runs whose complete HDF5 file (same PSA text and settings) is already in DIR")
+      ("reuse", "skip runs whose complete HDF5 file (same PSA text, settings, model revision and base configuration) is already in DIR")
       ("no-plots", "do not run the figure script")
       ("q,quiet", "one line per experiment, no progress of each run")
       ("h,help", "show this help");

@@ -17,6 +17,7 @@
 
 #include "host/backend.hpp"
 #include "host/h5.hpp"
+#include "host/provenance.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
 #include "psa/names.hpp"
@@ -157,6 +158,7 @@ Table points_table(const psa::DesignSpace& ds, const SweepConst& k, const std::v
 
 struct FileMeta {
   std::string psa_text, psa_file, backend, device, shard, keep;
+  Provenance prov;  // model revision and base configuration
   std::vector<std::string> objectives;
   int32_t top_k = 10;
   uint64_t seed = 0;
@@ -180,6 +182,7 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, con
   h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
   h5::set_attr(f, "psa", m.psa_text);
   h5::set_attr(f, "psa_file", m.psa_file);
+  write_provenance(f, ds);
   h5::set_attr(f, "space_name", ds.name);
   h5::set_attr(f, "backend", m.backend);
   h5::set_attr(f, "device", m.device);
@@ -387,6 +390,7 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   FileMeta m;
   m.psa_text = h5::attr_string(f, "psa");
   m.psa_file = h5::attr_string(f, "psa_file");
+  m.prov = read_provenance(f);
   // Informational, and rewritten when a sweep resumes: a kill inside that flush may leave them
   // unreadable, which must not stop the next --resume.
   try {
@@ -572,6 +576,8 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     file = h5::open_file(o.out, true);
     m = read_meta(file.id(), o.out);
     if (m.psa_text != ds.text) throw std::runtime_error(o.out + " was written for a different PSA text");
+    const std::string why = provenance_mismatch(m.prov, ds);
+    if (!why.empty()) throw std::runtime_error(o.out + ": cannot resume: " + why);
     if (m.complete) {
       if (!o.quiet) std::cerr << "sweep: " << o.out << " is already complete\n";
       return 0;
@@ -781,6 +787,13 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::remove(tmp.c_str());
   }
   ds.file = first.psa_file;
+  for (const In& in : ins) {  // the writer evaluates the merged points again: with the inputs' model and base
+    const std::string why = provenance_mismatch(in.m.prov, ds);
+    if (!why.empty()) {
+      std::cerr << "cosmic merge: " << in.path << ": " << why << "\n";
+      return 1;
+    }
+  }
 
   FileMeta m = first;
   m.begin = ins.front().m.begin;

@@ -23,6 +23,12 @@
 
 namespace cosmic {
 
+// The model's revision: bumped by every change that alters any evaluation's result (a time, a
+// memory or cost figure, a verdict). Result files record it, and --resume, cosmic merge and a
+// study's reuse of a finished run refuse a file of another revision rather than mix two models.
+// 2: the embedding and output layer's tensor-parallel collectives, tied-embedding gradients.
+constexpr int64_t kModelRevision = 2;
+
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
 // Groups are laid out in net.order, innermost first (default TP, CP, DP, PP). Each group takes

@@ -562,6 +562,16 @@ const char* objective_name(Objective o) {
   return "?";
 }
 
+namespace {
+// A resolved configuration tree as YAML text: the same tree gives the same text, whatever the
+// files' layout and comments were.
+std::string yaml_text(const YAML::Node& n) {
+  YAML::Emitter em;
+  em << n;
+  return std::string(em.c_str()) + "\n";
+}
+}  // namespace
+
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
   DesignSpace ds;
   ds.file = path;
@@ -596,6 +606,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     view->base = lc.config;
     ds.model_name = lc.model_name;
     ds.system_name = lc.system_name;
+    ds.base_text = yaml_text(lc.resolved);
   } else {
     YAML::Node cfg = root["base"];
     if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
@@ -606,6 +617,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     view->base = convert_config(cfg, bsrc);
     ds.model_name = node_name(cfg["model"]);
     ds.system_name = node_name(cfg["system"]);
+    ds.base_text = yaml_text(cfg);
   }
   const int ndims = view->base.net.ndims;
 

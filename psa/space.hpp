@@ -30,6 +30,7 @@ struct AgentSection {
 struct DesignSpace {
   std::string file;                 // the PSA file
   std::string text;                 // its full text (recorded in result files)
+  std::string base_text;            // the base configuration it resolves to (presets expanded), as YAML
   std::string name;
   std::string model_name, system_name;
   std::unique_ptr<SpaceView> view;  // ~20 KB: kept on the heap

@@ -16,6 +16,7 @@ test fails when none was interrupted.
 """
 import concurrent.futures
 import json
+import re
 import os
 import shutil
 import signal
@@ -318,6 +319,58 @@ class SweepFile(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--top expects 1 to 65536", r.stderr)
 
+    def test_results_of_another_base_or_model_are_not_mixed(self):
+        # A PSA whose base file changes after the runs: --resume, merge and a search's --resume
+        # refuse the files, naming the changed line; so do files of another model revision.
+        base = os.path.join(self.dir, "base.yaml")
+        shutil.copy(os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml"), base)
+        with open(os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml")) as f:
+            text = re.sub(r"(?m)^base:.*$", "base: base.yaml", f.read())
+        psa = os.path.join(self.dir, "psa.yaml")
+        with open(psa, "w") as f:
+            f.write(text)
+        parts = [os.path.join(self.dir, f"p{i}.h5") for i in range(2)]
+        for i, part in enumerate(parts):
+            subprocess.run([COSMIC, "sweep", psa, "-o", part, "--shard", f"{i}/2", "-q"], check=True)
+        searched = os.path.join(self.dir, "s.h5")
+        search = [COSMIC, "search", psa, "--budget", "200", "--population", "50", "-o", searched, "-q"]
+        subprocess.run(search, check=True)
+        resume_search = [COSMIC, "search", psa, "-o", searched, "-q", "--resume"]
+        with h5py.File(parts[0], "r") as f:
+            self.assertGreaterEqual(f.attrs["model_revision"], 2)
+            recorded = f.attrs["base_config"]
+            self.assertIn("global_batch: 2048", recorded)
+        info = json.loads(subprocess.run([COSMIC, "show", parts[0], "--json"], check=True, capture_output=True,
+                                         text=True).stdout)
+        self.assertEqual(info["model_revision"], int(h5py.File(parts[0], "r").attrs["model_revision"]))
+        with open(base) as f:
+            original = f.read()
+        with open(base, "w") as f:
+            f.write(original.replace("global_batch: 2048", "global_batch: 1024"))
+        for cmd in ([COSMIC, "sweep", psa, "-o", parts[0], "--shard", "0/2", "--resume", "-q"],
+                    [COSMIC, "merge", os.path.join(self.dir, "m.h5"), *parts, "-q"], resume_search):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, cmd)
+            self.assertIn("base configuration", r.stderr)
+            self.assertIn("'global_batch: 1024' now, 'global_batch: 2048' in the file", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "m.h5")))
+        with open(base, "w") as f:  # the base as it was: accepted again
+            f.write(original)
+        subprocess.run([COSMIC, "merge", os.path.join(self.dir, "m.h5"), *parts, "-q"], check=True)
+        subprocess.run(resume_search, check=True)
+        # Another model revision, or none recorded (an older cosmic): refused.
+        for change, says in ((lambda a: a.__setitem__("model_revision", 1), "model revision 1, this cosmic has"),
+                             (lambda a: a.__delitem__("model_revision"), "did not record its model revision")):
+            for path, cmd in ((parts[1], [COSMIC, "sweep", psa, "-o", parts[1], "--shard", "1/2", "--resume", "-q"]),
+                              (searched, resume_search)):
+                copy = path + ".old.h5"
+                shutil.copy(path, copy)
+                with h5py.File(copy, "r+") as f:
+                    change(f.attrs)
+                r = subprocess.run([copy if c == path else c for c in cmd], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, cmd)
+                self.assertIn(says, r.stderr)
+
     # Shards of collective-system1.yaml (all points feasible): 16.8M points, then 4x and 16x that
     # when a run finished before the signal (a fast machine).
     KILL_SHARDS = ["0/4096", "0/1024", "0/256"]
@@ -531,7 +584,7 @@ def top1_column(path, obj):
 if __name__ == "__main__":
     COSMIC, DATA = sys.argv[1], sys.argv[2]
     try:
-        unittest.main(argv=[sys.argv[0], "-v"])
+        unittest.main(argv=[sys.argv[0], "-v", *sys.argv[3:]])
     finally:
         for path in SweepFile.references.values():
             os.remove(path)

@@ -1,0 +1,55 @@
+#include "host/provenance.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "host/h5.hpp"
+#include "kernels/model.hpp"
+
+namespace cosmic {
+
+void write_provenance(hid_t file, const psa::DesignSpace& ds) {
+  h5::set_attr(file, "model_revision", kModelRevision);
+  h5::set_attr(file, "base_config", ds.base_text);
+}
+
+namespace {
+// The first line where two texts differ, 1-based, with both lines.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ha = bool(std::getline(sa, la)), hb = bool(std::getline(sb, lb));
+    if (!ha && !hb) return "";
+    if (!ha) la = "(end)";
+    if (!hb) lb = "(end)";
+    if (la != lb) {
+      const auto trim = [](const std::string& x) { return x.substr(std::min(x.size(), x.find_first_not_of(' '))); };
+      return "line " + std::to_string(line) + ": '" + trim(la) + "' now, '" + trim(lb) + "' in the file";
+    }
+  }
+}
+}  // namespace
+
+Provenance read_provenance(hid_t file) {
+  Provenance p;
+  if (h5::has_attr(file, "model_revision")) p.model_revision = h5::attr_int(file, "model_revision");
+  if (h5::has_attr(file, "base_config")) p.base_config = h5::attr_string(file, "base_config");
+  return p;
+}
+
+std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds) {
+  const std::string again = ": its results come from another model; start the run again";
+  if (p.model_revision < 0)
+    return "it was written by an older cosmic, which did not record its model revision (this one has " +
+           std::to_string(kModelRevision) + ")" + again;
+  if (p.model_revision != kModelRevision)
+    return "it was written with model revision " + std::to_string(p.model_revision) + ", this cosmic has " +
+           std::to_string(kModelRevision) + " (kernels/model.hpp)" + again;
+  if (p.base_config != ds.base_text)
+    return "the PSA's base configuration (its base file or the presets it names) changed since the file was written (" +
+           first_difference(ds.base_text, p.base_config) + "); the file's attribute base_config holds the one it used";
+  return "";
+}
+
+}  // namespace cosmic

@@ -1,0 +1,29 @@
+// What a result file's numbers depend on besides its PSA text and run settings: the model's
+// revision (kModelRevision) and the base configuration the PSA resolved to (its base file and
+// presets may change after the run). Sweep and search files record both; --resume, cosmic merge
+// and a study's reuse of a finished run require both to match.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+
+#include "psa/space.hpp"
+
+namespace cosmic {
+
+struct Provenance {
+  int64_t model_revision = -1;  // -1: not recorded (a file of an older cosmic)
+  std::string base_config;
+};
+
+// Writes the attributes model_revision and base_config on `file` (this build's, ds's).
+void write_provenance(hid_t file, const psa::DesignSpace& ds);
+Provenance read_provenance(hid_t file);
+
+// Empty when `p` is this model revision's with the base configuration `ds` resolves to now;
+// else why not, as a sentence to follow "FILE: ".
+std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds);
+
+}  // namespace cosmic
