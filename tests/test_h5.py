@@ -526,8 +526,8 @@ class SearchFile(unittest.TestCase):
         budget = ["--budget", budget]
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 0)
-            for group in ("evaluated", "generations"):
-                for name, d in f[group].items():
+            for group in ("evaluated", "generations"):  # either is made at the first write
+                for name, d in (f[group].items() if group in f else ()):
                     d[:]  # every chunk decompresses
             if "generations" in f:
                 self.assertGreaterEqual(len(f["evaluated/violation"]), int(f["generations/evaluations"][-1]))
@@ -536,7 +536,7 @@ class SearchFile(unittest.TestCase):
         extended = os.path.join(self.dir, "extended.h5")
         shutil.copy(out, extended)
         with h5py.File(extended, "r+") as f:
-            for d in f["evaluated"].values():
+            for d in (f["evaluated"].values() if "evaluated" in f else ()):
                 n = len(d)
                 d.resize((max(n - 1, 0) // 16384 * 16384,))  # frees the last chunk
                 d.resize((n,))

@@ -163,6 +163,7 @@ def main():
                 check(b[key] <= ref[key] * (1 + 1e-9), "%s: %s %r over the limit %r" % (eid, key, b[key], ref[key]))
 
         kinds = set()
+        rows_checked = {"gain": 0, "gap": 0, "near_optimal": 0}  # rows compared with the HDF5 files
         for c in summary["comparisons"]:
             kinds.add(c["kind"])
             check(("## " + c["title"]) in report, "report lacks section " + c["title"])
@@ -179,6 +180,7 @@ def main():
                     line = [l for l in report.splitlines() if l.startswith("| " + row["label"].replace("|", "\\|") + " |")]
                     check(any(fmt_gain(gm) in l and fmt_gain(gt) in l for l in line),
                           "report row of %s lacks %s / %s" % (row["experiment"], fmt_gain(gm), fmt_gain(gt)))
+                    rows_checked["gain"] += 1
             elif c["kind"] == "gap":
                 opt = best_from_h5(out, exps[c["optimum"]])[0]
                 check(close(c["optimum_value"], opt, 1e-12), "gap: optimum differs")
@@ -186,12 +188,15 @@ def main():
                     check(row["best"] >= opt * (1 - 1e-12), "an agent beat the exhaustive optimum")
                     check(close(row["gap"], row["best"] / opt - 1), "gap value")
                     check(("%.3f%%" % (100 * row["gap"])) in report, "gap not in report")
+                    rows_checked["gap"] += 1
             elif c["kind"] == "near_optimal":
                 for row in c["rows"]:
                     check(1 <= row["structures"] <= row["genomes"], "near-optimal counts")
+                    rows_checked["near_optimal"] += 1
             elif c["kind"] == "pareto":
                 check(c["front_points"] >= 1, "empty front")
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
+        check(all(n > 0 for n in rows_checked.values()), "comparisons without rows checked: %r" % rows_checked)
         check_times(out, summary, report)
 
         figs = os.path.join(out, "figures")

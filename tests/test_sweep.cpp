@@ -370,19 +370,37 @@ TEST(Sweep, ReadSetsCoverEveryGeneThatChangesAConstraint) {
 // Skipping sweeps against brute force on slices of the same spaces (the whole of the small
 // ones): the same points pass the constraints and get the same model verdicts, and on a whole
 // space as many points pass as psa::feasible_count counts.
+// Large spaces get three slices: from index 0, at a random place, and around a random index
+// whose point meets the constraints; each space must have some points pass in them, so that the
+// comparison is not of two empty sweeps.
 TEST(Sweep, SkippingMatchesBruteForceOnEveryShippedSpace) {
   std::mt19937_64 rng(5);
+  const auto random_index = [&](u128 below) { return ((u128(rng()) << 64) | rng()) % below; };
   for (const psa::DesignSpace& ds : read_set_spaces()) {
-    const u128 n = space_size(*ds.view);
+    const SpaceView& s = *ds.view;
+    const u128 n = space_size(s);
     const u128 len = n < 25000 ? n : 6000;
-    for (int rep = 0; rep < 2; ++rep) {
-      const u128 begin = rep == 0 ? 0 : (((u128(rng()) << 64) | rng()) % (n - len + 1));
+    u128 live = 0;  // an index whose point meets the constraints
+    for (int tries = 0; tries < 100000; ++tries) {
+      live = random_index(n);
+      int32_t genome[kMaxGenes];
+      unrank(s, live, genome);
+      double violation = 0;
+      if (check_constraints(s, decode(s, genome), violation)) break;
+    }
+    uint64_t passed = 0;
+    for (int rep = 0; rep < (len == n ? 1 : 3); ++rep) {
+      const u128 begin = rep == 0   ? 0
+                         : rep == 1 ? random_index(n - len + 1)
+                                    : std::min(live - std::min(live, len / 2), n - len);
       SCOPED_TRACE(ds.file + " from " + psa::to_string_u128(begin));
       const SweepState got = cpu_sweep(ds, begin, begin + len, 4);
       expect_same_state(got, brute_force(ds, begin, begin + len, 4));
+      passed += got.evaluated();
       // A whole space: the sweep's count of points passing the constraints is the exact count.
       if (len == n) EXPECT_TRUE(u128(got.evaluated()) == psa::feasible_count(ds)) << got.evaluated();
     }
+    EXPECT_GT(passed, 0u) << ds.file;
   }
 }
 
