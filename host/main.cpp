@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "host/commands.hpp"
+#include "kernels/model.hpp"
 
 #ifndef COSMIC_VERSION
 #define COSMIC_VERSION "0.0.0"
@@ -58,7 +59,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "version" || cmd == "--version") {
-    std::cout << "cosmic " << COSMIC_VERSION << "\n";
+    const std::string arg = argc > 2 ? argv[2] : "";
+    if (arg == "-h" || arg == "--help") {
+      std::cout << "usage: cosmic version\nPrints the version and the model revision (result files record both).\n";
+      return 0;
+    }
+    if (argc > 2) {
+      std::cerr << "cosmic version: takes no arguments, got '" << arg << "'\n";
+      return 2;
+    }
+    std::cout << "cosmic " << COSMIC_VERSION << " (model revision " << cosmic::kModelRevision << ")\n";
     return 0;
   }
   for (const auto& c : kCommands) {

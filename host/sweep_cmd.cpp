@@ -53,6 +53,7 @@ int cmd_sweep(int argc, const char* const* argv) {
       (o.shard_i = std::stoull(shard.substr(0, slash))) >= (o.shard_n = std::stoull(shard.substr(slash + 1))))
     return usage_error(opts, "--shard expects I/N with 0 <= I < N, got '" + shard + "'");
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
+  if (!(o.batch_s > 0 && o.batch_s <= 3600)) return usage_error(opts, "--batch-seconds expects seconds above 0, at most 3600");
   if (o.keep != "top" && o.keep != "pareto" && o.keep != "all")
     return usage_error(opts, "--keep expects top, pareto or all");
   if (o.top_k < 1 || o.top_k > kMaxTopK)

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "host/csv.hpp"
+#include "host/text.hpp"
 #include "kernels/astra.hpp"
 #include "kernels/model.hpp"
 #include "psa/config.hpp"
@@ -160,35 +161,39 @@ ValidationReport validate_collectives(const CsvTable& t) {
       continue;
     }
     net.congestion_aware = row.at("mode") == "aware";
-    double x = 0;
-    bool ok = true;
-    for (size_t d = 0; d < topo.size(); ++d) {
+    // Each number in the ranges configuration files accept (docs/config.md); a row outside them
+    // is skipped with the column and value named.
+    std::string why;
+    const auto field = [&](const char* column, const std::string& text, double lo, double hi, double& out) {
+      if (!why.empty()) return;
+      if (!number(text, out)) why = std::string(column) + " '" + text + "' is not a number";
+      else if (!(out >= lo && out <= hi)) why = std::string(column) + " " + text + " outside [" + fmt_g(lo) + ", " + fmt_g(hi) + "]";
+    };
+    for (size_t d = 0; d < topo.size() && why.empty(); ++d) {
       const auto tp = names::parse(names::kTopology, topo[d]);
-      ok = ok && tp && number(npus[d], x);
-      if (!ok) break;
-      net.dim[d].topology = *tp;
-      net.dim[d].npus = int32_t(x);
-      ok = ok && number(bw[d], net.dim[d].link_bw_GBps) && number(lat[d], net.dim[d].latency_ns);
       const auto algo = names::parse(names::kAlgo, algos[algos.size() == 1 ? 0 : d]);
-      ok = ok && algo.has_value();
-      if (!ok) break;
+      if (!tp || !algo) {
+        why = "topology '" + topo[d] + "' or algorithm '" + algos[algos.size() == 1 ? 0 : d] + "' not understood";
+        break;
+      }
+      double n = 0;
+      field("npus_per_dim", npus[d], 1, 1 << 24, n);
+      field("bandwidth_GBps_per_link", bw[d], 1e-9, 1e12, net.dim[d].link_bw_GBps);
+      field("latency_ns", lat[d], 0, 1e15, net.dim[d].latency_ns);
+      if (n != std::floor(n) && why.empty()) why = "npus_per_dim " + npus[d] + " is not an integer";
+      net.dim[d].topology = *tp;
+      net.dim[d].npus = int32_t(n);
       for (auto& a : net.dim[d].algo) a = *algo;
     }
     double splits = 0, active = 0, mem = 0, size = 0, measured = 0;
-    ok = ok && number(row.at("splits"), splits) && number(row.at("active_chunks"), active) &&
-         number(row.at("endpoint_delay_ns"), net.endpoint_delay_ns) && number(row.at("local_mem_bw_GBps"), mem) &&
-         number(row.at("size_bytes"), size) && number(row.at("time_ns"), measured);
-    if (!ok) {
-      fail("a topology, algorithm or numeric field could not be read");
-      continue;
-    }
-    bool sizes_ok = splits >= 1 && active >= 1 && size > 0 && measured > 0 && mem > 0;
-    sizes_ok = sizes_ok && net.endpoint_delay_ns >= 0;
-    for (int d = 0; d < net.ndims; ++d)
-      sizes_ok = sizes_ok && net.dim[d].npus >= 1 && net.dim[d].link_bw_GBps > 0 && net.dim[d].latency_ns >= 0;
-    if (!sizes_ok) {
-      fail("npus_per_dim, splits and active_chunks must be >= 1; bandwidths, memory bandwidth, size and time > 0; "
-           "latencies and endpoint delay >= 0");
+    field("splits", row.at("splits"), 1, 1 << 20, splits);
+    field("active_chunks", row.at("active_chunks"), 1, 1 << 20, active);
+    field("endpoint_delay_ns", row.at("endpoint_delay_ns"), 0, 1e12, net.endpoint_delay_ns);
+    field("local_mem_bw_GBps", row.at("local_mem_bw_GBps"), 1e-9, 1e12, mem);
+    field("size_bytes", row.at("size_bytes"), 1, 1e18, size);
+    field("time_ns", row.at("time_ns"), 1e-9, 1e18, measured);
+    if (!why.empty()) {
+      fail(why);
       continue;
     }
     net.chunks = int32_t(splits);

@@ -123,10 +123,11 @@ std::string where(const Sources& src, const std::string& key_path, const YAML::N
   return os.str();
 }
 
-std::string scalar_text(const YAML::Node& n) {
-  if (n.IsScalar()) return n.Scalar();
-  if (n.IsMap()) return "a mapping";
-  if (n.IsSequence()) return "a list";
+std::string node_text(const YAML::Node& n) {
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsMap()) return n.size() == 0 ? "an empty mapping" : "a mapping";
+  if (n.IsSequence())
+    return n.size() == 0 ? "an empty list" : "a list of " + std::to_string(n.size()) + (n.size() == 1 ? " item" : " items");
   return "nothing";
 }
 

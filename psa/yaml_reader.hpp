@@ -19,8 +19,9 @@ namespace cosmic::psa {
 // "file:line:col" of a node (just the file for --set overrides or nodes without a mark).
 std::string where(const Sources& src, const std::string& key_path, const YAML::Node& node);
 
-// A node as text for error messages: its scalar, or "a mapping" / "a list" / "nothing".
-std::string scalar_text(const YAML::Node& n);
+// A node as text for error messages: its scalar quoted, or "a mapping", "an empty list",
+// "a list of 3 items", "nothing".
+std::string node_text(const YAML::Node& n);
 
 // A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
 void expand_nodes(YAML::Node system, const Sources& src);
@@ -44,7 +45,7 @@ class Section {
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
   [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected) const {
-    throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got '" + scalar_text(n) + "'");
+    throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n));
   }
   [[noreturn]] void fail(const char* key, const std::string& expected) const {
     fail_node(raw(key), key_path(key), expected);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/h5.hpp"
+#include "kernels/model.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
@@ -37,6 +38,11 @@ TEST(Cli, TextReportAndHelp) {
   EXPECT_EQ(test::run_cli("eval --help").status, 0);
   EXPECT_EQ(test::run_cli("--help").status, 0);
   EXPECT_EQ(test::run_cli("frobnicate").status, 2);
+  const test::CliRun v = test::run_cli("version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_NE(v.out.find("(model revision " + std::to_string(kModelRevision) + ")"), std::string::npos) << v.out;
+  EXPECT_EQ(test::run_cli("version --help").status, 0);
+  EXPECT_EQ(test::run_cli("version extra").status, 2);
 }
 
 TEST(Cli, SetTakesYamlLists) {

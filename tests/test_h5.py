@@ -318,6 +318,10 @@ class SweepFile(unittest.TestCase):
         r = sweep(psa, os.path.join(self.dir, "top.h5"), "--top", "70000", check=False)
         self.assertEqual(r.returncode, 2)
         self.assertIn("--top expects 1 to 65536", r.stderr)
+        for bad in ("0", "-1", "1e9"):
+            r = sweep(psa, os.path.join(self.dir, "batch.h5"), "--batch-seconds", bad, check=False)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--batch-seconds expects seconds above 0", r.stderr)
 
     def test_results_of_another_base_or_model_are_not_mixed(self):
         # A PSA whose base file changes after the runs: --resume, merge and a search's --resume

@@ -156,6 +156,18 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
     EXPECT_TRUE(r.rows.empty()) << column;
     EXPECT_EQ(r.skipped.size(), 1u) << column;
   }
+  // Numbers outside what configuration files accept (a bandwidth of 1e-300 GB/s predicted inf
+  // before) skip the row, naming the column and the value.
+  const std::pair<const char*, const char*> out_of_range[] = {
+      {"bandwidth_GBps_per_link", "1e-300"}, {"npus_per_dim", "8.5"}, {"splits", "0"}, {"size_bytes", "1e300"},
+      {"local_mem_bw_GBps", "abc"}};
+  for (const auto& [column, text] : out_of_range) {
+    const ValidationReport r = validate_file(one_row_with(as, column, text, "as_range.csv"));
+    EXPECT_TRUE(r.rows.empty()) << column;
+    ASSERT_EQ(r.skipped.size(), 1u) << column;
+    EXPECT_EQ(r.skipped[0].second.rfind(column, 0), 0u) << r.skipped[0].second;
+    EXPECT_NE(r.skipped[0].second.find(text), std::string::npos) << r.skipped[0].second;
+  }
 }
 
 TEST(Validate, RejectsOtherCsv) {
