@@ -133,13 +133,16 @@ std::string node_text(const YAML::Node& n) {
 
 namespace {
 
+// Writes `over` onto `base`, mapping by mapping, recording where each value came from; the key
+// `preset` of the top mapping (the preset's name) is not merged.
 void merge_into(YAML::Node base, const YAML::Node& over, const std::string& path, const std::string& label,
-                Sources& src) {
+                Sources& src, bool top = true) {
   for (auto it = over.begin(); it != over.end(); ++it) {
     const std::string key = it->first.as<std::string>();
+    if (top && key == "preset") continue;
     const std::string kp = path + "." + key;
     if (it->second.IsMap() && base[key].IsMap()) {
-      merge_into(base[key], it->second, kp, label, src);
+      merge_into(base[key], it->second, kp, label, src, false);
     } else {
       base[key] = it->second;
       src.override_from[kp] = label;
@@ -309,11 +312,11 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
     preset = n.Scalar();
   } else if (n.IsMap() && n["preset"].IsDefined()) {
     preset = n["preset"].as<std::string>();
-    overrides = YAML::Clone(n);
-    overrides.remove("preset");
+    overrides = n;  // not a clone: a clone's nodes lose their place in the file, which errors name
   }
+  const std::string written_in = src.file_of(key);  // where the overrides are, before the preset's file is known
   if (preset.empty()) {
-    src.section_file[key] = src.file_of(key);
+    src.section_file[key] = written_in;
     return;
   }
   std::string file;
@@ -325,7 +328,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
   YAML::Node base = load_yaml_file(file);
   if (!base.IsMap()) throw ConfigError(file + ": expected a mapping at the top level");
   src.section_file[key] = file;
-  if (overrides.IsMap()) merge_into(base, overrides, key, src.file_of(key), src);
+  if (overrides.IsMap()) merge_into(base, overrides, key, written_in, src);
   root[key] = base;
 }
 
@@ -336,6 +339,7 @@ void expand_nodes(YAML::Node system, const Sources& src) {
   if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
   YAML::Node dims = system["network"]["dims"];
   for (size_t i = 0; i < dims.size(); ++i) {
+    if (!dims[i].IsMap()) continue;  // convert_network says what a dimension must be
     YAML::Node npus = dims[i]["npus"];
     if (npus.IsScalar() && npus.Scalar() == "nodes") {
       const std::string kp = "system.network.dims." + std::to_string(i) + ".npus";
@@ -371,9 +375,16 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   // Walk with explicit node references (yaml-cpp nodes are handles; assignment rebinds).
   std::vector<YAML::Node> chain{root};
   std::string prefix;
+  // A path through a value (workload.dp.x): yaml-cpp would throw "operator[] call on a scalar".
+  const auto not_a_value = [&](const YAML::Node& n, const std::string& key) {
+    if (n.IsScalar())
+      throw ConfigError("--set " + assignment + ": '" + prefix + "' is a value ('" + n.Scalar() + "', at " +
+                        where(sources, prefix, n) + "), not a mapping with a key '" + key + "'");
+  };
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
     const std::string& p = parts[i];
+    not_a_value(cur, p);
     prefix += (i ? "." : "") + p;
     YAML::Node next;
     if (cur.IsSequence()) {
@@ -395,6 +406,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   }
   YAML::Node parent = chain.back();
   const std::string& last = parts.back();
+  not_a_value(parent, last);
   if (parent.IsSequence()) {
     size_t idx = 0;
     try { idx = std::stoul(last); } catch (const std::logic_error&) { idx = parent.size(); }

@@ -60,8 +60,10 @@ class Section {
       if (!ok) {
         std::string list;
         for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        throw ConfigError(where(src_, key_path(k), it->first) + ": unknown key '" + key_path(k) + "' (expected one of: " +
-                          list + ")");
+        // A key merged in from an override is a new node without a place: its value has one.
+        const YAML::Node& at = it->first.Mark().line >= 0 ? it->first : it->second;
+        throw ConfigError(where(src_, key_path(k), at) + ": unknown key '" + key_path(k) + "' (expected one of: " + list +
+                          ")");
       }
     }
   }

@@ -108,6 +108,26 @@ TEST(Config, ErrorsInsidePresetsNameThePresetFile) {
   EXPECT_NE(e.find("model.mlp"), std::string::npos) << e;
 }
 
+// Overrides written next to `preset:` are errors of the file that writes them, at their line,
+// not of the preset's file.
+TEST(Config, ErrorsInPresetOverridesNameTheirOwnFileAndLine) {
+  const std::string value = write_temp(
+      "override1.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, compute: {peak_tflops: 1e-300}}\nworkload: {}\n");
+  std::string e = error_of(value);
+  EXPECT_EQ(e.rfind(value + ":2:", 0), 0u) << e;
+  EXPECT_NE(e.find("system.compute.peak_tflops"), std::string::npos) << e;
+  const std::string key = write_temp("override2.yaml",
+                                     "model: GPT-22B\nsystem:\n  preset: dgx-a100\n  compute: {bogus: 3}\nworkload: {}\n");
+  e = error_of(key);
+  EXPECT_EQ(e.rfind(key + ":4:", 0), 0u) << e;
+  EXPECT_NE(e.find("unknown key 'system.compute.bogus'"), std::string::npos) << e;
+  const std::string model = write_temp("override3.yaml",
+                                       "model: {preset: GPT-22B, layers: 0}\nsystem: dgx-a100\nworkload: {}\n");
+  e = error_of(model);
+  EXPECT_EQ(e.rfind(model + ":1:", 0), 0u) << e;
+  EXPECT_NE(e.find("model.layers"), std::string::npos) << e;
+}
+
 TEST(Config, MalformedYamlNamesFileAndLine) {
   const std::string p = write_temp("malformed.yaml", "model: GPT-22B\nsystem: [dgx-a100\nworkload: {}\n");
   const std::string e = error_of(p);
@@ -121,13 +141,15 @@ TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   EXPECT_NE(error_of(preset_map).find(preset_map + ":1:"), std::string::npos) << error_of(preset_map);
   const std::string dims = write_temp(
       "shape2.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 2, network: {dims: [5]}}\nworkload: {}\n");
-  EXPECT_NE(error_of(dims).find(dims), std::string::npos) << error_of(dims);
-  // --set into a scalar: the error names the file and line of that scalar (dp: 4 is on line 5)
-  // and the key that could not be set.
+  EXPECT_EQ(error_of(dims).rfind(dims + ":2:", 0), 0u) << error_of(dims);
+  EXPECT_NE(error_of(dims).find("key 'system.network.dims.0': expected a mapping, got '5'"), std::string::npos)
+      << error_of(dims);
+  // --set into a scalar: the error names the --set, the file and line of that scalar (dp: 4 is
+  // on line 5) and the key that could not be set.
   const std::string scalar = write_temp("shape3.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  dp: 4\n");
   const std::string e = error_of(scalar, {"workload.dp.x=1"});
-  EXPECT_NE(e.find(scalar + ":5:"), std::string::npos) << e;
-  EXPECT_NE(e.find("\"x\""), std::string::npos) << e;
+  EXPECT_EQ(e.rfind("--set workload.dp.x=1: 'workload.dp' is a value ('4', at " + scalar + ":5:", 0), 0u) << e;
+  EXPECT_NE(e.find("not a mapping with a key 'x'"), std::string::npos) << e;
 }
 
 // A model or system written inline needs no name (config.md: `name` is information only).
