@@ -282,11 +282,13 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
       case Op::PushNpuBwTotal: stack[sp++] = npu_bandwidth_total(c); break;
       default: {
         const double b = stack[--sp], a = stack[--sp];
-        // Equal within 1e-12 of the larger (a == b: infinities too); only comparisons ask.
+        // Equal within 1e-12 of the larger (a == b: infinities too); only comparisons ask. An
+        // overflow to infinity is larger than every finite value, not "equal within tolerance"
+        // (an infinite tolerance), so diff must be finite (diff - diff == 0: no libm on the GPU).
         const auto equal = [a, b]() {
           const double diff = a - b, abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
           const double tol = 1e-12 * (abs_a > abs_b ? abs_a : abs_b);
-          return a == b || (diff <= tol && -diff <= tol);
+          return a == b || (diff - diff == 0 && diff <= tol && -diff <= tol);
         };
         const bool same = in.op >= Op::Eq && equal();
         double r = 0;

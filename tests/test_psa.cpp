@@ -391,6 +391,24 @@ TEST(Psa, ComparisonsTolerateRoundingOfTheReadBack) {
   }
 }
 
+// Arithmetic that overflows: an infinity is larger than every finite value (it was taken as
+// equal to 0 within an infinite tolerance), infinity minus infinity a NaN that only != holds for.
+TEST(Psa, OverflowComparesAsInfinity) {
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                           "  workload: {dp: [1, 2, 4, 8]}\nobjectives: [latency]\nconstraints:\n";
+  const std::pair<std::string, uint64_t> cases[] = {{"workload.dp * 1e308 > 0", 4},        // 2e308 = inf > 0
+                                                    {"0 - workload.dp * 1e308 < 0", 4},    // -inf < 0
+                                                    {"workload.dp * 1e308 <= 1e308", 1},   // dp 1 only
+                                                    {"workload.dp * 1e308 == 1e308 * 2", 3},  // inf == inf
+                                                    {"1e308 * 10 - 1e308 * 10 != 0", 4},   // NaN != 0
+                                                    {"1e308 * 10 - 1e308 * 10 == 0", 0}};
+  for (const auto& [expr, count] : cases) {
+    const auto ds = psa::load_psa(write_psa("overflow.yaml", head + "  - \"" + expr + "\"\n"));
+    EXPECT_EQ(brute_force(ds), count) << expr;
+    EXPECT_EQ(psa::feasible_count(ds), u128(count)) << expr;
+  }
+}
+
 TEST(Psa, RefusesComponentsTooLargeToEnumerate) {
   const auto ds = psa::load_psa(write_psa("huge.yaml",
       "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n"
