@@ -335,19 +335,26 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
 }  // namespace
 
 // A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
+// A `nodes` that no dimension takes is an error (it would change nothing).
 void expand_nodes(YAML::Node system, const Sources& src) {
   if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
   YAML::Node dims = system["network"]["dims"];
+  bool used = false;
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (!dims[i].IsMap()) continue;  // convert_network says what a dimension must be
+    if (!dims[i].IsMap()) return;  // convert_network says what a dimension must be
     YAML::Node npus = dims[i]["npus"];
     if (npus.IsScalar() && npus.Scalar() == "nodes") {
       const std::string kp = "system.network.dims." + std::to_string(i) + ".npus";
       if (!system["nodes"].IsDefined())
         throw ConfigError(where(src, kp, npus) + ": key '" + kp + "' is 'nodes' but the system sets no 'nodes'");
       dims[i]["npus"] = YAML::Clone(system["nodes"]);
+      used = true;
     }
   }
+  if (system["nodes"].IsDefined() && !used)
+    throw ConfigError(where(src, "system.nodes", system["nodes"]) +
+                      ": key 'system.nodes': no network dimension of this system has 'npus: nodes', so it would change "
+                      "nothing (set the dimensions' npus instead)");
 }
 
 

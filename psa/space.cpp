@@ -612,6 +612,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
     Sources bsrc;
     bsrc.config_file = path;
+    for (const auto& [kp, from] : src.override_from)  // --set base.X: errors in X name --set
+      if (kp.rfind("base.", 0) == 0) bsrc.override_from[kp.substr(5)] = from;
     resolve_presets(cfg, bsrc);
     expand_nodes(cfg["system"], bsrc);
     view->base = convert_config(cfg, bsrc);

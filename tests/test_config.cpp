@@ -77,6 +77,13 @@ TEST(Config, NodesParameterisesASystem) {
   EXPECT_EQ(lc.config.net.dim[1].npus, 16);
   const auto lc2 = psa::load_config(p, {"system.nodes=2", "workload.dp=2"});
   EXPECT_EQ(lc2.config.net.dim[1].npus, 2);
+  // A system none of whose dimensions takes `nodes`: refused rather than ignored.
+  const std::string q = write_temp("nodes_unused.yaml",
+                                   "model: GPT3-175B\nsystem: {preset: cosmic-system1, nodes: 4}\n"
+                                   "workload: {dp: 8, tp: 4, pp: 4, cp: 8}\n");
+  const std::string e = error_of(q);
+  EXPECT_EQ(e.rfind(q + ":2:", 0), 0u) << e;
+  EXPECT_NE(e.find("key 'system.nodes': no network dimension of this system has 'npus: nodes'"), std::string::npos) << e;
 }
 
 TEST(Config, UnknownKeyNamesFileLineAndKey) {

@@ -241,6 +241,26 @@ TEST(Psa, U128Text) {
   EXPECT_FALSE(psa::parse_u128("", back));
 }
 
+// A base written inline: its errors name the PSA file and line, or --set for a base.* edit.
+TEST(Psa, InlineBaseErrorsNameTheirPlace) {
+  const std::string text = "base:\n  model: GPT3-175B\n  system: cosmic-system1\n"
+                           "  workload: {dp: 8, tp: 4, pp: 4, cp: 8, global_batch: BATCH}\n"
+                           "parameters:\n  workload:\n    dp: [1, 2]\nobjectives: [latency]\n";
+  const auto with = [&](const std::string& batch) {
+    std::string t = text;
+    return t.replace(t.find("BATCH"), 5, batch);
+  };
+  const std::string bad = write_psa("inline_bad.yaml", with("zz"));
+  EXPECT_EQ(error_of(bad).rfind(bad + ":4:", 0), 0u) << error_of(bad);
+  const std::string good = write_psa("inline_good.yaml", with("2048"));
+  try {
+    psa::load_psa(good, {"base.workload.global_batch=abc"});
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--set: key 'workload.global_batch'", 0), 0u) << e.what();
+  }
+}
+
 TEST(Psa, ErrorsNameFileLineAndKey) {
   const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  workload:\n";
   struct Case {
