@@ -295,7 +295,14 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     if (!number(get(k), *x)) {
       why = "hardware columns incomplete (" + not_a_number(k, get(k)) + ")";
       return false;
+    } else if (!(*x > 0)) {
+      why = std::string(k) + " '" + get(k) + "' is not above 0";
+      return false;
     }
+  if (gpus != std::floor(gpus) || per_node != std::floor(per_node) || (gpus > per_node && std::fmod(gpus, per_node) != 0)) {
+    why = "num_gpus '" + get("num_gpus") + "' is not a whole number of nodes of gpus_per_node '" + get("gpus_per_node") + "'";
+    return false;
+  }
   const bool fp8 = starts(precision, {"fp8"});
   YAML::Node system;
   system["preset"] = preset;

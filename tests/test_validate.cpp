@@ -142,7 +142,7 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
   const std::pair<const char*, const char*> bad[] = {
       {"activation_recompute", "sometimes"}, {"precision", "int3"},   {"sequence_parallel", "perhaps"},
       {"optimizer_sharding", "zero9"},       {"measured_iteration_time_s", "nan"}, {"tp", "abc"},
-      {"num_layers", "1e400"}};
+      {"num_layers", "1e400"}, {"gpus_per_node", "0"}, {"num_gpus", "33.5"}};
   for (const auto& [column, text] : bad) {
     const ValidationReport r = validate_file(one_row_with(gt, column, text, "gt_bad.csv"));
     EXPECT_TRUE(r.rows.empty()) << column;
