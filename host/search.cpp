@@ -310,6 +310,8 @@ struct Pending {
       h5::append_column(g.id(), "eval_s", eval_s, f);
       h5::set_attr(file, "generations", uint64_t(h5::column_size(g.id(), "evaluations")));
       h5::set_attr(file, "evaluated_count", evals.back());
+      // The rows of /evaluated those generations hold: readers of a killed file take these.
+      if (!row_end.empty()) h5::set_attr(file, "evaluated_rows", row_end.back());
     }
     h5::flush(file);
   }
@@ -682,6 +684,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     // finds the file as cut.
     cut_columns(file.id(), "generations", replay_gens);
     cut_columns(file.id(), "evaluated", kept_rows);
+    h5::set_attr(file.id(), "evaluated_rows", kept_rows);
     h5::flush(file.id());
   }
 

@@ -115,6 +115,7 @@ ojson search_summary(hid_t f, size_t top_n) {
   for (const char* u : {"seed", "population", "budget"}) j[u] = h5::attr_uint(f, u);
   model_revision(f, j);
   j["complete"] = h5::attr_int(f, "complete") != 0;
+  if (h5::has_attr(f, "evaluated_rows")) j["evaluated_rows"] = h5::attr_uint(f, "evaluated_rows");
   // The counts and times are written when the run stops; a file killed with SIGKILL lacks them
   // (or holds those of an earlier session): they are taken from /generations, which is written
   // with every batch.
@@ -290,6 +291,9 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
+  if (j.contains("evaluated_rows"))  // after a kill the columns can be longer; the rows past it are not committed
+    os << "  /evaluated: " << count(j["evaluated_rows"].get<uint64_t>()) << " rows"
+       << (j["complete"].get<bool>() ? "" : " written (read the first evaluated_rows rows of each column)") << "\n";
   std::string params = j.value("params", std::string());  // key=value lines
   while (!params.empty() && params.back() == '\n') params.pop_back();
   for (size_t at; (at = params.find('\n')) != std::string::npos;) params.replace(at, 1, ", ");

@@ -161,12 +161,14 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(j["feasible"].get<uint64_t>(), h5::attr_uint(f.id(), "feasible_count"));
   EXPECT_FALSE(j["killed"].get<bool>());
   EXPECT_EQ(j["generations"].get<uint64_t>(), 4u);  // 64, 64, 64, then 8
+  EXPECT_EQ(j["evaluated_rows"].get<uint64_t>(), 200u);  // --keep all: a row per evaluation
   EXPECT_EQ(j["best"]["objectives"]["runtime_x_bw"].get<double>(), h5::attr_double(f.id(), "best_objective"));
   const auto genes = h5::read_strings(best.id(), "gene"), values = h5::read_strings(best.id(), "value");
   ASSERT_EQ(genes.size(), 4u);
   for (size_t g = 0; g < genes.size(); ++g) EXPECT_EQ(j["best"]["genes"][genes[g]], values[g]);
   const test::CliRun text = test::run_cli("show " + out);
   EXPECT_NE(text.out.find("4 generations, 200 of 200 evaluations"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  /evaluated: 200 rows\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    " + genes[0] + " = " + values[0] + "\n"), std::string::npos) << text.out;
   // A search killed with SIGKILL has no counters, times or /best yet (results-format.md): the
   // counts come from /generations.
