@@ -164,10 +164,13 @@ ValidationReport validate_collectives(const CsvTable& t) {
     // Each number in the ranges configuration files accept (docs/config.md); a row outside them
     // is skipped with the column and value named.
     std::string why;
-    const auto field = [&](const char* column, const std::string& text, double lo, double hi, double& out) {
+    const auto field = [&](const char* column, const std::string& text, double lo, double hi, double& out,
+                           bool integer = false) {
       if (!why.empty()) return;
-      if (!number(text, out)) why = std::string(column) + " '" + text + "' is not a number";
-      else if (!(out >= lo && out <= hi)) why = std::string(column) + " " + text + " outside [" + fmt_g(lo) + ", " + fmt_g(hi) + "]";
+      const std::string named = std::string(column) + " '" + text + "'";
+      if (!number(text, out)) why = named + " is not a number";
+      else if (!(out >= lo && out <= hi)) why = named + " outside [" + fmt_g(lo) + ", " + fmt_g(hi) + "]";
+      else if (integer && out != std::floor(out)) why = named + " is not an integer";
     };
     for (size_t d = 0; d < topo.size() && why.empty(); ++d) {
       const auto tp = names::parse(names::kTopology, topo[d]);
@@ -177,17 +180,16 @@ ValidationReport validate_collectives(const CsvTable& t) {
         break;
       }
       double n = 0;
-      field("npus_per_dim", npus[d], 1, 1 << 24, n);
+      field("npus_per_dim", npus[d], 1, 1 << 24, n, true);
       field("bandwidth_GBps_per_link", bw[d], 1e-9, 1e12, net.dim[d].link_bw_GBps);
       field("latency_ns", lat[d], 0, 1e15, net.dim[d].latency_ns);
-      if (n != std::floor(n) && why.empty()) why = "npus_per_dim " + npus[d] + " is not an integer";
       net.dim[d].topology = *tp;
       net.dim[d].npus = int32_t(n);
       for (auto& a : net.dim[d].algo) a = *algo;
     }
     double splits = 0, active = 0, mem = 0, size = 0, measured = 0;
-    field("splits", row.at("splits"), 1, 1 << 20, splits);
-    field("active_chunks", row.at("active_chunks"), 1, 1 << 20, active);
+    field("splits", row.at("splits"), 1, 1 << 20, splits, true);
+    field("active_chunks", row.at("active_chunks"), 1, 1 << 20, active, true);
     field("endpoint_delay_ns", row.at("endpoint_delay_ns"), 0, 1e12, net.endpoint_delay_ns);
     field("local_mem_bw_GBps", row.at("local_mem_bw_GBps"), 1e-9, 1e12, mem);
     field("size_bytes", row.at("size_bytes"), 1, 1e18, size);
