@@ -948,6 +948,31 @@ TEST(Nsga2, RadixSortOnThreadsGivesTheSameOrder) {
   }
   omp_set_num_threads(threads_before);
   EXPECT_GT(*std::max_element(first.begin(), first.end()), 10);  // many fronts: the order mattered
+  // Against an independent two-objective sort (the brute force is too slow at this size): in
+  // lexicographic order of (f1, f2) every earlier point q has q.f1 <= p.f1, so a front dominates
+  // p when its least f2 is below p's, or equal to it with a smaller f1 (the first point to reach
+  // that least f2 has the smallest f1 of them); p goes to the first front that does not.
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return obj[a] != obj[b] ? obj[a] < obj[b] : obj[n + a] < obj[n + b];
+  });
+  std::vector<double> least_f2, f1_at_least;  // per front
+  std::vector<int32_t> want(n);
+  for (size_t p : order) {
+    const double f1 = obj[p], f2 = obj[n + p];
+    size_t k = 0;
+    while (k < least_f2.size() && (least_f2[k] < f2 || (least_f2[k] == f2 && f1_at_least[k] < f1))) ++k;
+    if (k == least_f2.size()) {
+      least_f2.push_back(f2);
+      f1_at_least.push_back(f1);
+    } else if (f2 < least_f2[k]) {
+      least_f2[k] = f2;
+      f1_at_least[k] = f1;
+    }
+    want[p] = int32_t(k);
+  }
+  EXPECT_EQ(first, want);
 }
 
 // Two objectives: the order nondominated_sort reports is the lexicographic one, and crowding

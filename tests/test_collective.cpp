@@ -169,5 +169,38 @@ TEST(Placement, StudySystem1Baseline) {
   EXPECT_EQ(place_groups(n, w, s), Reason::PlacementMismatch);
 }
 
+// network.placement puts the groups in another order, innermost first: here DP, TP, PP, CP on
+// the same 4 x 8 x 4 x 8 network (DP 8, TP 4, PP 4, CP 8).
+TEST(Placement, OrderOtherThanTheDefault) {
+  Network n;
+  n.ndims = 4;
+  const int npus[4] = {4, 8, 4, 8};
+  for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
+  const Group order[kNumGroups] = {Group::DP, Group::TP, Group::PP, Group::CP};
+  for (int i = 0; i < kNumGroups; ++i) n.order[i] = order[i];
+  Workload w;
+  w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  Span s[kNumGroups];
+  ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
+  const Span& dp = s[int(Group::DP)];
+  const Span& tp = s[int(Group::TP)];
+  const Span& pp = s[int(Group::PP)];
+  const Span& cp = s[int(Group::CP)];
+  // DP (8) takes all of dim 0 (4) and 2 of dim 1, adjacent NPUs.
+  EXPECT_EQ(dp.k[0], 4);
+  EXPECT_EQ(dp.stride[0], 1);
+  EXPECT_EQ(dp.k[1], 2);
+  EXPECT_EQ(dp.stride[1], 1);
+  // TP (4) takes the other 4 of dim 1, 2 NPUs apart (DP's 2 lie between).
+  EXPECT_EQ(tp.k[0], 1);
+  EXPECT_EQ(tp.k[1], 4);
+  EXPECT_EQ(tp.stride[1], 2);
+  // PP (4) takes dim 2; CP (8) dim 3.
+  EXPECT_EQ(pp.k[2], 4);
+  EXPECT_EQ(pp.stride[2], 1);
+  EXPECT_EQ(cp.k[3], 8);
+  EXPECT_EQ(cp.k[0] * cp.k[1] * cp.k[2], 1);
+}
+
 }  // namespace
 }  // namespace cosmic
