@@ -356,7 +356,8 @@ class Writer {
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
-  double busy_s() const { return busy_s_; }  // after finish()
+  double busy_s() const { return busy_s_; }     // after finish()
+  uint64_t batches() const { return batches_; }  // batches written, after finish()
 
  private:
   void loop() {
@@ -386,6 +387,7 @@ class Writer {
         return;
       }
       busy_s_ += now_s() - t0;
+      ++batches_;
     }
   }
 
@@ -397,6 +399,7 @@ class Writer {
   bool done_ = false;
   std::exception_ptr error_;
   double busy_s_ = 0;
+  uint64_t batches_ = 0;
   std::thread thread_;  // last: it starts running in the constructor
 };
 
@@ -780,6 +783,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   writer.push(std::move(pending));
   writer.finish();  // the file is this thread's again
   st.writer_s += writer.busy_s();
+  if (summary) summary->write_batches = writer.batches();
   const bool complete = st.evaluations >= o.budget;
   if (complete) stopped = "budget";
   write_final(file.id(), ds, st, stopped, complete);

@@ -44,6 +44,7 @@ struct SearchSummary {
   // the loop's time in the evaluator, in the agent (ask + tell) and writing results; the
   // background writer's busy time (overlapping the others).
   double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0, writer_s = 0;
+  uint64_t write_batches = 0;  // batches of rows the background writer wrote, this session
 };
 
 // Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also

@@ -803,6 +803,7 @@ TEST(Search, FileLayout) {
 TEST(Search, FileDoesNotDependOnWriteTiming) {
   const auto ds = tiny_space({Objective::Latency, Objective::Cost});
   std::vector<std::string> files;
+  std::vector<uint64_t> batches;
   for (double flush_s : {0.0, 1e9}) {
     SearchOptions o;
     o.agent = "nsga2";
@@ -817,9 +818,13 @@ TEST(Search, FileDoesNotDependOnWriteTiming) {
     o.quiet = true;
     o.flush_s = flush_s;
     o.out = temp_path("timing" + std::to_string(files.size()) + ".h5");
-    ASSERT_EQ(run_search(ds, o, nullptr), 0);
+    SearchSummary sum;
+    ASSERT_EQ(run_search(ds, o, &sum), 0);
     files.push_back(o.out);
+    batches.push_back(sum.write_batches);
   }
+  EXPECT_GE(batches[0], 134u);  // a batch a generation (and the last, empty one)
+  EXPECT_EQ(batches[1], 3u);    // two of 16,384 rows, then the rest
   h5::Handle f0 = h5::open_file(files[0], false), f1 = h5::open_file(files[1], false);
   h5::Handle e0 = h5::group(f0.id(), "evaluated", false), e1 = h5::group(f1.id(), "evaluated", false);
   for (const auto& g : ds.genes)
