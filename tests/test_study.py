@@ -163,7 +163,7 @@ def main():
                 check(b[key] <= ref[key] * (1 + 1e-9), "%s: %s %r over the limit %r" % (eid, key, b[key], ref[key]))
 
         kinds = set()
-        rows_checked = {"gain": 0, "gap": 0, "near_optimal": 0}  # rows compared with the HDF5 files
+        rows_checked = {"gain": 0, "gap": 0, "near_optimal": 0, "convergence": 0}  # rows compared with the HDF5 files
         for c in summary["comparisons"]:
             kinds.add(c["kind"])
             check(("## " + c["title"]) in report, "report lacks section " + c["title"])
@@ -193,6 +193,21 @@ def main():
                 for row in c["rows"]:
                     check(1 <= row["structures"] <= row["genomes"], "near-optimal counts")
                     rows_checked["near_optimal"] += 1
+            elif c["kind"] == "convergence":
+                rows = [r for r in c["rows"] if r["best"] is not None]
+                best_all = min(r["best"] for r in rows)
+                for row in c["rows"]:
+                    if exps[row["experiment"]]["method"] == "sweep":
+                        continue
+                    with h5py.File(os.path.join(out, row["file"]), "r") as f:
+                        curve = f["generations/best_objective"][:]
+                        evals = f["generations/evaluations"][:]
+                        check(row["evaluations"] == int(f.attrs["evaluated_count"]), row["file"] + ": evaluations")
+                    if row["best"] is not None:
+                        check(close(row["best"], float(curve[-1])), row["file"] + ": best is not the curve's last")
+                    reached = [int(e) for b, e in zip(curve, evals) if b <= best_all * 1.01]
+                    check(row["to_within_1pct"] == (reached[0] if reached else 0), row["file"] + ": evaluations to 1%")
+                    rows_checked["convergence"] += 1
             elif c["kind"] == "pareto":
                 check(c["front_points"] >= 1, "empty front")
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
