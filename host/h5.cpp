@@ -99,7 +99,12 @@ Handle open_file(const std::string& path, bool write) {
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
 #endif
   if (is_hdf5 <= 0) throw Error(path + ": not an HDF5 file");
-  Handle f(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+  const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0)  // an HDF5 file all the same: locked by its writer, or damaged
+    throw Error(path + ": HDF5 cannot open it: a cosmic run that is still writing it holds HDF5's lock (wait for it to end" +
+                (write ? std::string() : "; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
+                "), or the file is damaged");
+  Handle f(id, H5Fclose, "open " + path);
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
   // flush: a writer killed inside one can leave chunks that lie past that end. Before writing,
   // the end is moved to the file's physical end, so that HDF5 does not hand that space out again

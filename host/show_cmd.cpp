@@ -319,14 +319,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
 }
 
 ojson summary_json(const std::string& file, size_t top_n) {
-  h5::Handle f;
-  try {
-    f = h5::open_file(file, false);
-  } catch (const h5::Error& e) {  // HDF5 locks a file while a sweep or search writes it
-    if (!std::filesystem::is_regular_file(file) || std::string(e.what()).find("not an HDF5") != std::string::npos) throw;
-    throw std::runtime_error(std::string(e.what()) + " (if a sweep or search is still writing it, HDF5's lock refuses readers: " +
-                             "wait, or set HDF5_USE_FILE_LOCKING=FALSE)");
-  }
+  h5::Handle f = h5::open_file(file, false);  // its errors say why not (a writer's lock, a damaged file)
   if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") return search_summary(f.id(), top_n);
   const std::string not_result = file + ": not a result file of cosmic sweep, merge or search";
   if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top")) throw std::runtime_error(not_result);

@@ -223,6 +223,21 @@ TEST(Cli, ShowRefusesOtherFiles) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("not a result file"), std::string::npos) << r.out;
   EXPECT_EQ(test::run_cli("show " + other + " --top 0").status, 2);
+  // An HDF5 file cut short (its signature there, the rest missing): HDF5 cannot open it, and the
+  // message says the two reasons that happen (a writer's lock, damage).
+  const std::string sweep = ::testing::TempDir() + "to-cut.h5", cut = ::testing::TempDir() + "cut.h5";
+  ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q -o " + sweep).status, 0);
+  {
+    std::ifstream in(sweep, std::ios::binary);
+    std::string head(3000, '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    std::ofstream(cut, std::ios::binary) << head;
+  }
+  r = test::run_cli("show " + cut);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find(cut + ": HDF5 cannot open it: a cosmic run that is still writing it holds HDF5's lock"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("HDF5_USE_FILE_LOCKING=FALSE), or the file is damaged"), std::string::npos) << r.out;
 }
 
 }  // namespace
