@@ -100,10 +100,10 @@ Handle open_file(const std::string& path, bool write) {
 #endif
   if (is_hdf5 <= 0) throw Error(path + ": not an HDF5 file");
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0)  // an HDF5 file all the same: locked by its writer, or damaged
-    throw Error(path + ": HDF5 cannot open it: a cosmic run that is still writing it holds HDF5's lock (wait for it to end" +
-                (write ? std::string() : "; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
-                "), or the file is damaged");
+  if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
+    throw Error(path + ": HDF5 cannot open it: another program has it open (HDF5 locks a file that a cosmic run is " +
+                (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
+                "), it is not " + (write ? "writable" : "readable") + ", or it is damaged");
   Handle f(id, H5Fclose, "open " + path);
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
   // flush: a writer killed inside one can leave chunks that lie past that end. Before writing,

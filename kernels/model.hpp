@@ -26,7 +26,8 @@ namespace cosmic {
 // The model's revision: bumped by every change that alters any evaluation's result (a time, a
 // memory or cost figure, a verdict). Result files record it, and --resume, cosmic merge and a
 // study's reuse of a finished run refuse a file of another revision rather than mix two models.
-// 2: the embedding and output layer's tensor-parallel collectives, tied-embedding gradients.
+// 2: the embedding and output layer's tensor-parallel collectives, tied-embedding gradients
+//    (none but development builds of 2026-12-01 wrote files of revision 2 with another model).
 constexpr int64_t kModelRevision = 2;
 
 // ---------------------------------------------------------------------------------------------
@@ -366,10 +367,13 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
 // §3; with sequence parallelism Korthikanti et al. 2022 §4.2.2), seconds per pass:
 // - output layer (last stage): its input is copied to every TP rank, so the backward pass
 //   all-reduces the input's gradient (D T h); with sequence parallelism the forward all-gathers
-//   the sequence-sharded input and the backward reduce-scatters its gradient instead;
+//   the sequence-sharded input, and the backward gathers it again (only the shard is kept for
+//   the weight gradient, as in the layers) and reduce-scatters its gradient;
 // - training's cross-entropy over the V / t logits of each rank: three all-reduces of T fp32
 //   values (the maximum, the target's logit, the sum of exponentials) in the forward pass;
-// - inference: the next tokens' logits (D b V) are all-gathered for sampling;
+// - inference: the next tokens' logits (D b V) are all-gathered for sampling, and with sequence
+//   parallelism their hidden states (D b h) before the output layer (logits_time computes the
+//   next tokens' logits only);
 // - embedding (first stage): the forward all-reduces the looked-up rows (D T h), with sequence
 //   parallelism reduce-scatters them and the backward all-gathers their gradient. The slowest
 //   stage is taken as the last (its layers and the logits), so this counts only when pp = 1.
@@ -385,16 +389,19 @@ COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const Laye
   const Span& s = g.span[int(Group::TP)];
   const double keep = 1 - c.cal.tp_overlap;
   const bool sp = c.work.seq_parallel, first_too = c.work.pp == 1;
-  double fwd = sp ? lc.tp_ag_s : 0.0;
-  double bwd = sp ? lc.tp_rs_s : lc.tp_ar_s;
+  const double D = act_bytes(c.model), b = c.work.micro_batch;
+  double fwd = 0, bwd = 0;
+  if (training) {
+    fwd = (sp ? lc.tp_ag_s : 0.0) + 3 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, 4 * T, npus);
+    bwd = sp ? lc.tp_ag_s + lc.tp_rs_s : lc.tp_ar_s;
+  } else {
+    fwd = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, D * b * double(c.model.vocab), npus) +
+          (sp ? collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, D * b * c.model.hidden, npus) : 0.0);
+  }
   if (first_too) {
     fwd += sp ? lc.tp_rs_s : lc.tp_ar_s;
     bwd += sp ? lc.tp_ag_s : 0.0;
   }
-  if (training) fwd += 3 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, 4 * T, npus);
-  else
-    fwd += collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather,
-                                    act_bytes(c.model) * c.work.micro_batch * double(c.model.vocab), npus);
   e.fwd_s = keep * fwd;
   e.bwd_s = training ? keep * bwd : 0.0;
   return e;
@@ -610,10 +617,19 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // Tied embeddings with pp > 1: the last stage keeps a copy of the word embeddings, and the
     // two copies' gradients (grad_bytes V h / t per rank) are all-reduced between the first and
     // the last stage after the DP synchronisation (Megatron's embedding group), exposed: an
-    // exchange of the whole buffer over the pipeline's network dimension.
-    const double tied_sync = pp > 1 && m.tied_embeddings
-                                 ? p2p_time_s(c.net, c.cal.net_eff, pp_span, c.cal.grad_bytes * double(m.vocab) * h / t)
-                                 : 0.0;
+    // exchange of the whole buffer over the outermost network dimension the pipeline spans
+    // (the first and the last stage differ there; it is usually the slowest).
+    double tied_sync = 0;
+    if (pp > 1 && m.tied_embeddings) {
+      Span outer;
+      for (int32_t i = c.net.ndims - 1; i >= 0; --i)
+        if (pp_span.k[i] > 1) {
+          outer.k[i] = pp_span.k[i];
+          outer.stride[i] = pp_span.stride[i];
+          break;
+        }
+      tied_sync = p2p_time_s(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
+    }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
     r.bubble_s = (pp - 1) / v * t_mb;
 

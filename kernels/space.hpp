@@ -307,7 +307,10 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
           default: break;
         }
         if (cmp) {
-          if (!holds) violation += (a > b ? a - b : b - a) + (same ? 1 : 0);
+          if (!holds) {  // by how much; an infinity or a NaN (inf - inf) counts as 1e300
+            const double by = a > b ? a - b : b - a;
+            violation += (by <= 1e300 ? by : 1e300) + (same ? 1 : 0);
+          }
           r = holds ? 1 : 0;
           ok = ok && holds;
         }

@@ -335,7 +335,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
 }  // namespace
 
 // A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
-// A `nodes` that no dimension takes is an error (it would change nothing).
+// A `nodes` the user wrote that no dimension takes is an error (it would change nothing).
 void expand_nodes(YAML::Node system, const Sources& src) {
   if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
   YAML::Node dims = system["network"]["dims"];
@@ -351,7 +351,12 @@ void expand_nodes(YAML::Node system, const Sources& src) {
       used = true;
     }
   }
-  if (system["nodes"].IsDefined() && !used)
+  // Only a `nodes` the user wrote: a DGX preset's own default stays harmless when the user's
+  // dimensions replace the preset's.
+  const std::string from = src.file_of("system.nodes");
+  const auto preset = src.section_file.find("system");
+  const bool presets_own = preset != src.section_file.end() && from == preset->second && from != src.config_file;
+  if (system["nodes"].IsDefined() && !used && !presets_own)
     throw ConfigError(where(src, "system.nodes", system["nodes"]) +
                       ": key 'system.nodes': no network dimension of this system has 'npus: nodes', so it would change "
                       "nothing (set the dimensions' npus instead)");

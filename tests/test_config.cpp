@@ -84,6 +84,15 @@ TEST(Config, NodesParameterisesASystem) {
   const std::string e = error_of(q);
   EXPECT_EQ(e.rfind(q + ":2:", 0), 0u) << e;
   EXPECT_NE(e.find("key 'system.nodes': no network dimension of this system has 'npus: nodes'"), std::string::npos) << e;
+  // A DGX preset's own nodes (4) with the user's dimensions in place of the preset's: accepted.
+  const std::string own = write_temp("nodes_preset.yaml",
+                                     "model: GPT-22B\nsystem:\n  preset: dgx-a100\n  network:\n    dims:\n"
+                                     "      - {topology: Switch, npus: 8, bandwidth_GBps: 300}\n"
+                                     "      - {topology: Switch, npus: 2, bandwidth_GBps: 25}\n"
+                                     "workload: {tp: 8, dp: 2, global_batch: 64}\n");
+  EXPECT_EQ(psa::load_config(own).config.net.dim[1].npus, 2);
+  const std::string plain = write_temp("nodes_plain.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: 8, dp: 4}\n");
+  EXPECT_EQ(psa::load_config(plain, {"system.network.dims.1.npus=2", "workload.dp=2"}).config.net.dim[1].npus, 2);
 }
 
 TEST(Config, UnknownKeyNamesFileLineAndKey) {

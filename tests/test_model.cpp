@@ -237,10 +237,11 @@ TEST(Time, TensorParallelCommunicationByHand) {
   // an all-reduce is twice that. The cross-entropy's all-reduce of 4 x 2048 = 8,192 B:
   // 2 x (7.07 + 7/8 x 8,192 / 300e9 s) = 2 x 7.0938933.. = 14.1877866.. us.
   const double ag_us = 153.87064, ce_us = 2 * (7.07 + 7.0 / 8 * 8192 / 300e3);
-  // SP, pp 8 (12 layers a stage): 12 x (4 + 6) collectives; the output layer 2, cross-entropy 3.
+  // SP, pp 8 (12 layers a stage): 12 x (4 + 6) collectives; the output layer 3 (its input
+  // gathered forward and again backward, the gradient reduce-scattered), cross-entropy 3.
   Result r = evaluate(c);
   ASSERT_EQ(r.reason, Reason::Ok);
-  EXPECT_NEAR(r.tp_comm_s, 64 * (12 * 10 * ag_us + 2 * ag_us + 3 * ce_us) * 1e-6, 1e-10);  // 1.2041460.. s
+  EXPECT_NEAR(r.tp_comm_s, 64 * (12 * 10 * ag_us + 3 * ag_us + 3 * ce_us) * 1e-6, 1e-10);  // 1.2139937.. s
   // Without SP: 12 x 4 all-reduces, the output layer's backward one and the cross-entropy's 3.
   c.work.seq_parallel = false;
   r = evaluate(c);
@@ -252,10 +253,10 @@ TEST(Time, TensorParallelCommunicationByHand) {
   r = evaluate(c);
   ASSERT_EQ(r.reason, Reason::Ok);
   EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 4 * 2 * ag_us + 2 * 2 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
-  c.work.seq_parallel = true;  // output layer all-gather + reduce-scatter, embedding the reverse
+  c.work.seq_parallel = true;  // output layer 2 all-gathers + a reduce-scatter, embedding the reverse of one
   r = evaluate(c);
   ASSERT_EQ(r.reason, Reason::Ok);
-  EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 10 * ag_us + 4 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
+  EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 10 * ag_us + 5 * ag_us + 3 * ce_us) * 1e-6, 1e-10);
   c.work.tp = 1;  // no tensor parallelism, no collectives
   c.work.dp = 64;
   c.work.seq_parallel = false;
@@ -274,9 +275,19 @@ TEST(Inference, DecodeGathersTheLogitsOverTensorParallelRanks) {
   // All-reduce: 2 x (7.07 us + 7/8 x 24,576 / 300e9 s) = 14.28336 us; all-gather 7.07 us +
   // 7/8 x 102,400 / 300e9 s = 7.3686666.. us.
   const double ar_us = 14.28336, ag_us = 7.07 + 7.0 / 8 * 102400 / 300e3;
-  const Result r = evaluate(c);
+  Result r = evaluate(c);
   ASSERT_EQ(r.reason, Reason::Ok);
   EXPECT_NEAR(r.tp_comm_s, 8 * (96 * 2 * ar_us + ar_us + ag_us) * 1e-6, 1e-12);
+  // With sequence parallelism (8 sequences a micro-batch, one micro-batch a rank): per layer two
+  // all-gathers and two reduce-scatters of D b h = 196,608 B, 7.07 + 7/8 x 196,608 / 300e3 =
+  // 7.64344 us each; the embedding's reduce-scatter and the hidden states' all-gather before the
+  // output layer, the same; the logits' all-gather of D b V = 819,200 B: 7.07 + 2.3893333.. us.
+  c.work.seq_parallel = true;
+  c.work.micro_batch = 8;
+  const double sp_us = 7.64344, logits_us = 7.07 + 7.0 / 8 * 819200 / 300e3;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.tp_comm_s, (96 * 4 * sp_us + 2 * sp_us + logits_us) * 1e-6, 1e-12);
 }
 
 // Tied embeddings with pp > 1: the first and the last stage each hold the word embeddings, and
@@ -287,8 +298,18 @@ TEST(Time, TiedEmbeddingGradientsAreExchangedBetweenFirstAndLastStage) {
   Result r = evaluate(c);
   ASSERT_EQ(r.reason, Reason::Ok);
   EXPECT_NEAR(r.dp_comm_s, 4.02e-6 + 6.291456e-3, 1e-12);
+  // tp 4, pp 16: the pipeline takes 2 NPUs of dim 0 (4 apart) and all of dim 1; the first and the
+  // last stage differ in dim 1, the slower: 2 x 51,200 x 12,288 / 4 = 314,572,800 B at 25 GB/s.
+  c.work.tp = 4;
+  c.work.pp = 16;
+  c.compute.mem_capacity_bytes = 1e15;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.dp_comm_s, 4.02e-6 + 12.582912e-3, 1e-12);
   c.model.tied_embeddings = false;
   EXPECT_EQ(evaluate(c).dp_comm_s, 0.0);
+  c.work.tp = 8;
+  c.work.pp = 8;
   c.model.tied_embeddings = true;
   c.net.ndims = 1;  // 8 NPUs: tp 8, pp 1, one stage holds both
   c.work.pp = 1;
