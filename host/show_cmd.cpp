@@ -347,6 +347,9 @@ int cmd_show(int argc, const char* const* argv) {
       ("file", "result file (HDF5)", cxxopts::value<std::string>())
       ("top", "points shown per objective (sweeps) and of the Pareto front", cxxopts::value<int>()->default_value("5"))
       ("json", "print JSON instead of text")
+      ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
+               "files of cosmic before model revisions lack it)")
+      ("psa", "print only the PSA text the run used")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;
@@ -355,7 +358,17 @@ int cmd_show(int argc, const char* const* argv) {
   const int top = args["top"].as<int>();
   if (top < 1) return usage_error(opts, "--top expects a positive number of points");
   const std::string file = args["file"].as<std::string>();
+  if (args.count("base") && args.count("psa")) return usage_error(opts, "--base and --psa: one at a time");
   try {
+    for (const char* what : {"base", "psa"}) {  // the recorded inputs, to run again or compare
+      if (!args.count(what)) continue;
+      h5::Handle f = h5::open_file(file, false);
+      const std::string attr = std::string(what) == "base" ? "base_config" : "psa";
+      if (!h5::has_attr(f.id(), attr))
+        throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
+      std::cout << h5::attr_string(f.id(), attr);
+      return 0;
+    }
     const ojson j = summary_json(file, size_t(top));
     if (args.count("json")) std::cout << j.dump(2) << "\n";
     else print_summary(std::cout, file, j);

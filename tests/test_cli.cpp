@@ -134,6 +134,32 @@ TEST(Cli, ShowSummarisesASweep) {
 
 // A shard whose slice of the index range is empty (N above the space's size) is complete as
 // written; it was left incomplete, and --resume did not complete it either.
+// show --base prints the base configuration a run used, a configuration file eval reads (it
+// scores as the base it came from); show --psa the PSA text.
+TEST(Cli, ShowPrintsTheRecordedInputs) {
+  const std::string psa = test::data_path("psa/cosmic/workload-system1.yaml");
+  const std::string out = ::testing::TempDir() + "show-inputs.h5", base = ::testing::TempDir() + "recorded-base.yaml";
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q -o " + out).status, 0);
+  const test::CliRun b = test::run_cli("show " + out + " --base");
+  ASSERT_EQ(b.status, 0) << b.out;
+  std::ofstream(base) << b.out;
+  const auto time_of = [](const std::string& config) {
+    const test::CliRun r = test::run_cli("eval " + config + " --json");
+    EXPECT_EQ(r.status, 0) << r.out;
+    return nlohmann::json::parse(r.out)["time_s"].get<double>();
+  };
+  EXPECT_EQ(time_of(base), time_of(test::data_path("configs/cosmic-system1-baseline.yaml")));
+  std::ifstream in(psa);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(test::run_cli("show " + out + " --psa").out, text);
+  EXPECT_EQ(test::run_cli("show " + out + " --psa --base").status, 2);
+  const std::string other = ::testing::TempDir() + "no-inputs.h5";
+  { h5::Handle f = h5::create_file(other); }
+  const test::CliRun none = test::run_cli("show " + other + " --base");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.out.find("no base_config attribute"), std::string::npos) << none.out;
+}
+
 TEST(Cli, EmptyShardIsComplete) {
   const std::string out = ::testing::TempDir() + "empty-shard.h5";
   ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q --shard 999/1000 -o " + out).status, 0);  // shards from 600 on are empty
