@@ -360,10 +360,9 @@ int cmd_show(int argc, const char* const* argv) {
   const std::string file = args["file"].as<std::string>();
   if (args.count("base") && args.count("psa")) return usage_error(opts, "--base and --psa: one at a time");
   try {
-    for (const char* what : {"base", "psa"}) {  // the recorded inputs, to run again or compare
-      if (!args.count(what)) continue;
+    if (args.count("base") || args.count("psa")) {  // the recorded inputs, to run again or compare
+      const std::string attr = args.count("base") ? "base_config" : "psa";
       h5::Handle f = h5::open_file(file, false);
-      const std::string attr = std::string(what) == "base" ? "base_config" : "psa";
       if (!h5::has_attr(f.id(), attr))
         throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
       std::cout << h5::attr_string(f.id(), attr);
