@@ -13,9 +13,8 @@ void write_provenance(hid_t file, const psa::DesignSpace& ds) {
   h5::set_attr(file, "base_config", ds.base_text);
 }
 
-namespace {
-// The first line where two texts differ, 1-based, with both lines.
-std::string first_difference(const std::string& a, const std::string& b) {
+std::string first_difference(const std::string& a, const std::string& b, const std::string& where_a,
+                             const std::string& where_b) {
   std::istringstream sa(a), sb(b);
   std::string la, lb;
   for (int line = 1;; ++line) {
@@ -25,11 +24,10 @@ std::string first_difference(const std::string& a, const std::string& b) {
     if (!hb) lb = "(end)";
     if (la != lb) {
       const auto trim = [](const std::string& x) { return x.substr(std::min(x.size(), x.find_first_not_of(' '))); };
-      return "line " + std::to_string(line) + ": '" + trim(la) + "' now, '" + trim(lb) + "' in the file";
+      return "line " + std::to_string(line) + ": '" + trim(la) + "' " + where_a + ", '" + trim(lb) + "' " + where_b;
     }
   }
 }
-}  // namespace
 
 Provenance read_provenance(hid_t file) {
   Provenance p;
@@ -48,7 +46,8 @@ std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds)
            std::to_string(kModelRevision) + " (kernels/model.hpp)" + again;
   if (p.base_config != ds.base_text)
     return "the PSA's base configuration (its base file or the presets it names) changed since the file was written (" +
-           first_difference(ds.base_text, p.base_config) + "); the file's attribute base_config holds the one it used";
+           first_difference(ds.base_text, p.base_config, "now", "in the file") +
+           "); the file's attribute base_config holds the one it used";
   return "";
 }
 

@@ -26,4 +26,9 @@ Provenance read_provenance(hid_t file);
 // else why not, as a sentence to follow "FILE: ".
 std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds);
 
+// The first line where two texts differ (1-based) and the two lines, labelled: "line 12:
+// 'global_batch: 1024' now, 'global_batch: 2048' in the file"; empty when they are equal.
+std::string first_difference(const std::string& a, const std::string& b, const std::string& where_a,
+                             const std::string& where_b);
+
 }  // namespace cosmic

@@ -15,11 +15,14 @@
 #include <set>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "host/backend.hpp"
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
+#include "kernels/model.hpp"
 #include "psa/names.hpp"
 
 #ifndef COSMIC_VERSION
@@ -764,20 +767,25 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       return 1;
     }
   }
-  // The writer recomputes genomes and metrics from the PSA: load the recorded file when it is
-  // still there unchanged (its relative paths resolve), else the recorded text.
+  // The writer recomputes genomes and metrics from the PSA: the shards' recorded PSA text with
+  // the base configuration they recorded written inline, so that a merge needs neither the PSA
+  // file nor its base file (another machine, or files moved or edited since the sweeps). Every
+  // input must be of this model revision and of that base.
+  if (first.prov.model_revision != kModelRevision) {  // base_config is recorded with the revision
+    std::cerr << "cosmic merge: " << ins[0].path << ": " << provenance_mismatch(first.prov, psa::DesignSpace{}) << "\n";
+    return 1;
+  }
   psa::DesignSpace ds;
-  std::ifstream recorded(first.psa_file);
-  std::stringstream text;
-  text << recorded.rdbuf();
-  if (recorded && text.str() == first.psa_text) {
-    ds = psa::load_psa(first.psa_file);
-  } else {
+  {
+    YAML::Node root = YAML::Load(first.psa_text);
+    root["base"] = YAML::Load(first.prov.base_config);
+    YAML::Emitter em;
+    em << root;
     std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
     const int fd = mkstemps(tmp.data(), 5);
     if (fd < 0) throw std::runtime_error("cannot create a temporary file");
     close(fd);
-    { std::ofstream(tmp) << first.psa_text; }
+    { std::ofstream(tmp) << em.c_str() << "\n"; }
     try {
       ds = psa::load_psa(tmp);
     } catch (...) {
@@ -787,8 +795,15 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::remove(tmp.c_str());
   }
   ds.file = first.psa_file;
-  for (const In& in : ins) {  // the writer evaluates the merged points again: with the inputs' model and base
-    const std::string why = provenance_mismatch(in.m.prov, ds);
+  for (const In& in : ins) {
+    std::string why;
+    if (in.m.prov.model_revision != kModelRevision) why = provenance_mismatch(in.m.prov, ds);
+    else if (in.m.prov.base_config != first.prov.base_config)
+      why = "it was swept from another base configuration than " + ins[0].path + " (" +
+            first_difference(in.m.prov.base_config, first.prov.base_config, "here", "there") + ")";
+    else if (ds.base_text != first.prov.base_config)  // the inline base must read back as itself
+      why = "its recorded base configuration does not read back unchanged (" +
+            first_difference(ds.base_text, first.prov.base_config, "read back", "recorded") + ")";
     if (!why.empty()) {
       std::cerr << "cosmic merge: " << in.path << ": " << why << "\n";
       return 1;

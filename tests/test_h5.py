@@ -324,8 +324,10 @@ class SweepFile(unittest.TestCase):
             self.assertIn("--batch-seconds expects seconds above 0", r.stderr)
 
     def test_results_of_another_base_or_model_are_not_mixed(self):
-        # A PSA whose base file changes after the runs: --resume, merge and a search's --resume
-        # refuse the files, naming the changed line; so do files of another model revision.
+        # A PSA whose base file changes after the runs: --resume and a search's --resume refuse
+        # the files, naming the changed line; merge uses the base the shards recorded (so it needs
+        # neither file) and refuses shards of different bases; files of another model revision
+        # are refused by all three.
         base = os.path.join(self.dir, "base.yaml")
         shutil.copy(os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml"), base)
         with open(os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml")) as f:
@@ -347,25 +349,48 @@ class SweepFile(unittest.TestCase):
         info = json.loads(subprocess.run([COSMIC, "show", parts[0], "--json"], check=True, capture_output=True,
                                          text=True).stdout)
         self.assertEqual(info["model_revision"], int(h5py.File(parts[0], "r").attrs["model_revision"]))
+        merged = os.path.join(self.dir, "m.h5")
+        subprocess.run([COSMIC, "merge", merged, *parts, "-q"], check=True)
         with open(base) as f:
             original = f.read()
         with open(base, "w") as f:
             f.write(original.replace("global_batch: 2048", "global_batch: 1024"))
-        for cmd in ([COSMIC, "sweep", psa, "-o", parts[0], "--shard", "0/2", "--resume", "-q"],
-                    [COSMIC, "merge", os.path.join(self.dir, "m.h5"), *parts, "-q"], resume_search):
+        for cmd in ([COSMIC, "sweep", psa, "-o", parts[0], "--shard", "0/2", "--resume", "-q"], resume_search):
             r = subprocess.run(cmd, capture_output=True, text=True)
             self.assertEqual(r.returncode, 1, cmd)
             self.assertIn("base configuration", r.stderr)
             self.assertIn("'global_batch: 1024' now, 'global_batch: 2048' in the file", r.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.dir, "m.h5")))
-        with open(base, "w") as f:  # the base as it was: accepted again
+        # Merged again with the base file changed, and then with the PSA and base files gone:
+        # the same result as before, from the recorded base.
+        again = os.path.join(self.dir, "m2.h5")
+        subprocess.run([COSMIC, "merge", again, *parts, "-q"], check=True)
+        same_result(self, merged, again)
+        os.remove(psa)
+        os.remove(base)
+        gone = os.path.join(self.dir, "m3.h5")
+        subprocess.run([COSMIC, "merge", gone, *parts, "-q"], check=True)
+        same_result(self, merged, gone)
+        # A shard swept from the changed base does not merge with one from the original.
+        with open(psa, "w") as f:
+            f.write(text)
+        with open(base, "w") as f:
+            f.write(original.replace("global_batch: 2048", "global_batch: 1024"))
+        other = os.path.join(self.dir, "p1-other.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", other, "--shard", "1/2", "-q"], check=True)
+        r = subprocess.run([COSMIC, "merge", os.path.join(self.dir, "m4.h5"), parts[0], other, "-q"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("swept from another base configuration than " + parts[0], r.stderr)
+        self.assertIn("'global_batch: 1024' here, 'global_batch: 2048' there", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "m4.h5")))
+        with open(base, "w") as f:  # the base as it was: resumes accepted again
             f.write(original)
-        subprocess.run([COSMIC, "merge", os.path.join(self.dir, "m.h5"), *parts, "-q"], check=True)
         subprocess.run(resume_search, check=True)
         # Another model revision, or none recorded (an older cosmic): refused.
         for change, says in ((lambda a: a.__setitem__("model_revision", 1), "model revision 1, this cosmic has"),
                              (lambda a: a.__delitem__("model_revision"), "did not record its model revision")):
             for path, cmd in ((parts[1], [COSMIC, "sweep", psa, "-o", parts[1], "--shard", "1/2", "--resume", "-q"]),
+                              (parts[1], [COSMIC, "merge", os.path.join(self.dir, "m5.h5"), parts[0], parts[1], "-q"]),
                               (searched, resume_search)):
                 copy = path + ".old.h5"
                 shutil.copy(path, copy)
