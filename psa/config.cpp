@@ -339,6 +339,18 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
 void expand_nodes(YAML::Node system, const Sources& src) {
   if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
   YAML::Node dims = system["network"]["dims"];
+  if (const YAML::Node nodes = system["nodes"]; nodes.IsDefined()) {  // checked here: it is removed below
+    long long v = 0;
+    size_t read = 0;
+    try {
+      v = nodes.IsScalar() ? std::stoll(nodes.Scalar(), &read) : 0;
+    } catch (const std::logic_error&) {
+      v = 0;
+    }
+    if (!nodes.IsScalar() || read != nodes.Scalar().size() || v < 1 || v > (1 << 24))
+      throw ConfigError(where(src, "system.nodes", nodes) + ": key 'system.nodes': expected an integer in [1, 16777216], got " +
+                        node_text(nodes));
+  }
   bool used = false;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (!dims[i].IsMap()) return;  // convert_network says what a dimension must be
@@ -347,7 +359,7 @@ void expand_nodes(YAML::Node system, const Sources& src) {
       const std::string kp = "system.network.dims." + std::to_string(i) + ".npus";
       if (!system["nodes"].IsDefined())
         throw ConfigError(where(src, kp, npus) + ": key '" + kp + "' is 'nodes' but the system sets no 'nodes'");
-      dims[i]["npus"] = YAML::Clone(system["nodes"]);
+      dims[i]["npus"] = system["nodes"];  // its place in the file kept, for errors in it
       used = true;
     }
   }
@@ -360,6 +372,9 @@ void expand_nodes(YAML::Node system, const Sources& src) {
     throw ConfigError(where(src, "system.nodes", system["nodes"]) +
                       ": key 'system.nodes': no network dimension of this system has 'npus: nodes', so it would change "
                       "nothing (set the dimensions' npus instead)");
+  // Done with: the resolved tree (a result file's base_config) reads back as a configuration
+  // without it, its dimensions' npus written out.
+  if (system["nodes"].IsDefined()) system.remove("nodes");
 }
 
 

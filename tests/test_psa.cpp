@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -239,6 +240,30 @@ TEST(Psa, U128Text) {
   EXPECT_FALSE(psa::parse_u128("340282366920938463463374607431768211456", back));
   EXPECT_FALSE(psa::parse_u128("12a", back));
   EXPECT_FALSE(psa::parse_u128("", back));
+}
+
+// A design space's base_text (a result file's base_config) written inline as the base gives the
+// same base_text again: cosmic merge rebuilds the design space that way. Every shipped space,
+// and one over a DGX preset (its `nodes` is expanded and dropped).
+TEST(Psa, RecordedBaseReadsBackUnchanged) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(test::data_path("psa")))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  const std::string dgx_base = write_psa("dgx_base.yaml", "model: GPT-22B\nsystem: {preset: dgx-h100, nodes: 2}\n"
+                                                          "workload: {tp: 8, dp: 2, global_batch: 64}\n");
+  files.push_back(write_psa("dgx.yaml", "base: " + dgx_base + "\nparameters:\n  workload: {dp: [1, 2]}\n"
+                                        "objectives: [latency]\n"));
+  ASSERT_GT(files.size(), 10u);
+  for (const auto& file : files) {
+    const psa::DesignSpace ds = psa::load_psa(file);
+    YAML::Node root = YAML::LoadFile(file);
+    root["base"] = YAML::Load(ds.base_text);
+    YAML::Emitter em;
+    em << root;
+    const std::string inline_file = write_psa("inline_base.yaml", std::string(em.c_str()) + "\n");
+    EXPECT_EQ(psa::load_psa(inline_file).base_text, ds.base_text) << file;
+  }
+  EXPECT_EQ(psa::load_psa(files.back()).view->base.net.dim[1].npus, 2);
 }
 
 // A base written inline: its errors name the PSA file and line, or --set for a base.* edit.
