@@ -36,7 +36,7 @@ Provenance read_provenance(hid_t file) {
   return p;
 }
 
-std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds) {
+std::string revision_mismatch(const Provenance& p) {
   const std::string again = ": its results come from another model; start the run again";
   if (p.model_revision < 0)
     return "it was written by an older cosmic, which did not record its model revision (this one has " +
@@ -44,6 +44,11 @@ std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds)
   if (p.model_revision != kModelRevision)
     return "it was written with model revision " + std::to_string(p.model_revision) + ", this cosmic has " +
            std::to_string(kModelRevision) + " (kernels/model.hpp)" + again;
+  return "";
+}
+
+std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds) {
+  if (std::string why = revision_mismatch(p); !why.empty()) return why;
   if (p.base_config != ds.base_text)
     return "the PSA's base configuration (its base file or the presets it names) changed since the file was written (" +
            first_difference(ds.base_text, p.base_config, "now", "in the file") +

@@ -22,8 +22,9 @@ struct Provenance {
 void write_provenance(hid_t file, const psa::DesignSpace& ds);
 Provenance read_provenance(hid_t file);
 
-// Empty when `p` is this model revision's with the base configuration `ds` resolves to now;
-// else why not, as a sentence to follow "FILE: ".
+// Empty when `p` is this model revision's (and, provenance_mismatch, with the base configuration
+// `ds` resolves to now); else why not, as a sentence to follow "FILE: ".
+std::string revision_mismatch(const Provenance& p);
 std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds);
 
 // The first line where two texts differ (1-based) and the two lines, labelled: "line 12:

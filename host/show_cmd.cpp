@@ -206,6 +206,14 @@ std::string differences(const ojson& p, const ojson& best) {
 std::string count(uint64_t n) { return psa::with_commas(std::to_string(n)); }
 std::string points(uint64_t n) { return count(n) + (n == 1 ? " point" : " points"); }
 
+// "  /all: 1,234 rows", the group's committed rows (the counter `attr`), when the file has them.
+// After a kill the columns can be longer, and the rows past the counter are not committed.
+void committed_rows_line(std::ostream& os, const ojson& j, const char* group, const char* attr) {
+  if (!j.contains(attr)) return;
+  os << "  " << group << ": " << count(j[attr].get<uint64_t>()) << " rows"
+     << (j["complete"].get<bool>() ? "" : std::string(" written (read the first ") + attr + " rows of each column)") << "\n";
+}
+
 // The first points of the Pareto front (by the first objective): the objective values, and what
 // `detail` says of each.
 template <class Detail>
@@ -262,9 +270,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   for (const auto& [name, n] : j["reasons"].items())
     if (name != "OK" && name != "CONSTRAINT") why += (why.empty() ? "" : ", ") + name + " " + count(n.get<uint64_t>());
   os << (why.empty() ? "" : "; not feasible: " + why) << "\n";
-  if (j.contains("all_rows"))  // after a kill the columns can be longer; the rows past all_rows are not committed
-    os << "  /all: " << psa::with_commas(std::to_string(j["all_rows"].get<int64_t>())) << " rows"
-       << (j["complete"].get<bool>() ? "" : " written (read the first all_rows rows of each column)") << "\n";
+  committed_rows_line(os, j, "/all", "all_rows");
   for (const auto& [objective, rows] : j["top"].items()) {
     if (rows.empty()) {
       os << "no feasible point for " << objective << "\n";
@@ -291,9 +297,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
-  if (j.contains("evaluated_rows"))  // after a kill the columns can be longer; the rows past it are not committed
-    os << "  /evaluated: " << count(j["evaluated_rows"].get<uint64_t>()) << " rows"
-       << (j["complete"].get<bool>() ? "" : " written (read the first evaluated_rows rows of each column)") << "\n";
+  committed_rows_line(os, j, "/evaluated", "evaluated_rows");
   std::string params = j.value("params", std::string());  // key=value lines
   while (!params.empty() && params.back() == '\n') params.pop_back();
   for (size_t at; (at = params.find('\n')) != std::string::npos;) params.replace(at, 1, ", ");

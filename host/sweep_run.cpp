@@ -22,7 +22,6 @@
 #include "host/provenance.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
-#include "kernels/model.hpp"
 #include "psa/names.hpp"
 
 #ifndef COSMIC_VERSION
@@ -771,9 +770,15 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   // the base configuration they recorded written inline, so that a merge needs neither the PSA
   // file nor its base file (another machine, or files moved or edited since the sweeps). Every
   // input must be of this model revision and of that base.
-  if (first.prov.model_revision != kModelRevision) {  // base_config is recorded with the revision
-    std::cerr << "cosmic merge: " << ins[0].path << ": " << provenance_mismatch(first.prov, psa::DesignSpace{}) << "\n";
-    return 1;
+  for (const In& in : ins) {
+    std::string why = revision_mismatch(in.m.prov);
+    if (why.empty() && in.m.prov.base_config != first.prov.base_config)
+      why = "it was swept from another base configuration than " + ins[0].path + " (" +
+            first_difference(in.m.prov.base_config, first.prov.base_config, "here", "there") + ")";
+    if (!why.empty()) {
+      std::cerr << "cosmic merge: " << in.path << ": " << why << "\n";
+      return 1;
+    }
   }
   psa::DesignSpace ds;
   {
@@ -795,19 +800,10 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::remove(tmp.c_str());
   }
   ds.file = first.psa_file;
-  for (const In& in : ins) {
-    std::string why;
-    if (in.m.prov.model_revision != kModelRevision) why = provenance_mismatch(in.m.prov, ds);
-    else if (in.m.prov.base_config != first.prov.base_config)
-      why = "it was swept from another base configuration than " + ins[0].path + " (" +
-            first_difference(in.m.prov.base_config, first.prov.base_config, "here", "there") + ")";
-    else if (ds.base_text != first.prov.base_config)  // the inline base must read back as itself
-      why = "its recorded base configuration does not read back unchanged (" +
-            first_difference(ds.base_text, first.prov.base_config, "read back", "recorded") + ")";
-    if (!why.empty()) {
-      std::cerr << "cosmic merge: " << in.path << ": " << why << "\n";
-      return 1;
-    }
+  if (ds.base_text != first.prov.base_config) {  // the inline base must read back as itself
+    std::cerr << "cosmic merge: " << ins[0].path << ": its recorded base configuration does not read back unchanged ("
+              << first_difference(ds.base_text, first.prov.base_config, "read back", "recorded") << ")\n";
+    return 1;
   }
 
   FileMeta m = first;
