@@ -339,18 +339,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
 void expand_nodes(YAML::Node system, const Sources& src) {
   if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
   YAML::Node dims = system["network"]["dims"];
-  if (const YAML::Node nodes = system["nodes"]; nodes.IsDefined()) {  // checked here: it is removed below
-    long long v = 0;
-    size_t read = 0;
-    try {
-      v = nodes.IsScalar() ? std::stoll(nodes.Scalar(), &read) : 0;
-    } catch (const std::logic_error&) {
-      v = 0;
-    }
-    if (!nodes.IsScalar() || read != nodes.Scalar().size() || v < 1 || v > (1 << 24))
-      throw ConfigError(where(src, "system.nodes", nodes) + ": key 'system.nodes': expected an integer in [1, 16777216], got " +
-                        node_text(nodes));
-  }
+  if (system["nodes"].IsDefined()) Section(system, "system", src).integer("nodes", 1, 1, 1 << 24);  // it is removed below
   bool used = false;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (!dims[i].IsMap()) return;  // convert_network says what a dimension must be
