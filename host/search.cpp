@@ -209,6 +209,13 @@ void cut_columns(hid_t file, const char* name, uint64_t rows) {
     if (h5::column_size(g.id(), c) > rows) h5::resize_column(g.id(), c, size_t(rows));
 }
 
+// Rows of /evaluated in the file.
+size_t evaluated_size(hid_t file) {
+  if (!h5::exists(file, "evaluated")) return 0;
+  h5::Handle ev = h5::group(file, "evaluated", false);
+  return h5::column_size(ev.id(), "violation");
+}
+
 // Rows of /evaluated and of /generations not yet written. Appending to compressed columns costs
 // about a chunk's compression per call, and appending to a partly filled compressed chunk moves
 // it in the file (a kill before the next flush can then leave it unreadable; host/h5.hpp). So
@@ -283,6 +290,10 @@ struct Pending {
 
   // Appends the rows, sets the root counters and flushes the file.
   void write(hid_t file, const psa::DesignSpace& ds) const {
+    // Readers of a killed file take the rows of /evaluated this counter gives: those the earlier
+    // writes flushed (a kill inside this write's flush can leave its own rows unreadable, and the
+    // counter is written in the same flush). write_final sets the whole count.
+    h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
     if (rows() > 0) {
       const h5::ColumnFormat& f = kEvaluatedFormat;
       h5::Handle ev = h5::group(file, "evaluated", true);
@@ -310,8 +321,6 @@ struct Pending {
       h5::append_column(g.id(), "eval_s", eval_s, f);
       h5::set_attr(file, "generations", uint64_t(h5::column_size(g.id(), "evaluations")));
       h5::set_attr(file, "evaluated_count", evals.back());
-      // The rows of /evaluated those generations hold: readers of a killed file take these.
-      if (!row_end.empty()) h5::set_attr(file, "evaluated_rows", row_end.back());
     }
     h5::flush(file);
   }
@@ -443,6 +452,7 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
   }
   h5::set_attr(file, "generations", st.generations);
   h5::set_attr(file, "evaluated_count", st.evaluations);
+  h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
   h5::set_attr(file, "feasible_count", st.feasible);
   h5::set_attr(file, "best_objective", best_value(st));
   h5::set_attr(file, "stopped", stopped);

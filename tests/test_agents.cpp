@@ -638,6 +638,9 @@ TEST(Agents, ResumeRepairsAKilledFile) {
       EXPECT_EQ(h5::attr_int(f.id(), "complete"), 1);
       h5::Handle g = h5::group(f.id(), "generations", false);
       for (const auto& c : h5::member_names(g.id())) EXPECT_EQ(h5::column_size(g.id(), c), 9u) << c;
+      // The committed-rows counter covers every row of the repaired file.
+      EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_rows"),
+                h5::column_size(h5::group(f.id(), "evaluated", false).id(), "violation"));
       std::filesystem::remove(res.out);
     }
     std::filesystem::remove(o.out);
