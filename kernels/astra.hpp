@@ -458,6 +458,22 @@ COSMIC_HD inline double flow_shop_ns(const Plan& pl, const PhaseCost* full, cons
 // ---------------------------------------------------------------------------------------------
 // The public entry points.
 
+// A point-to-point message (pipeline stages) between neighbouring members of a group: one
+// message of the [Network] rule (GB = 2^30 bytes, whole ns, no net_eff) in the innermost dim the
+// group spans, over the hops of the group's stride there (Ring: the shorter way), plus the
+// endpoint delay at both ends (assumption: the reference times collectives, not send / recv;
+// the Physical convention's p2p pays 2 d too). Nanoseconds.
+COSMIC_HD inline double p2p_ns(const Network& net, const Span& span, double bytes) {
+  for (int d = 0; d < net.ndims; ++d) {
+    if (span.k[d] <= 1) continue;
+    const NetDim& nd = net.dim[d];
+    const int64_t h = hops(nd.topology, nd.npus, span.stride[d]);
+    return msg_ns(std::floor(bytes), h, nd.latency_ns, nd.link_bw_GBps, net.congestion_aware) +
+           2 * net.endpoint_delay_ns;
+  }
+  return 0.0;
+}
+
 // True when every phase uses an algorithm modelled from the doc (not double binary tree, not
 // halving-doubling on a non-power-of-two dim, which fall back to approximations).
 COSMIC_HD inline bool modelled(const Network& net, const Span& span, Coll c,

@@ -17,9 +17,19 @@
 // Multi-dimensional groups: chunks of bytes/chunks flow through a list of per-dimension phases
 // (baseline: a full all-reduce in each dimension; bandwidth-aware (Themis, ASTRA-sim
 // localBWAware): reduce-scatter inward-out on shrinking shards, all-reduce in the last, then
-// all-gathers back). With one chunk in flight per dimension this is a flow shop; we use its
-// standard closed form: T = (sum of one chunk's phase times) + (chunks - 1) x (largest
-// per-dimension load of one chunk). It equals ASTRA-sim's measured "t0 + S t1" pattern.
+// all-gathers back). With one chunk in flight per dimension this is a flow shop. Its time is
+// taken as the largest, over the dimensions, of the bound each dimension sets:
+//   T = max over dims i of (head_i + chunks x load_i + tail_i),
+// load_i = the dimension's phase times for one chunk (both visits of a dimension that
+// localBWAware re-enters for its all-gather), head_i = the phases of the first chunk before its
+// first visit to i, tail_i = those of the last chunk after its last visit. Without re-entry
+// (baseline, reduce-scatter, all-gather, all-to-all) this is the textbook (sum of one chunk's
+// phases) + (chunks - 1) x (largest load), ASTRA-sim's measured "t0 + S t1"; with re-entry it
+// gives ASTRA-sim's measured S (t_RS0 + t_AG0) when dimension 0 is the bottleneck (shared/reference/
+// astrasim-semantics.md, Chunking), where the textbook form adds one more chunk's inner phases.
+// It is a lower bound of the simulated flow shop (kernels/astra.hpp flow_shop_ns, fresh chunks
+// first): tests/test_collective.cpp compares the two (equal without re-entry; with re-entry and
+// equal reduce-scatter / all-gather times per dimension, 0.1% below on average).
 // Scheduling policy (LIFO/FIFO) does not enter: ASTRA-sim measured no difference on
 // transformer traces (shared/reference/astrasim-semantics.md), and our model issues one collective at a time.
 #pragma once
@@ -135,6 +145,32 @@ COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
   return n;
 }
 
+// The flow shop of `chunks` identical chunks, each through the np phases (phase k in dimension
+// phase_dim[k], 0..nd-1, taking t[k]), one chunk at a time per dimension: the largest, over the dimensions, of
+// head + chunks x load + tail (see the header comment). Units of t.
+COSMIC_HD inline double flow_shop_bound(const int32_t* phase_dim, const double* t, int32_t np, int32_t nd,
+                                        int32_t chunks) {
+  double sum = 0, load[kMaxDims], head[kMaxDims], last_end[kMaxDims];
+  for (int32_t j = 0; j < nd; ++j) {
+    load[j] = 0;
+    head[j] = -1;  // not visited yet
+    last_end[j] = 0;
+  }
+  for (int32_t k = 0; k < np; ++k) {
+    const int32_t j = phase_dim[k];
+    if (head[j] < 0) head[j] = sum;
+    sum += t[k];
+    load[j] += t[k];
+    last_end[j] = sum;
+  }
+  double T = 0;
+  for (int32_t j = 0; j < nd; ++j) {
+    const double bound = head[j] + chunks * load[j] + (sum - last_end[j]);
+    T = bound > T ? bound : T;
+  }
+  return T;
+}
+
 // Time of collective c over `span`, Physical convention (see the header comment). Seconds.
 COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
                                               double bytes) {
@@ -146,16 +182,17 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   const int32_t chunks = net.chunks > 0 ? net.chunks : 1;
   const double chunk = bytes / chunks;
 
-  double sum = 0, load[kMaxDims] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int32_t phase_dim[2 * kMaxDims - 1];  // the phases of one chunk: dimension (index into dims)
+  double phase_s[2 * kMaxDims - 1];      // and time
+  int32_t np = 0;
   auto phase = [&](int32_t j, Coll pc, double b) {
     const int32_t i = dims[j];
     // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
     // reduce-scatter and all-gather phases with its all-reduce algorithm), as ASTRA-sim does:
     // the per-dimension algorithm is chosen per collective.
-    const double t = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b,
-                                  net_eff, net.endpoint_delay_ns);
-    sum += t;
-    load[j] += t;
+    phase_dim[np] = j;
+    phase_s[np++] = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b, net_eff,
+                                 net.endpoint_delay_ns);
   };
 
   if (c == Coll::AllToAll || (c == Coll::AllReduce && net.multidim == MultiDim::Baseline)) {
@@ -173,9 +210,7 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
     for (int32_t j = 0; j + 1 < nd; ++j) b /= span.k[dims[j]];
     for (int32_t j = nd - 1; j >= 0; --j) { phase(j, c, b); if (j > 0) b *= span.k[dims[j - 1]]; }
   }
-  double worst = 0;
-  for (int32_t j = 0; j < nd; ++j) worst = load[j] > worst ? load[j] : worst;
-  return sum + (chunks - 1) * worst;
+  return flow_shop_bound(phase_dim, phase_s, np, nd, chunks);
 }
 
 // Which collective conventions an instantiation of the model can run (a template parameter of
@@ -203,10 +238,10 @@ COSMIC_HD inline double collective_time_s(const Network& net, const Compute& com
   return physical_collective_s(net, cal.net_eff, span, c, bytes);
 }
 
-// One point-to-point message between neighbouring members of a group (pipeline stages): it
-// crosses the innermost dimension the group spans. All stage pairs send at once, so on a Ring
-// `stride` flows share each link. Seconds.
-COSMIC_HD inline double p2p_time_s(const Network& net, double net_eff, const Span& span, double bytes) {
+// One point-to-point message between neighbouring members of a group (pipeline stages),
+// Physical convention: it crosses the innermost dimension the group spans. All stage pairs send
+// at once, so on a Ring `stride` flows share each link. Seconds.
+COSMIC_HD inline double physical_p2p_s(const Network& net, double net_eff, const Span& span, double bytes) {
   for (int32_t i = 0; i < net.ndims; ++i) {
     if (span.k[i] <= 1) continue;
     const NetDim& dim = net.dim[i];
@@ -217,6 +252,16 @@ COSMIC_HD inline double p2p_time_s(const Network& net, double net_eff, const Spa
     return lat + 2 * net.endpoint_delay_ns * 1e-9 + bytes / bw;
   }
   return 0.0;
+}
+
+// The same message under the network's convention (the ASTRA-sim one: kernels/astra.hpp p2p_ns).
+// Seconds.
+template <Conventions kConv = Conventions::Any>
+COSMIC_HD inline double p2p_time_s(const Network& net, double net_eff, const Span& span, double bytes) {
+  if constexpr (kConv == Conventions::Any) {
+    if (net.convention == Convention::AstraSim) return astra::p2p_ns(net, span, bytes) * 1e-9;
+  }
+  return physical_p2p_s(net, net_eff, span, bytes);
 }
 
 }  // namespace cosmic

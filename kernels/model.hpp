@@ -28,7 +28,12 @@ namespace cosmic {
 // study's reuse of a finished run refuse a file of another revision rather than mix two models.
 // 2: the embedding and output layer's tensor-parallel collectives, tied-embedding gradients
 //    (none but development builds of 2026-12-01 wrote files of revision 2 with another model).
-constexpr int64_t kModelRevision = 2;
+// 3: multi-dimensional collectives timed by each dimension's flow-shop bound (localBWAware);
+//    pipeline messages under the ASTRA-sim convention in its units; context-parallel K / V
+//    gathered again in backward under full recompute; efficiencies capped at the peak; fp32
+//    training's gradient and optimizer bytes; inference ignores interleaving; unfused decode
+//    scores over the rank's share of the cache.
+constexpr int64_t kModelRevision = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -175,8 +180,10 @@ COSMIC_HD inline double gemm_eff(const Calibration& cal, double flops) {
 }
 
 // Roofline time of one kernel: bound by math at eff x peak, or by streaming `bytes` at mem_eff x BW.
+// eff is capped at 1: attn_eff and fp8_eff are factors relative to the GEMM efficiency and may
+// exceed 1, but no kernel runs faster than the peak.
 COSMIC_HD inline double roofline_s(double flops, double eff, double peak, double bytes, double mem_Bps) {
-  const double math = flops > 0 ? flops / (peak * eff) : 0.0;
+  const double math = flops > 0 ? flops / (peak * (eff < 1 ? eff : 1.0)) : 0.0;
   const double mem = bytes / mem_Bps;
   return math > mem ? math : mem;
 }
@@ -287,7 +294,8 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
   if (w.global_batch % (int64_t(w.dp) * w.micro_batch) != 0) return Reason::BatchNotDivisible;
-  const int32_t vchunks = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  // Interleaving is a training schedule: inference ignores schedule and vpp.
+  const int32_t vchunks = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
   // The interleaved schedule (Narayanan et al. 2021; Megatron-LM asserts it) needs the
   // micro-batches per pipeline to be a multiple of pp: its bubble (p-1)/(v m) and memory factor
   // assume m >= p, and below that they would undercut one micro-batch crossing all stages.
@@ -330,8 +338,9 @@ struct LayerComm {
 // values are all-gathered before attention (forward) and their gradients reduce-scattered
 // (backward). Same volume each way: cp x (K and V of the local tokens). Only the local K and V
 // are kept (memory_per_npu), so the backward pass, whose attention needs every key, gathers
-// them again (as Megatron's context parallelism circulates K and V again in backward), except
-// under full recompute, whose repeated forward has just gathered them.
+// them again (as Megatron's context parallelism circulates K and V again in backward), also
+// under full recompute, whose repeated forward gathers them once more (as the sequence-parallel
+// GEMM inputs above are gathered again in backward after a recomputed forward).
 // `tp_overlap` / `cp_overlap` hide a fraction of each.
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
@@ -357,7 +366,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const double keep = 1 - c.cal.cp_overlap;
     lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
     lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
-                  (c.work.recompute == Recompute::Full ? 0.0 : lc.cp_fwd_s);
+                  lc.cp_fwd_s;
   }
   return lc;
 }
@@ -471,7 +480,8 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   mb.weights = m.dtype_bytes * P_rank;
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
   const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
-  mb.activation = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? w.kv_len : prompt);
+  // A decode step attends to the rank's share of the cache, kv_len / cp keys.
+  mb.activation = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? double(w.kv_len) / w.cp : prompt);
   return mb;
 }
 
@@ -535,7 +545,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   // gather (Narayanan et al. 2021 §4.1) sends a slice and all-gathers the whole over the TP group.
   auto p2p_s = [&](double T) {
     if (pp <= 1) return 0.0;
-    const double sent = p2p_time_s(c.net, c.cal.net_eff, pp_span, D * T * h / t);
+    const double sent = p2p_time_s<kConv>(c.net, c.cal.net_eff, pp_span, D * T * h / t);
     return w.seq_parallel || w.tp <= 1
                ? sent
                : sent + collective_time_s<kConv>(c.net, c.compute, c.cal, g.span[int(Group::TP)], Coll::AllGather,
@@ -628,7 +638,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
           outer.stride[i] = pp_span.stride[i];
           break;
         }
-      tied_sync = p2p_time_s(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
+      tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
     }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
     r.bubble_s = (pp - 1) / v * t_mb;

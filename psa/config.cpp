@@ -274,6 +274,8 @@ void convert_compute(const Section& s, Compute& c) {
     p.check_keys({"fp32", "fp16", "bf16", "fp8"});
     c.peak_tflops[0] = p.number("fp32", 0, 0, 1e12);
     c.peak_tflops[1] = p.number("bf16", p.number("fp16", 0, 0, 1e12), 0, 1e12);
+    if (p.has("fp16") && p.has("bf16") && p.number("fp16", 0, 0, 1e12) != c.peak_tflops[1])
+      p.fail("fp16", "the bf16 peak: cosmic has one 16-bit peak (give one of them)");
     c.peak_tflops[2] = p.number("fp8", 0, 0, 1e12);
   }
   if (!s.has("memory_bw_GBps")) s.fail("memory_bw_GBps", "a positive number (required)");
@@ -455,8 +457,15 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   if (!sys.has("network")) sys.fail("network", "a mapping (required)");
   convert_compute(sys.sub("compute"), c.compute);
   convert_network(sys.sub("network"), c.net);
-  convert_calibration(sys.sub("calibration"), c.cal);
+  const Section cal = sys.sub("calibration");
+  convert_calibration(cal, c.cal);
   c.work = convert_workload(Section(root["workload"], "workload", sources), c.model);
+  // fp32 training keeps fp32 gradients and no separate master copy (the weights are fp32): 4 and
+  // 8 bytes per parameter unless the calibration says otherwise (the defaults are mixed precision's).
+  if (c.model.dtype_bytes == 4) {
+    if (!cal.has("grad_bytes")) c.cal.grad_bytes = 4;
+    if (!cal.has("master_bytes")) c.cal.master_bytes = 8;
+  }
   if (c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] <= 0)
     throw ConfigError(sources.file_of("system.compute") + ": key 'system.compute.peak_tflops': expected a peak for the " +
                       "precision in use (" + std::to_string(c.model.dtype_bytes) + "-byte elements)");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/astra.hpp"
+#include "kernels/collective.hpp"
 
 namespace {
 
@@ -47,6 +48,37 @@ TEST(AstraSim, WorkedExampleGolden) {
   EXPECT_EQ(astra::collective_ns(net, 1600, span, Coll::AllReduce, D, 8), 36790164.0);
   net.congestion_aware = true;  // one chunk at a time, one hop: no difference
   EXPECT_EQ(astra::collective_ns(net, 1600, span, Coll::AllReduce, D, 8), 36790164.0);
+}
+
+// A pipeline message under the ASTRA-sim convention: the message rule in GiB units, whole ns,
+// over the hops of the group's stride, plus the endpoint delay at both ends.
+TEST(AstraSim, PointToPointMessage) {
+  Network net;
+  net.ndims = 1;
+  net.dim[0].topology = Topology::Switch;
+  net.dim[0].npus = 8;
+  net.dim[0].link_bw_GBps = 25;
+  net.dim[0].latency_ns = 2000;
+  net.endpoint_delay_ns = 10;
+  net.congestion_aware = false;
+  net.convention = Convention::AstraSim;
+  Span span;
+  span.k[0] = 8;
+  // floor(2 x 2000 + 1e8 x 1e9 / (25 x 2^30)) = floor(4000 + 3,725,290.3) = 3,729,290; + 2 x 10.
+  EXPECT_EQ(astra::p2p_ns(net, span, 1e8), 3729310.0);
+  // Stages 3 NPUs apart on an 8-NPU Ring (50 GB/s, 500 ns): 3 hops the shorter way; a 2^25-byte
+  // message serializes in 625,000 ns. Unaware: floor(3 x 500 + 625,000); aware, store and
+  // forward: 3 x floor(500 + 625,000).
+  net.dim[0].topology = Topology::Ring;
+  net.dim[0].link_bw_GBps = 50;
+  net.dim[0].latency_ns = 500;
+  span.k[0] = 2;
+  span.stride[0] = 3;
+  EXPECT_EQ(astra::p2p_ns(net, span, 33554432), 626520.0);
+  net.congestion_aware = true;
+  EXPECT_EQ(astra::p2p_ns(net, span, 33554432), 1876520.0);
+  // The model's dispatch takes this path under the ASTRA-sim convention.
+  EXPECT_EQ(p2p_time_s(net, 0.5, span, 33554432), 1876520.0 * 1e-9);
 }
 
 Network two_dim_ring_switch() {

@@ -3,6 +3,8 @@
 // below is written out from link bandwidth B, hop latency a, endpoint delay d = 10 ns.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "kernels/collective.hpp"
 #include "kernels/model.hpp"
 #include "test_util.hpp"
@@ -121,6 +123,53 @@ TEST(PhysicalCollective, MultiDimensionalAllReduce) {
   n.dim[0].algo[int(Coll::AllReduce)] = Algo::Direct;
   EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 20.1608992e-3, 1e-11);
   EXPECT_NEAR(coll(n, Coll::ReduceScatter, GiB), 4.02662184e-3 + 4.69762048e-3 + 7 * 2010e-9, 1e-11);
+  // Dimension 0 the bottleneck (10 GB/s links): it serves every chunk twice, reduce-scatter and
+  // all-gather, 3 x 30 ns + 3/4 x (S/4) / 20e9 = 10.0664196 ms each, while dimension 1's
+  // all-reduce of a chunk (2.37695024 ms) runs in between: 4 x 2 x 10.0664196 = 80.5313568 ms
+  // (ASTRA-sim's measured S (t_RS0 + t_AG0)), not one chunk's phases plus 3 x the busiest
+  // dimension's load (82.90830704 ms).
+  n.dim[0] = dim(Topology::Ring, 4, 10, 20, Algo::Ring);
+  n.chunks = 4;
+  EXPECT_NEAR(coll(n, Coll::AllReduce, GiB), 80.5313568e-3, 1e-11);
+}
+
+// The closed form against a simulation of the flow shop (kernels/astra.hpp flow_shop_ns: one
+// chunk at a time per dimension, fresh chunks first) over random phase times: equal when no
+// dimension is visited twice; with localBWAware's re-entry (reduce-scatter and all-gather of a
+// dimension taking the same time, as they do) a lower bound, close on average.
+TEST(PhysicalCollective, FlowShopBoundAgainstSimulation) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.1, 10.0);
+  double sum_gap = 0;
+  int reentrant = 0;
+  for (int it = 0; it < 20000; ++it) {
+    const int nd = 2 + it % 3;
+    const bool bw_aware = (it / 3) % 2 == 1;
+    const int chunks = 1 + int(rng() % 32);
+    astra::Plan pl;
+    int32_t phase_dim[2 * kMaxDims - 1];
+    double t[2 * kMaxDims - 1];
+    astra::PhaseCost pc[2 * kMaxDims - 1];
+    for (int j = 0; j < nd; ++j) phase_dim[pl.n++] = j;
+    if (bw_aware)
+      for (int j = nd - 2; j >= 0; --j) phase_dim[pl.n++] = j;
+    for (int k = 0; k < pl.n; ++k) {
+      pl.dim[k] = int8_t(phase_dim[k]);
+      // the all-gather of a dimension takes what its reduce-scatter took
+      t[k] = k < nd ? u(rng) * (rng() % 4 == 0 ? 10 : 1) : t[2 * (nd - 1) - k];
+      pc[k].t_ns = t[k];
+    }
+    const double sim = astra::flow_shop_ns(pl, pc, pc, chunks, 1, false);
+    const double bound = flow_shop_bound(phase_dim, t, pl.n, nd, chunks);
+    if (!bw_aware) {
+      ASSERT_NEAR(bound, sim, 1e-9 * sim) << "iteration " << it;
+    } else {
+      ASSERT_LE(bound, sim * (1 + 1e-12)) << "iteration " << it;
+      sum_gap += (sim - bound) / sim;
+      ++reentrant;
+    }
+  }
+  EXPECT_LT(sum_gap / reentrant, 0.005);
 }
 
 TEST(PhysicalCollective, StridedGroupAndPointToPoint) {
@@ -133,7 +182,7 @@ TEST(PhysicalCollective, StridedGroupAndPointToPoint) {
   EXPECT_NEAR(physical_collective_s(n, 1.0, s, Coll::AllReduce, 1e9), 0.02000082, 1e-12);
   // Point-to-point over a 25 GB/s Switch with 2000 ns hops: 2 hops + 2 endpoint delays + 1e8 / 25e9.
   Network sw = one_dim(Topology::Switch, 8, 25, 2000, Algo::Ring);
-  EXPECT_NEAR(p2p_time_s(sw, 1.0, full_span(sw), 1e8), 4.00402e-3, 1e-12);
+  EXPECT_NEAR(physical_p2p_s(sw, 1.0, full_span(sw), 1e8), 4.00402e-3, 1e-12);
 }
 
 TEST(PhysicalCollective, MoreBandwidthNeverSlower) {

@@ -115,6 +115,38 @@ TEST(Config, BadValueNamesWhatWasExpected) {
   EXPECT_NE(error_of(q).find("one of 1f1b, gpipe, interleaved"), std::string::npos) << error_of(q);
 }
 
+// cosmic has one 16-bit peak: an fp16 peak that differs from the bf16 one is refused, not
+// silently replaced by it.
+TEST(Config, DifferentFp16AndBf16PeaksAreRefused) {
+  const std::string p = write_temp("peaks.yaml",
+                                   "model: GPT-22B\nsystem:\n  preset: cosmic-system1\n  compute:\n"
+                                   "    peak_tflops: {fp16: 100, bf16: 989}\nworkload: {dp: 1024}\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":5:"), std::string::npos) << e;
+  EXPECT_NE(e.find("system.compute.peak_tflops.fp16"), std::string::npos) << e;
+  EXPECT_NE(e.find("one 16-bit peak"), std::string::npos) << e;
+  EXPECT_EQ(error_of(p, {"system.compute.peak_tflops.fp16=989"}), "");
+}
+
+// fp32 training: fp32 gradients and no master copy (4 + 4 + 8 bytes of model state per
+// parameter); mixed precision's defaults are 2 + 2 + 12; a calibration's own values win.
+TEST(Config, Fp32TrainingDefaultsToFp32GradientsAndNoMasterCopy) {
+  const std::string p = write_temp("fp32.yaml",
+                                   "model: GPT-22B\nsystem:\n  preset: cosmic-system1\n  compute:\n"
+                                   "    peak_tflops: {fp32: 5, fp16: 10}\nworkload: {dp: 1024}\n");
+  const Config mixed = psa::load_config(p, {}).config;
+  EXPECT_EQ(mixed.cal.grad_bytes, 2);
+  EXPECT_EQ(mixed.cal.master_bytes, 12);
+  const Config fp32 = psa::load_config(p, {"model.dtype=fp32"}).config;
+  EXPECT_EQ(fp32.model.dtype_bytes, 4);
+  EXPECT_EQ(fp32.cal.grad_bytes, 4);
+  EXPECT_EQ(fp32.cal.master_bytes, 8);
+  EXPECT_EQ(psa::load_config(p, {"workload.precision=fp32"}).config.cal.grad_bytes, 4);
+  const Config own = psa::load_config(p, {"model.dtype=fp32", "system.calibration.master_bytes=12"}).config;
+  EXPECT_EQ(own.cal.grad_bytes, 4);
+  EXPECT_EQ(own.cal.master_bytes, 12);
+}
+
 TEST(Config, ErrorsInsidePresetsNameThePresetFile) {
   const std::string model = write_temp("badmodel.yaml", "name: broken\nlayers: 4\nhidden: 64\nffn: 256\nheads: 4\n"
                                                         "seq: 128\nvocab: 100\nmlp: relu\n");
