@@ -10,6 +10,7 @@
 
 #include "host/commands.hpp"
 #include "host/search.hpp"
+#include "host/text.hpp"
 #include "psa/config.hpp"
 #include "psa/space.hpp"
 
@@ -78,7 +79,8 @@ int cmd_space(int argc, const char* const* argv) {
         j["genes"].push_back({{"name", ds.genes[g].name},
                               {"stack", ds.genes[g].stack},
                               {"cardinality", v.gene[g].card},
-                              {"values", ds.genes[g].labels}});
+                              {"values", ds.genes[g].labels},
+                              {"no_effect", param_has_no_effect(v.gene[g].param)}});
       j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
       j["constraints"] = ds.constraint_text;
       j["objectives"] = objectives;
@@ -101,6 +103,17 @@ int cmd_space(int argc, const char* const* argv) {
     for (size_t g = 0; g < ds.genes.size(); ++g)
       os << "  " << std::left << std::setw(int(width)) << ds.genes[g].name << "  " << std::setw(10) << ds.genes[g].stack
          << std::right << std::setw(6) << v.gene[g].card << "  " << abbreviate(ds.genes[g].labels) << "\n";
+    // Genes no result depends on: every result appears (product of their cardinalities) times.
+    std::string idle;
+    double copies = 1;
+    for (size_t g = 0; g < ds.genes.size(); ++g)
+      if (param_has_no_effect(v.gene[g].param)) {
+        idle += (idle.empty() ? "" : ", ") + ds.genes[g].name;
+        copies *= v.gene[g].card;
+      }
+    if (!idle.empty())
+      os << "\nno effect:   " << idle << "\n             (the model accepts them, no result depends on them:"
+         << " each result appears " << fmt_g(copies) << " times; docs/model.md)\n";
     os << "\nderived:     " << derived_text(v) << "\n";
     os << "constraints:" << (ds.constraint_text.empty() ? " none" : "") << "\n";
     for (const auto& c : ds.constraint_text) os << "  " << c << "\n";

@@ -38,6 +38,12 @@ enum class Param : int16_t {
   PeakTflops = 96, MemBw, MemCapacityGB,
 };
 
+// Parameters the model accepts but no result depends on: the scheduling policy (one collective
+// is in flight at a time) and the all-to-all algorithm (no modelled workload runs an all-to-all:
+// no mixture of experts, and context parallelism gathers keys and values). A space that searches
+// them holds every result several times; `cosmic space` says so.
+COSMIC_HD inline bool param_has_no_effect(Param p) { return p == Param::Policy || p == Param::AlgoAllToAll; }
+
 struct Gene {
   Param param = Param::DP;
   int8_t dim = -1;      // network dimension, -1 = all

@@ -65,6 +65,15 @@ TEST(Psa, PaperCountSystem1) {
   EXPECT_EQ(j["feasible_count"], "76859228160000");
   EXPECT_DOUBLE_EQ(j["feasible_count_double"].get<double>(), 76859228160000.0);
   EXPECT_EQ(j["genes"].size(), size_t(23));  // 4 workload + 7 collective + 12 network
+  // The scheduling policy changes no result: the space holds every result twice.
+  EXPECT_NE(text.out.find("no effect:   collective.policy\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("each result appears 2 times"), std::string::npos) << text.out;
+  int idle = 0;
+  for (const auto& g : j["genes"]) idle += g["no_effect"].get<bool>();
+  EXPECT_EQ(idle, 1);
+  // One algorithm per collective type and dimension: the 4 all-to-all genes too, 2 x 4^4 = 512.
+  const test::CliRun coll = test::run_cli("space " + test::data_path("psa/cosmic/collective-system1.yaml"));
+  EXPECT_NE(coll.out.find("each result appears 512 times"), std::string::npos) << coll.out;
 }
 
 TEST(Psa, WorkloadOnlyMatchesBruteForce) {
