@@ -331,7 +331,8 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
   try {
     // The hyperparameters the run would be given (the PSA's agent: section, then the study's
     // params), as the search records them.
-    const agents::Params params = e.method == "sweep" ? agents::Params{} : psa_agent_params(ds, e.method, study_params(e));
+    const agents::Params params =
+        e.method == "sweep" ? agents::Params{} : budget_params(e.method, psa_agent_params(ds, e.method, study_params(e)), e.budget);
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text || !provenance_mismatch(read_provenance(f.id()), ds).empty()) return false;
@@ -449,6 +450,33 @@ class StudySignals {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
+// Reads every experiment's space once before any run (writing DIR/psa/<id>.yaml, which its run
+// rewrites with its budget constraint), so that an error in a `set` edit or objective, a
+// comparison of experiments that optimise different objectives, or a front of one objective is
+// reported at once, not after the runs before it.
+void check_objectives(const psa::Study& st, const std::string& dir) {
+  std::map<std::string, std::vector<std::string>> objectives;
+  for (const auto& e : st.experiments) {
+    try {
+      for (Objective ob : psa::load_psa(materialise(e, dir, "")).objectives)
+        objectives[e.id].push_back(psa::objective_name(ob));
+    } catch (const psa::ConfigError& err) {
+      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + err.what());
+    }
+  }
+  for (const auto& c : st.comparisons) {
+    if (c.kind == "gain" || c.kind == "gap")
+      for (const auto& id : c.others)
+        if (objectives[id][0] != objectives[c.target][0])
+          throw psa::ConfigError(c.where + ": comparison '" + c.title + "': " + id + " optimises " + objectives[id][0] +
+                                 ", " + c.target + " " + objectives[c.target][0] + " (a " + c.kind +
+                                 " compares one objective)");
+    if (c.kind == "pareto" && objectives[c.target].size() < 2)
+      throw psa::ConfigError(c.where + ": comparison '" + c.title + "': front " + c.target +
+                             " has one objective (a pareto comparison needs an experiment with two)");
+  }
+}
+
 }  // namespace
 
 int run_study(const std::string& study_file, const StudyOptions& o) {
@@ -469,6 +497,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
     throw std::runtime_error(o.out_dir + ": is a file, expected a folder for the study's results");
   fs::create_directories(fs::path(o.out_dir) / "psa");
+  check_objectives(st, o.out_dir);
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
             << (o.jobs > 1 ? " (" + std::to_string(o.jobs) + " runs at a time)" : "") << "\n";
@@ -552,7 +581,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     for (uint64_t seed : seeds) {
       RunInfo run;
       run.seed = seed;
-      run.file = (fs::path(o.out_dir) / (e.method == "sweep" ? e.id + ".h5" : e.id + "-s" + std::to_string(seed) + ".h5")).string();
+      run.file = (fs::path(o.out_dir) / psa::result_file(e, seed)).string();
       run.reused = o.reuse && reusable(run.file, *r.ds, e, seed);
       r.runs.push_back(std::move(run));
     }
@@ -736,18 +765,27 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       md << "Exact optimum of `" << c.target << "` (exhaustive sweep, " << opt.runs[0].evaluations
          << " points scored): " << (opt.best.found ? fmt(opt.best.obj[0], 6) : "none") << " (`" << on << "`).\n\n"
          << "| agent run | seed | evaluations | best | gap to optimum |\n|---|---|---|---|---|\n";
+      bool other_space = false;
       for (const auto& id : c.others) {
         const ExpResult& a = res.at(id);
         if (obj_name(a) != on) throw std::runtime_error(c.where + ": " + id + " optimises " + obj_name(a) + ", " + c.target + " " + on);
+        // An agent over another space (a larger one, say) may end below the optimum of this one.
+        const bool same = psa::same_space(*a.e, *opt.e);
+        other_space = other_space || !same;
         for (const auto& run : a.runs) {
           const double gap = run.point.found && opt.best.found ? run.best / opt.best.obj[0] - 1 : kInf;
           jc["rows"].push_back({{"experiment", id}, {"seed", run.seed}, {"evaluations", run.evaluations},
                                 {"best", run.point.found ? json(run.best) : json(nullptr)},
-                                {"gap", std::isfinite(gap) ? json(gap) : json(nullptr)}});
+                                {"gap", std::isfinite(gap) ? json(gap) : json(nullptr)}, {"same_space", same}});
           md << "| " << md_escape(a.e->label) << " | " << run.seed << " | " << run.evaluations << " | " << fmt(run.best, 6)
-             << " | " << (std::isfinite(gap) ? fmt_fixed(100 * gap, 3) + "%" : "-") << " |\n";
+             << " | " << (std::isfinite(gap) ? fmt_fixed(100 * gap, 3) + "%" : "-") << (same ? "" : " (other space)")
+             << " |\n";
         }
       }
+      if (other_space)
+        md << "\n\"(other space)\": the agent searched another design space than `" << c.target
+           << "` (another PSA file, `set` or budget), so its gap is to an optimum of a space it did not search; "
+           << "below 0 means its space holds better points.\n";
       md << "\n";
     } else if (c.kind == "near_optimal") {
       jc["within"] = c.within;
@@ -800,8 +838,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       for (const auto& id : c.others) {
         const ExpResult& r = res.at(id);
         for (const auto& run : r.runs) {
-          uint64_t reach = 0;
-          if (r.e->method != "sweep") {
+          uint64_t reach = 0;  // 0: not reached (or no feasible point in any run)
+          if (std::isfinite(best_all)) {
             h5::Handle f = h5::open_file(run.file, false);
             if (h5::exists(f.id(), "generations")) {
               h5::Handle g = h5::group(f.id(), "generations", false);
@@ -816,9 +854,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
           }
           jc["rows"].push_back({{"experiment", id}, {"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
                                 {"evaluations", run.evaluations}, {"best", run.point.found ? json(run.best) : json(nullptr)},
-                                {"to_within_1pct", reach}});
+                                {"to_within_1pct", reach ? json(reach) : json(nullptr)}});
           md << "| " << md_escape(r.e->label) << " | " << run.seed << " | " << run.evaluations << " | " << fmt(run.best, 6)
-             << " | " << (reach ? std::to_string(reach) : "not reached") << " |\n";
+             << " | " << (reach ? std::to_string(reach) : std::isfinite(best_all) ? "not reached" : "-") << " |\n";
         }
       }
       md << "\n";

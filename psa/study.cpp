@@ -79,6 +79,15 @@ const std::set<std::string> kFigures = {"", "bars", "batch", "convergence", "par
 
 }  // namespace
 
+bool same_space(const StudyExperiment& a, const StudyExperiment& b) {
+  std::error_code ec;
+  return fs::equivalent(a.psa, b.psa, ec) && a.sets == b.sets && a.budget_of == b.budget_of && a.limit == b.limit;
+}
+
+std::string result_file(const StudyExperiment& e, uint64_t seed) {
+  return e.method == "sweep" ? e.id + ".h5" : e.id + "-s" + std::to_string(seed) + ".h5";
+}
+
 const StudyExperiment* Study::find(const std::string& id) const {
   for (const auto& e : experiments)
     if (e.id == id) return &e;
@@ -126,17 +135,25 @@ Study load_study(const std::string& path) {
       if (agent) {
         if (!e.has("budget")) e.fail("budget", "evaluations per seed (required for an agent)");
         x.budget = uint64_t(e.integer("budget", 0, 1, int64_t(1) << 40));
-        for (const auto& s : text_list(e, "seeds")) {
+        const std::vector<std::string> seeds = text_list(e, "seeds");
+        for (size_t k = 0; k < seeds.size(); ++k) {
+          const std::string& s = seeds[k];
+          const YAML::Node list = e.raw("seeds");
+          const auto bad = [&](const std::string& expected) {  // names the item, e.g. experiments.3.seeds.1
+            if (list.IsSequence()) e.fail_node(list[k], e.key_path("seeds") + "." + std::to_string(k), expected);
+            e.fail("seeds", expected);
+          };
+          unsigned long long v = 0;
           try {
             size_t used = 0;
             if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw std::invalid_argument(s);
-            const unsigned long long v = std::stoull(s, &used);
+            v = std::stoull(s, &used);
             if (used != s.size()) throw std::invalid_argument(s);
-            if (std::find(x.seeds.begin(), x.seeds.end(), v) != x.seeds.end()) e.fail("seeds", "distinct seeds");
-            x.seeds.push_back(v);
           } catch (const std::logic_error&) {
-            e.fail("seeds", "a list of non-negative integers");
+            bad("a non-negative integer");
           }
+          if (std::find(x.seeds.begin(), x.seeds.end(), v) != x.seeds.end()) bad("a seed not listed before");
+          x.seeds.push_back(v);
         }
         if (e.has("seeds") && x.seeds.empty()) e.fail("seeds", "at least one seed (without the key: seed 0)");
         if (x.seeds.empty()) x.seeds.push_back(0);
@@ -167,6 +184,15 @@ Study load_study(const std::string& path) {
         if (x.limit != "bandwidth" && x.limit != "cost") b.fail("limit", "bandwidth (or bw) or cost");
         if (!st.find(x.budget_of)) b.fail("experiment", "an experiment defined earlier ('" + x.budget_of + "' is not)");
       }
+      // Two experiments' runs must not write one file (an agent x's seed 1 and a sweep x-s1).
+      for (uint64_t seed : x.method == "sweep" ? std::vector<uint64_t>{0} : x.seeds) {
+        const std::string f = result_file(x, seed);
+        for (const auto& other : st.experiments)
+          for (uint64_t os : other.method == "sweep" ? std::vector<uint64_t>{0} : other.seeds)
+            if (result_file(other, os) == f)
+              e.fail("id", "an id whose result files differ from every other experiment's ('" + x.id + "' and '" +
+                               other.id + "' would both write " + f + ")");
+      }
       st.experiments.push_back(x);
     }
   }
@@ -181,6 +207,14 @@ Study load_study(const std::string& path) {
     if (!kKinds.count(kind)) c.fail("kind", "gain, gap, near_optimal, convergence or pareto");
     const std::string figure = c.text("figure");
     if (!kFigures.count(figure)) c.fail("figure", "bars, batch, convergence or pareto");
+    // Which figure draws which kind of comparison (scripts/study_plots.py).
+    const std::string drawn = figure == "bars" || figure == "batch" ? "gain" : figure;
+    if (!figure.empty() && drawn != kind)
+      c.fail("figure", "a figure of a " + kind + " comparison (" + figure + " draws " + drawn + " comparisons)");
+    if (figure == "batch")
+      for (const char* k : {"x", "series"})
+        if (!c.sub("for").node().IsMap() || !c.sub("for").has(c.text(k).c_str()))
+          c.fail(k, "a variable of this comparison's `for:` (figure batch plots the gains against x, a line per series)");
     // Which keys name the target and the others, per kind.
     const char* tkey = kind == "gain" ? "target" : kind == "gap" ? "optimum" : kind == "pareto" ? "front" : nullptr;
     const char* okey = kind == "gain" ? "baselines" : kind == "gap" ? "agents" : kind == "pareto" ? "marks" : "experiments";
@@ -211,7 +245,18 @@ Study load_study(const std::string& path) {
         x.others.push_back(subst(o, vars));
         check_id(okey, x.others.back());
       }
-      if (kind == "gap" && st.find(x.target)->method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
+      if (kind == "gap") {
+        const StudyExperiment& opt = *st.find(x.target);
+        if (opt.method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
+        for (const auto& id : x.others)
+          if (st.find(id)->method == "sweep") c.fail("agents", "agent experiments ('" + id + "' is a sweep)");
+      }
+      if (kind == "gain" && std::find(x.others.begin(), x.others.end(), x.target) != x.others.end())
+        c.fail("baselines", "experiments other than the target ('" + x.target + "')");
+      if (kind == "convergence")
+        for (const auto& id : x.others)
+          if (st.find(id)->method == "sweep")
+            c.fail("experiments", "agent experiments: convergence follows their generations ('" + id + "' is a sweep)");
       st.comparisons.push_back(x);
     }
     st.entries = int32_t(i) + 1;

@@ -70,6 +70,14 @@ struct Study {
   const StudyExperiment* find(const std::string& id) const;
 };
 
+// True when two experiments search the same design space (the same PSA file, `set` edits and
+// budget; their objectives may differ).
+bool same_space(const StudyExperiment& a, const StudyExperiment& b);
+
+// The HDF5 file one run of an experiment writes in the study's folder: ID.h5 for a sweep,
+// ID-sSEED.h5 for each seed of an agent.
+std::string result_file(const StudyExperiment& e, uint64_t seed);
+
 // Loads and checks a study file (psa::ConfigError on errors). Experiment ids are unique; a
 // budget_of or comparison refers to an experiment defined earlier in the file.
 Study load_study(const std::string& path);

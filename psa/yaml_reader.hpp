@@ -48,7 +48,12 @@ class Section {
     throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n));
   }
   [[noreturn]] void fail(const char* key, const std::string& expected) const {
-    fail_node(raw(key), key_path(key), expected);
+    const YAML::Node n = raw(key);
+    // An absent key has no place in the file: the mapping that lacks it gives the line.
+    if (n.IsNull() && n.Mark().line < 0 && node_.IsMap())
+      throw ConfigError(where(src_, key_path(key), node_) + ": key '" + key_path(key) + "': expected " + expected +
+                        ", got nothing");
+    fail_node(n, key_path(key), expected);
   }
 
   void check_keys(std::initializer_list<const char*> allowed) const {

@@ -117,6 +117,7 @@ def convergence(summary, folder, root):
     for entry, comps in entries(summary, "convergence").items():
         fig, axes = panel_grid(len(comps), 4.2, 3.3)
         for ax, c in zip(axes, comps):
+            plotted = 0
             for r in c["rows"]:
                 with h5py.File(os.path.join(root, r["file"]), "r") as f:
                     if "generations" not in f:
@@ -126,11 +127,15 @@ def convergence(summary, folder, root):
                 ok = [i for i in range(len(best)) if math.isfinite(best[i])]
                 label = "%s s%d" % (summary["experiments"][r["experiment"]]["method"], r["seed"])
                 ax.plot([ev[i] for i in ok], [best[i] for i in ok], label=label, lw=1)
+                plotted += len(ok)
+            ax.set_title(c["title"], fontsize=8)
+            if not plotted:  # no run found a feasible point: nothing to draw on log axes
+                ax.text(0.5, 0.5, "no feasible point", ha="center", va="center", transform=ax.transAxes)
+                continue
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("evaluations")
             ax.set_ylabel("best objective")
-            ax.set_title(c["title"], fontsize=8)
             ax.legend(fontsize=6)
         save(fig, folder, "convergence-%d.png" % entry)
 

@@ -120,13 +120,30 @@ def small_study_checks(cosmic, data):
         check(r.returncode == 0 and "(reused)" not in r.stdout, "--reuse kept the run of m2's params")
         _, r = study("m1.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 0.05}\n", "--reuse")
         check("(reused)" in r.stdout, "--reuse ran an unchanged experiment again")
-        for tail, says in (("    seeds: [1, 1]\n", "distinct seeds"), ("    seeds: [-1]\n", "non-negative"),
+        sweep = "  - {id: w, psa: %s}\n" % psa
+        for tail, says in (("    seeds: [1, 1]\n", ":7:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
+                           ("    seeds: [-1]\n", ":7:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
                            ("    seeds: []\n", "at least one seed"),
-                           ("    params: {populaton: 8}\n", "ga.populaton: unknown hyperparameter")):
+                           ("    params: {populaton: 8}\n", "ga.populaton: unknown hyperparameter"),
+                           # an absent key: the line of the mapping that lacks it
+                           ("  - {id: b, psa: %s, method: ga}\n" % psa, ":7:5: key 'experiments.1.budget'"),
+                           # two experiments' runs writing one file
+                           ("    seeds: [1]\n  - {id: a-s1, psa: %s}\n" % psa, "would both write a-s1.h5"),
+                           # comparisons that cannot be reported, refused before any run
+                           (sweep.replace("}", ", objective: latency}") + "comparisons:\n  - {kind: gain, target: w, baselines: [a]}\n",
+                            "a optimises runtime_x_bw, w latency"),
+                           ("comparisons:\n  - {kind: pareto, front: a}\n", "front a has one objective"),
+                           (sweep + "comparisons:\n  - {kind: convergence, experiments: [a, w]}\n", "'w' is a sweep"),
+                           ("comparisons:\n  - {kind: convergence, experiments: [a], figure: bars}\n", "bars draws gain"),
+                           (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a], figure: batch}\n",
+                            "a variable of this comparison's `for:`"),
+                           ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target")):
             path, r = study("bad.yaml", tail)
-            check(r.returncode != 0 and path + ":" in r.stderr and says in r.stderr,
+            # `says` from ":LINE:COL:" on must follow the file name; otherwise anywhere after it
+            where = path + says if says.startswith(":") else path + ":"
+            check(r.returncode != 0 and where in r.stderr and says in r.stderr,
                   "bad study accepted or unclear: %r -> %s" % (tail, r.stderr))
-            check("[1/1]" not in r.stdout, "a bad study ran its experiment first")
+            check("[1/" not in r.stdout, "a bad study ran an experiment first")
 
 
 def main():
@@ -197,8 +214,7 @@ def main():
                 rows = [r for r in c["rows"] if r["best"] is not None]
                 best_all = min(r["best"] for r in rows)
                 for row in c["rows"]:
-                    if exps[row["experiment"]]["method"] == "sweep":
-                        continue
+                    check(exps[row["experiment"]]["method"] != "sweep", "a sweep in a convergence comparison")
                     with h5py.File(os.path.join(out, row["file"]), "r") as f:
                         curve = f["generations/best_objective"][:]
                         evals = f["generations/evaluations"][:]
@@ -206,7 +222,7 @@ def main():
                     if row["best"] is not None:
                         check(close(row["best"], float(curve[-1])), row["file"] + ": best is not the curve's last")
                     reached = [int(e) for b, e in zip(curve, evals) if b <= best_all * 1.01]
-                    check(row["to_within_1pct"] == (reached[0] if reached else 0), row["file"] + ": evaluations to 1%")
+                    check(row["to_within_1pct"] == (reached[0] if reached else None), row["file"] + ": evaluations to 1%")
                     rows_checked["convergence"] += 1
             elif c["kind"] == "pareto":
                 check(c["front_points"] >= 1, "empty front")
