@@ -20,6 +20,15 @@ void quiet() {
   (void)done;
 }
 
+bool is_hdf5(const std::string& path) {
+  quiet();
+#if H5_VERSION_GE(1, 12, 0)
+  return H5Fis_accessible(path.c_str(), H5P_DEFAULT) > 0;
+#else
+  return H5Fis_hdf5(path.c_str()) > 0;
+#endif
+}
+
 hid_t check(hid_t id, const std::string& what) {
   if (id < 0) throw Error("HDF5: " + what + " failed");
   return id;
@@ -93,12 +102,7 @@ Handle open_file(const std::string& path, bool write) {
   if (!std::filesystem::exists(path, ec)) throw Error(path + ": no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a file");
   // Checked first: HDF5 would open an empty file for writing and write a superblock into it.
-#if H5_VERSION_GE(1, 12, 0)
-  const htri_t is_hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
-#else
-  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
-#endif
-  if (is_hdf5 <= 0) throw Error(path + ": not an HDF5 file");
+  if (!is_hdf5(path)) throw Error(path + ": not an HDF5 file");
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
     throw Error(path + ": HDF5 cannot open it: another program has it open (HDF5 locks a file that a cosmic run is " +
@@ -121,6 +125,18 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   if (fs::exists(out, ec) && !fs::is_regular_file(out, ec)) throw Error(out + ": exists and is not a regular file");
   const fs::path dir = fs::path(out).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec)) throw Error(out + ": folder " + dir.string() + " does not exist");
+  if (fs::exists(out, ec) && fs::file_size(out, ec) > 0) {
+    // Only a result file is replaced: not a PSA or configuration file given as -o by mistake...
+    if (!is_hdf5(out))
+      throw Error(out + ": exists and is not an HDF5 file; cosmic replaces only result files (another -o, or remove it)");
+    // ...nor one that another run is writing (HDF5's lock keeps readers out of it): both runs would
+    // report success, and the file would hold the last one's results only.
+    const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0)
+      throw Error(out + ": HDF5 cannot open it: another cosmic run is writing it (choose another -o), or it is damaged "
+                        "(remove it to start afresh)");
+    H5Fclose(id);
+  }
   handle_ = create_file(partial_);
 }
 

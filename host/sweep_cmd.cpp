@@ -66,6 +66,16 @@ int cmd_sweep(int argc, const char* const* argv) {
     }
     if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX))
       return usage_error(opts, "--keep all needs a space below 2^64 points");
+    // /all lists every point that meets the constraints: past 2^32 rows a file is tens of GB and
+    // the run days long (the spaces it is meant for hold up to about 1e8).
+    if (o.keep == "all" && !o.resume) {
+      const u128 rows = psa::feasible_count(ds) / o.shard_n;
+      if (rows > (u128(1) << 32))
+        return usage_error(opts, "--keep all would write a row for each of about " +
+                                     psa::with_commas(psa::to_string_u128(rows)) +
+                                     " points (those meeting the constraints) to one file, more than 2^32: split the "
+                                     "sweep with --shard, or keep top or pareto");
+    }
     return run_sweep(ds, o);
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic sweep: " << e.what() << "\n";

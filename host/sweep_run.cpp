@@ -756,13 +756,25 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   const FileMeta& first = ins[0].m;
   for (size_t i = 0; i < ins.size(); ++i) {
     const FileMeta& m = ins[i].m;
-    if (m.psa_text != first.psa_text || m.objectives != first.objectives || m.space != first.space ||
-        m.keep != first.keep) {
-      std::cerr << "cosmic merge: " << ins[i].path << " is from a different PSA or settings than " << ins[0].path << "\n";
+    const std::string differs = m.psa_text != first.psa_text     ? "its PSA text"
+                                : m.objectives != first.objectives ? "its objectives"
+                                : m.space != first.space           ? "its space's size"
+                                : m.keep != first.keep             ? "--keep (" + m.keep + ", not " + first.keep + ")"
+                                                                   : "";
+    if (!differs.empty()) {
+      std::cerr << "cosmic merge: " << ins[i].path << " is from another sweep than " << ins[0].path << ": " << differs
+                << " differs\n";
       return 1;
     }
     if (i > 0 && m.begin < ins[i - 1].m.end) {
-      std::cerr << "cosmic merge: " << ins[i].path << " overlaps " << ins[i - 1].path << "\n";
+      const In& prev = ins[i - 1];
+      std::cerr << "cosmic merge: " << ins[i].path << " (indices from " << psa::to_string_u128(m.begin) << ") overlaps "
+                << prev.path << " (up to " << psa::to_string_u128(prev.m.end) << ")"
+                << (prev.m.shard == "merged" || m.shard == "merged"
+                        ? ": a merged file counts as covering its whole range, gaps too; merge the shard files (its "
+                          "merged_from attribute lists them) with the new ones instead"
+                        : "")
+                << "\n";
       return 1;
     }
   }

@@ -2,6 +2,7 @@
 // LIBRA network costs of shared/reference/cosmic-study.md §4, and bad input fails with a clear message.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -73,7 +74,10 @@ TEST(Cli, BadInputFailsWithMessage) {
   const std::string psa = test::data_path("psa/cosmic/workload-system1.yaml");
   const std::pair<std::string, std::string> unreadable[] = {
       {"search " + psa + " --population -5 --budget 10 -o x.h5", "--population: cannot read '-5'"},
-      {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"}};
+      {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"},
+      // --keep all on a space of 6.9e10 points meeting the constraints: refused, not days of rows
+      {"sweep " + test::data_path("psa/cosmic/collective-system1.yaml") + " --keep all -o x.h5",
+       "--keep all would write a row for each of about 68,719,476,736 points"}};
   for (const auto& [cmd, message] : unreadable) {
     r = test::run_cli(cmd);
     EXPECT_EQ(r.status, 2) << cmd;
@@ -86,6 +90,25 @@ TEST(Cli, BadInputFailsWithMessage) {
     EXPECT_EQ(r.status, 2) << cmd;
     EXPECT_NE(r.out.find("unexpected argument"), std::string::npos) << r.out;
   }
+}
+
+// An output name that is not a result file (the PSA file itself, given as -o by mistake) is
+// refused and the file left as it was; an earlier result file is replaced.
+TEST(Cli, OnlyResultFilesAreReplaced) {
+  const std::string psa = ::testing::TempDir() + "victim.yaml";
+  std::filesystem::copy_file(test::data_path("psa/cosmic/workload-system1.yaml"), psa,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto size = std::filesystem::file_size(psa);
+  for (const std::string cmd : {"sweep " + psa + " -q -o " + psa, "search " + psa + " -q --budget 10 -o " + psa}) {
+    const test::CliRun r = test::run_cli(cmd);
+    EXPECT_EQ(r.status, 1) << cmd;
+    EXPECT_NE(r.out.find(psa + ": exists and is not an HDF5 file"), std::string::npos) << r.out;
+    EXPECT_EQ(std::filesystem::file_size(psa), size) << cmd;
+  }
+  const std::string out = ::testing::TempDir() + "replaced.h5";
+  ASSERT_EQ(test::run_cli("search " + psa + " -q --budget 10 --population 5 -o " + out).status, 0);
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q -o " + out).status, 0);
+  EXPECT_FALSE(h5::has_attr(h5::open_file(out, false).id(), "agent"));  // a sweep file now
 }
 
 // `cosmic show` reads back what the run wrote: its counters, and the best points decoded with the
@@ -153,6 +176,7 @@ TEST(Cli, ShowPrintsTheRecordedInputs) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(test::run_cli("show " + out + " --psa").out, text);
   EXPECT_EQ(test::run_cli("show " + out + " --psa --base").status, 2);
+  EXPECT_EQ(test::run_cli("show " + out + " --json --base").status, 2);  // it printed YAML
   const std::string other = ::testing::TempDir() + "no-inputs.h5";
   { h5::Handle f = h5::create_file(other); }
   const test::CliRun none = test::run_cli("show " + other + " --base");

@@ -248,6 +248,13 @@ class SweepFile(unittest.TestCase):
         with h5py.File(again, "r") as f, h5py.File(whole, "r") as w:
             self.assertEqual(f.attrs["complete"], 1)
             self.assertEqual(f.attrs["next_index"], w.attrs["next_index"])
+        # A merged file with a gap covers its whole range: the missing shard is refused, saying
+        # to merge the shard files instead (it said only "overlaps").
+        gap, late = os.path.join(self.dir, "gap.h5"), os.path.join(self.dir, "late.h5")
+        subprocess.run([COSMIC, "merge", gap, parts[0], parts[2], "--quiet"], check=True)
+        r = subprocess.run([COSMIC, "merge", late, gap, parts[1]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("a merged file counts as covering its whole range, gaps too; merge the shard files", r.stderr)
         # The output may not be one of the inputs (it would be overwritten).
         before = open(parts[0], "rb").read()
         r = subprocess.run([COSMIC, "merge", parts[0], parts[0], parts[1]], capture_output=True, text=True)
@@ -437,6 +444,26 @@ class SweepFile(unittest.TestCase):
 
     def test_sigint_leaves_a_resumable_file(self):
         self.interrupted_then_resumed(signal.SIGINT)
+
+    def test_a_file_being_written_is_not_taken_by_a_second_run(self):
+        # Both runs used to exit 0, the file holding the second one's results only.
+        out = os.path.join(self.dir, "busy.h5")
+        p = subprocess.Popen(self.kill_cmd(out, "0/16"), env=self.KILL_ENV)  # about 4e9 points: minutes
+        try:
+            for _ in range(200):
+                if os.path.exists(out) or p.poll() is not None:
+                    break
+                time.sleep(0.05)
+            self.assertIsNone(p.poll(), "the first run stopped before the second started")
+            second = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "-o", out, "-q"]
+            r = subprocess.run(second, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("another cosmic run is writing it", r.stderr)
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.wait(timeout=60)
+        with h5py.File(out, "r") as f:
+            self.assertIn("collective-system1", f.attrs["psa_file"])
 
     def test_sigkill_leaves_a_readable_file(self):
         self.interrupted_then_resumed(signal.SIGKILL)
