@@ -42,13 +42,13 @@ MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, 
   return m;
 }
 
-void check_params(const std::string& name, const Params& params) {
-  if (name == "rw") RandomWalkParams::from(params);
-  else if (name == "ga") GaParams::from(params);
-  else if (name == "aco") AcoParams::from(params);
-  else if (name == "bo") BoParams::from(params);
-  else if (name == "nsga2") Nsga2Params::from(params);
-  else throw ParamError("unknown agent '" + name + "' (expected one of: " + kAgentNames + ")");
+int64_t check_params(const std::string& name, const Params& params) {
+  if (name == "rw") return RandomWalkParams::from(params).population;
+  if (name == "ga") return GaParams::from(params).population;
+  if (name == "aco") return AcoParams::from(params).population;
+  if (name == "bo") return BoParams::from(params).population;
+  if (name == "nsga2") return Nsga2Params::from(params).population;
+  throw ParamError("unknown agent '" + name + "' (expected one of: " + kAgentNames + ")");
 }
 
 }  // namespace cosmic::agents

@@ -498,6 +498,17 @@ agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& a
   return mine;
 }
 
+namespace {
+// The best so far for progress lines: "none feasible" until a feasible point is found (not "inf").
+std::string best_text(double best) { return std::isfinite(best) ? fmt_g(best) : "none feasible"; }
+}  // namespace
+
+agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget) {
+  const uint64_t most = std::max<uint64_t>(budget, 2);
+  if (uint64_t(agents::check_params(agent, params)) > most) params[agent + ".population"] = std::to_string(most);
+  return params;
+}
+
 int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSummary* summary) {
   SearchOptions o = o_in;
   const SpaceView& view = *ds.view;
@@ -545,6 +556,14 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
   const KeepEvaluated keep = parse_keep(o.keep, o.resume ? o.out + ": the keep attribute" : "search: --keep");
 
+  // A new search runs with the population cut to the budget, and records that one.
+  if (!o.resume) {
+    const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
+    if (fitted != o.params && !o.quiet)
+      std::cerr << "search: population " << agents::check_params(o.agent, o.params)
+                << " is more than the budget: " << fitted.at(o.agent + ".population") << " instead\n";
+    o.params = fitted;
+  }
   agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);
   agents::Agent& agent = *made.agent;
   const size_t P = made.population;
@@ -688,7 +707,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (h5::has_attr(f, name)) *v = h5::attr_double(f, name);
     if (!o.quiet)
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
-                << " evaluations, best " << fmt_g(best_value(st)) << ")\n";
+                << " evaluations, best " << best_text(best_value(st)) << ")\n";
   }
   if (o.resume) {
     // The file is cut only once the replay accepted it: /generations to the generations all its
@@ -716,7 +735,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     last_progress = t;
     const double rate = st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0;
     std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", " << human(double(st.evaluations))
-              << "/" << human(double(o.budget)) << " evaluations, best " << fmt_g(best_value(st)) << ", " << human(rate)
+              << "/" << human(double(o.budget)) << " evaluations, best " << best_text(best_value(st)) << ", " << human(rate)
               << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / rate))
               << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
   };

@@ -62,4 +62,9 @@ int run_search(const psa::DesignSpace& space, const SearchOptions& opts, SearchS
 // agents::ParamError.
 agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& agent, const agents::Params& given = {});
 
+// The hyperparameters a new search runs with (and records): a population larger than the budget
+// would be bred and held whole for the one, partial, generation the budget allows (10^8 genomes
+// for 10 evaluations), so it is cut to the budget (at least 2, the GA's and NSGA-II's least).
+agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget);
+
 }  // namespace cosmic

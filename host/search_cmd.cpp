@@ -64,7 +64,11 @@ int cmd_search(int argc, const char* const* argv) {
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);
-      if (args.count("population")) given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+      if (args.count("population")) {
+        if (given.count(o.agent + ".population"))
+          return usage_error(opts, "--population and --param population both set the population: give one");
+        given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+      }
       o.params = psa_agent_params(ds, o.agent, given);
     }
     return run_search(ds, o, nullptr);

@@ -362,7 +362,8 @@ int cmd_show(int argc, const char* const* argv) {
   const int top = args["top"].as<int>();
   if (top < 1) return usage_error(opts, "--top expects a positive number of points");
   const std::string file = args["file"].as<std::string>();
-  if (args.count("base") && args.count("psa")) return usage_error(opts, "--base and --psa: one at a time");
+  if (args.count("base") + args.count("psa") + args.count("json") > 1)
+    return usage_error(opts, "--json, --base and --psa: one at a time");
   try {
     if (args.count("base") || args.count("psa")) {  // the recorded inputs, to run again or compare
       const std::string attr = args.count("base") ? "base_config" : "psa";

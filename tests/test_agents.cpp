@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -1229,9 +1230,31 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --keep some -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--keep expects all, feasible or none"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --population 5 --param population=7 -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--population and --param population both set the population"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out);
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
+  // Nothing feasible (1 GB per NPU): the progress line says so, not "best inf".
+  const std::string tiny = temp_path("tiny-memory.yaml");
+  std::ofstream(tiny) << "name: tiny\nbase:\n  model: GPT3-175B\n  system: {preset: cosmic-system1, compute: {memory_GB: 1}}\n"
+                         "  workload: {global_batch: 2048, dp: 8, pp: 4, cp: 8, tp: 4}\n"
+                         "parameters:\n  workload: {dp: {pow2: {min: 1, max: 512}}}\nderived: {tp: auto}\n"
+                         "objectives: [runtime_x_bw]\n";
+  r = test::run_cli("search " + tiny + " --agent rw --budget 20 --population 10 -o " + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("20/20 evaluations, best none feasible"), std::string::npos) << r.out;
+  // A population above the budget is cut to it (it was bred and held whole: 10^8 genomes for 10
+  // evaluations), and the file records the population the search ran with.
+  for (const char* agent : {"rw", "ga", "aco", "bo", "nsga2"}) {
+    r = test::run_cli("search " + psa + " --agent " + agent + " --budget 10 --population 1000000 -o " + out);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("population 1000000 is more than the budget: 10 instead"), std::string::npos) << r.out;
+    h5::Handle f = h5::open_file(out, false);
+    EXPECT_EQ(h5::attr_uint(f.id(), "population"), 10u) << agent;
+    EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_count"), 10u) << agent;
+  }
   std::filesystem::remove(out);
 }
 
