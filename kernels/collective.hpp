@@ -145,31 +145,37 @@ COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
   return n;
 }
 
-// The flow shop of `chunks` identical chunks, each through the np phases (phase k in dimension
-// phase_dim[k], 0..nd-1, taking t[k]), one chunk at a time per dimension: the largest, over the dimensions, of
-// head + chunks x load + tail (see the header comment). Units of t.
-COSMIC_HD inline double flow_shop_bound(const int32_t* phase_dim, const double* t, int32_t np, int32_t nd,
-                                        int32_t chunks) {
-  double sum = 0, load[kMaxDims], head[kMaxDims], last_end[kMaxDims];
-  for (int32_t j = 0; j < nd; ++j) {
-    load[j] = 0;
-    head[j] = -1;  // not visited yet
-    last_end[j] = 0;
-  }
-  for (int32_t k = 0; k < np; ++k) {
-    const int32_t j = phase_dim[k];
-    if (head[j] < 0) head[j] = sum;
-    sum += t[k];
-    load[j] += t[k];
+// The flow shop of identical chunks through a list of phases, one chunk at a time per
+// dimension, built phase by phase (add) and timed (time_for) as the largest, over the
+// dimensions, of head + chunks x load + tail (see the header comment). Dimensions are indices
+// 0 .. kMaxDims-1; times in any one unit.
+struct FlowShop {
+  double sum = 0;             // one chunk's phases so far
+  double load[kMaxDims];      // per dimension: its phases' time for one chunk
+  double head[kMaxDims];      // the phases before its first visit
+  double last_end[kMaxDims];  // the phases up to the end of its last visit
+  int32_t visited = 0;        // bit j: dimension j has a phase (the arrays are set from its first)
+
+  COSMIC_HD void add(int32_t j, double t) {
+    if (!(visited >> j & 1)) {
+      visited |= 1 << j;
+      head[j] = sum;
+      load[j] = 0;
+    }
+    sum += t;
+    load[j] += t;
     last_end[j] = sum;
   }
-  double T = 0;
-  for (int32_t j = 0; j < nd; ++j) {
-    const double bound = head[j] + chunks * load[j] + (sum - last_end[j]);
-    T = bound > T ? bound : T;
+  // Every dimension 0 .. nd-1 must have a phase.
+  COSMIC_HD double time_for(int32_t nd, int32_t chunks) const {
+    double T = 0;
+    for (int32_t j = 0; j < nd; ++j) {
+      const double bound = head[j] + chunks * load[j] + (sum - last_end[j]);
+      T = bound > T ? bound : T;
+    }
+    return T;
   }
-  return T;
-}
+};
 
 // Time of collective c over `span`, Physical convention (see the header comment). Seconds.
 COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
@@ -182,17 +188,14 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   const int32_t chunks = net.chunks > 0 ? net.chunks : 1;
   const double chunk = bytes / chunks;
 
-  int32_t phase_dim[2 * kMaxDims - 1];  // the phases of one chunk: dimension (index into dims)
-  double phase_s[2 * kMaxDims - 1];      // and time
-  int32_t np = 0;
+  FlowShop shop;  // dimensions as indices into dims
   auto phase = [&](int32_t j, Coll pc, double b) {
     const int32_t i = dims[j];
     // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
     // reduce-scatter and all-gather phases with its all-reduce algorithm), as ASTRA-sim does:
     // the per-dimension algorithm is chosen per collective.
-    phase_dim[np] = j;
-    phase_s[np++] = phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b, net_eff,
-                                 net.endpoint_delay_ns);
+    shop.add(j, phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b, net_eff,
+                             net.endpoint_delay_ns));
   };
 
   if (c == Coll::AllToAll || (c == Coll::AllReduce && net.multidim == MultiDim::Baseline)) {
@@ -210,7 +213,7 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
     for (int32_t j = 0; j + 1 < nd; ++j) b /= span.k[dims[j]];
     for (int32_t j = nd - 1; j >= 0; --j) { phase(j, c, b); if (j > 0) b *= span.k[dims[j - 1]]; }
   }
-  return flow_shop_bound(phase_dim, phase_s, np, nd, chunks);
+  return shop.time_for(nd, chunks);
 }
 
 // Which collective conventions an instantiation of the model can run (a template parameter of

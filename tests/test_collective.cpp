@@ -160,7 +160,9 @@ TEST(PhysicalCollective, FlowShopBoundAgainstSimulation) {
       pc[k].t_ns = t[k];
     }
     const double sim = astra::flow_shop_ns(pl, pc, pc, chunks, 1, false);
-    const double bound = flow_shop_bound(phase_dim, t, pl.n, nd, chunks);
+    FlowShop shop;
+    for (int k = 0; k < pl.n; ++k) shop.add(phase_dim[k], t[k]);
+    const double bound = shop.time_for(nd, chunks);
     if (!bw_aware) {
       ASSERT_NEAR(bound, sim, 1e-9 * sim) << "iteration " << it;
     } else {
@@ -169,7 +171,7 @@ TEST(PhysicalCollective, FlowShopBoundAgainstSimulation) {
       ++reentrant;
     }
   }
-  EXPECT_LT(sum_gap / reentrant, 0.005);
+  EXPECT_LT(sum_gap / reentrant, 0.001);  // 0.08% on these draws
 }
 
 TEST(PhysicalCollective, StridedGroupAndPointToPoint) {
