@@ -1,5 +1,8 @@
 #include "host/h5.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -27,6 +30,24 @@ bool is_hdf5(const std::string& path) {
 #else
   return H5Fis_hdf5(path.c_str()) > 0;
 #endif
+}
+
+// cosmic's own writer lock: flock on HDF5's file descriptor, exclusive, held until the file is
+// closed (HDF5 takes its own on the same descriptor unless HDF5_USE_FILE_LOCKING=FALSE turns its
+// locks off; this one stays). False when another process holds it.
+bool lock_writer(hid_t file) {
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return true;  // no POSIX file
+  return flock(*static_cast<int*>(handle), LOCK_EX | LOCK_NB) == 0;
+}
+
+// True when a process holds the writer lock on `path`: a cosmic run is writing it.
+bool being_written(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return busy;
 }
 
 hid_t check(hid_t id, const std::string& what) {
@@ -93,7 +114,9 @@ void Handle::reset() {
 
 Handle create_file(const std::string& path) {
   quiet();
-  return Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + path);
+  Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + path);
+  if (!lock_writer(f.id())) throw Error(path + ": another cosmic run is writing it");
+  return f;
 }
 
 Handle open_file(const std::string& path, bool write) {
@@ -103,12 +126,14 @@ Handle open_file(const std::string& path, bool write) {
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a file");
   // Checked first: HDF5 would open an empty file for writing and write a superblock into it.
   if (!is_hdf5(path)) throw Error(path + ": not an HDF5 file");
+  if (write && being_written(path)) throw Error(path + ": another cosmic run is writing it");
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
     throw Error(path + ": HDF5 cannot open it: another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
                 "), it is not " + (write ? "writable" : "readable") + ", or it is damaged");
   Handle f(id, H5Fclose, "open " + path);
+  if (write && !lock_writer(f.id())) throw Error(path + ": another cosmic run is writing it");
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
   // flush: a writer killed inside one can leave chunks that lie past that end. Before writing,
   // the end is moved to the file's physical end, so that HDF5 does not hand that space out again
@@ -125,17 +150,19 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   if (fs::exists(out, ec) && !fs::is_regular_file(out, ec)) throw Error(out + ": exists and is not a regular file");
   const fs::path dir = fs::path(out).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec)) throw Error(out + ": folder " + dir.string() + " does not exist");
+  // Only a result file of cosmic's is replaced (not a PSA or configuration file given as -o by
+  // mistake, nor another program's HDF5 file), and not while another run writes it or starts
+  // writing it (as OUT.partial): both runs would report success, the file holding one's results.
+  const std::string busy = ": another cosmic run is writing it (choose another -o, or wait for it)";
+  if (being_written(out) || being_written(partial_)) throw Error(out + busy);
   if (fs::exists(out, ec) && fs::file_size(out, ec) > 0) {
-    // Only a result file is replaced: not a PSA or configuration file given as -o by mistake...
-    if (!is_hdf5(out))
-      throw Error(out + ": exists and is not an HDF5 file; cosmic replaces only result files (another -o, or remove it)");
-    // ...nor one that another run is writing (HDF5's lock keeps readers out of it): both runs would
-    // report success, and the file would hold the last one's results only.
+    const std::string keep = "; cosmic replaces only its own result files (choose another -o, or remove it)";
+    if (!is_hdf5(out)) throw Error(out + ": exists and is not an HDF5 file" + keep);
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id < 0)
-      throw Error(out + ": HDF5 cannot open it: another cosmic run is writing it (choose another -o), or it is damaged "
-                        "(remove it to start afresh)");
+    if (id < 0) throw Error(out + ": HDF5 cannot open it (damaged?)" + keep);
+    const bool ours = H5Aexists(id, "tool_version") > 0;
     H5Fclose(id);
+    if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
   }
   handle_ = create_file(partial_);
 }

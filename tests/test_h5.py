@@ -446,24 +446,34 @@ class SweepFile(unittest.TestCase):
         self.interrupted_then_resumed(signal.SIGINT)
 
     def test_a_file_being_written_is_not_taken_by_a_second_run(self):
-        # Both runs used to exit 0, the file holding the second one's results only.
-        out = os.path.join(self.dir, "busy.h5")
-        p = subprocess.Popen(self.kill_cmd(out, "0/16"), env=self.KILL_ENV)  # about 4e9 points: minutes
-        try:
-            for _ in range(200):
-                if os.path.exists(out) or p.poll() is not None:
-                    break
-                time.sleep(0.05)
-            self.assertIsNone(p.poll(), "the first run stopped before the second started")
-            second = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "-o", out, "-q"]
-            r = subprocess.run(second, capture_output=True, text=True)
-            self.assertEqual(r.returncode, 1, r.stderr)
-            self.assertIn("another cosmic run is writing it", r.stderr)
-        finally:
-            p.send_signal(signal.SIGINT)
-            p.wait(timeout=60)
-        with h5py.File(out, "r") as f:
-            self.assertIn("collective-system1", f.attrs["psa_file"])
+        # Both runs used to exit 0, the file holding the second one's results only. cosmic's own
+        # lock holds also where HDF5's locks are turned off (HDF5_USE_FILE_LOCKING=FALSE).
+        base = {k: v for k, v in self.KILL_ENV.items() if k != "HDF5_USE_FILE_LOCKING"}
+        for env in (base, dict(base, HDF5_USE_FILE_LOCKING="FALSE")):
+            out = os.path.join(self.dir, "busy.h5")
+            if os.path.exists(out):
+                os.remove(out)
+            p = subprocess.Popen(self.kill_cmd(out, "0/16"), env=env)  # about 4e9 points: minutes
+            try:
+                for _ in range(200):
+                    if os.path.exists(out) or p.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                self.assertIsNone(p.poll(), "the first run stopped before the second started")
+                for cmd in ("sweep", "search"):
+                    second = [COSMIC, cmd, os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "-o", out,
+                              "-q", "--budget", "10"][:6 if cmd == "sweep" else 8]
+                    r = subprocess.run(second, capture_output=True, text=True, env=env)
+                    self.assertEqual(r.returncode, 1, r.stderr)
+                    self.assertIn("another cosmic run is writing it", r.stderr)
+                r = subprocess.run(self.kill_cmd(out, "0/16") + ["--resume"], capture_output=True, text=True, env=env)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("another cosmic run is writing it", r.stderr)
+            finally:
+                p.send_signal(signal.SIGINT)
+                p.wait(timeout=60)
+            with h5py.File(out, "r") as f:
+                self.assertIn("collective-system1", f.attrs["psa_file"])
 
     def test_sigkill_leaves_a_readable_file(self):
         self.interrupted_then_resumed(signal.SIGKILL)
