@@ -84,13 +84,14 @@ std::string to_text(const EvalReport& rep) {
   char buf[256];
   os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net) << " NPUs), "
      << names::name(names::kMode, w.mode) << "\n";
-  std::snprintf(buf, sizeof buf,
-                "workload: dp %d tp %d pp %d cp %d%s, micro-batch %d, global batch %lld, %s%s, sharding %s, recompute %s\n",
-                w.dp, w.tp, w.pp, w.cp, w.seq_parallel ? " +seq-parallel" : "", w.micro_batch,
-                (long long)w.global_batch, names::name(names::kSchedule, w.schedule),
-                w.schedule == Schedule::Interleaved ? (" x" + std::to_string(w.vpp)).c_str() : "",
-                names::name(names::kSharding, w.sharding), names::name(names::kRecompute, w.recompute));
+  std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s, micro-batch %d, global batch %lld", w.dp, w.tp,
+                w.pp, w.cp, w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
   os << buf;
+  if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
+    os << ", " << names::name(names::kSchedule, w.schedule)
+       << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
+       << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
+  os << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";
   else

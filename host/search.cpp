@@ -504,7 +504,8 @@ std::string best_text(double best) { return std::isfinite(best) ? fmt_g(best) : 
 }  // namespace
 
 agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget) {
-  const uint64_t most = std::max<uint64_t>(budget, 2);
+  const uint64_t least = agent == "ga" || agent == "nsga2" ? 2 : 1;  // they pair parents
+  const uint64_t most = std::max<uint64_t>(budget, least);
   if (uint64_t(agents::check_params(agent, params)) > most) params[agent + ".population"] = std::to_string(most);
   return params;
 }

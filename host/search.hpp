@@ -64,7 +64,7 @@ agents::Params psa_agent_params(const psa::DesignSpace& ds, const std::string& a
 
 // The hyperparameters a new search runs with (and records): a population larger than the budget
 // would be bred and held whole for the one, partial, generation the budget allows (10^8 genomes
-// for 10 evaluations), so it is cut to the budget (at least 2, the GA's and NSGA-II's least).
+// for 10 evaluations), so it is cut to the budget (the GA and NSGA-II keep at least 2).
 agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget);
 
 }  // namespace cosmic

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -450,18 +451,32 @@ class StudySignals {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-// Reads every experiment's space once before any run (writing DIR/psa/<id>.yaml, which its run
-// rewrites with its budget constraint), so that an error in a `set` edit or objective, a
+// Reads every experiment's space once before any run, so that an error in a `set` edit or objective, a
 // comparison of experiments that optimise different objectives, or a front of one objective is
 // reported at once, not after the runs before it.
 void check_objectives(const psa::Study& st, const std::string& dir) {
+  // The PSA files are written to a scratch folder: DIR/psa/<id>.yaml is its run's own (with its
+  // budget constraint), which a stopped study leaves for --reuse.
+  std::string scratch = (fs::temp_directory_path() / "cosmic-study-XXXXXX").string();
+  if (!mkdtemp(scratch.data())) throw std::runtime_error("cannot make a scratch folder in " + fs::temp_directory_path().string());
+  struct Remove {
+    std::string dir;
+    ~Remove() { std::error_code ec; fs::remove_all(dir, ec); }
+  } remove{scratch};
+  fs::create_directories(fs::path(scratch) / "psa");
   std::map<std::string, std::vector<std::string>> objectives;
   for (const auto& e : st.experiments) {
     try {
-      for (Objective ob : psa::load_psa(materialise(e, dir, "")).objectives)
+      for (Objective ob : psa::load_psa(materialise(e, scratch, "")).objectives)
         objectives[e.id].push_back(psa::objective_name(ob));
     } catch (const psa::ConfigError& err) {
-      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + err.what());
+      // The message names the file the error is in: the one written for the experiment, kept in
+      // DIR/psa for the user to read.
+      std::string what = err.what();
+      const std::string made = (fs::path(scratch) / "psa" / (e.id + ".yaml")).string();
+      for (size_t at = what.find(made); at != std::string::npos; at = what.find(made))
+        what.replace(at, made.size(), materialise(e, dir, ""));
+      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + what);
     }
   }
   for (const auto& c : st.comparisons) {
@@ -576,7 +591,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     }
     if (!e.limit.empty() && r.ds->view->base.net.ndims != exps[index.at(e.budget_of)].best.cfg.net.ndims)
       throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " has another number of network dimensions");
-    const std::vector<uint64_t> seeds = e.method == "sweep" ? std::vector<uint64_t>{0} : e.seeds;
+    const std::vector<uint64_t> seeds = psa::run_seeds(e);
     unfinished[i] = seeds.size();
     for (uint64_t seed : seeds) {
       RunInfo run;

@@ -68,9 +68,14 @@ int cmd_sweep(int argc, const char* const* argv) {
       return usage_error(opts, "--keep all needs a space below 2^64 points");
     // /all lists every point that meets the constraints: past 2^32 rows a file is tens of GB and
     // the run days long (the spaces it is meant for hold up to about 1e8).
-    if (o.keep == "all" && !o.resume) {
-      const u128 rows = psa::feasible_count(ds) / o.shard_n;
-      if (rows > (u128(1) << 32))
+    const u128 kMaxAllRows = u128(1) << 32;
+    if (o.keep == "all" && !o.resume && space_size(*ds.view) / o.shard_n > kMaxAllRows) {
+      u128 rows = 0;
+      try {
+        rows = psa::feasible_count(ds) / o.shard_n;
+      } catch (const psa::ConfigError&) {  // constraints too entangled to count: let it run
+      }
+      if (rows > kMaxAllRows)
         return usage_error(opts, "--keep all would write a row for each of about " +
                                      psa::with_commas(psa::to_string_u128(rows)) +
                                      " points (those meeting the constraints) to one file, more than 2^32: split the "

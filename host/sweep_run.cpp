@@ -753,6 +753,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     return 1;
   }
   std::sort(ins.begin(), ins.end(), [](const In& a, const In& b) { return a.m.begin < b.m.begin; });
+  const auto has_gap = [](const In& in) { return in.m.shard == "merged" && in.st.swept < in.m.end - in.m.begin; };
   const FileMeta& first = ins[0].m;
   for (size_t i = 0; i < ins.size(); ++i) {
     const FileMeta& m = ins[i].m;
@@ -770,7 +771,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       const In& prev = ins[i - 1];
       std::cerr << "cosmic merge: " << ins[i].path << " (indices from " << psa::to_string_u128(m.begin) << ") overlaps "
                 << prev.path << " (up to " << psa::to_string_u128(prev.m.end) << ")"
-                << (prev.m.shard == "merged" || m.shard == "merged"
+                << (has_gap(prev) || has_gap(ins[i])
                         ? ": a merged file counts as covering its whole range, gaps too; merge the shard files (its "
                           "merged_from attribute lists them) with the new ones instead"
                         : "")

@@ -84,6 +84,10 @@ bool same_space(const StudyExperiment& a, const StudyExperiment& b) {
   return fs::equivalent(a.psa, b.psa, ec) && a.sets == b.sets && a.budget_of == b.budget_of && a.limit == b.limit;
 }
 
+std::vector<uint64_t> run_seeds(const StudyExperiment& e) {
+  return e.method == "sweep" ? std::vector<uint64_t>{0} : e.seeds;
+}
+
 std::string result_file(const StudyExperiment& e, uint64_t seed) {
   return e.method == "sweep" ? e.id + ".h5" : e.id + "-s" + std::to_string(seed) + ".h5";
 }
@@ -136,9 +140,9 @@ Study load_study(const std::string& path) {
         if (!e.has("budget")) e.fail("budget", "evaluations per seed (required for an agent)");
         x.budget = uint64_t(e.integer("budget", 0, 1, int64_t(1) << 40));
         const std::vector<std::string> seeds = text_list(e, "seeds");
+        const YAML::Node list = e.raw("seeds");
         for (size_t k = 0; k < seeds.size(); ++k) {
           const std::string& s = seeds[k];
-          const YAML::Node list = e.raw("seeds");
           const auto bad = [&](const std::string& expected) {  // names the item, e.g. experiments.3.seeds.1
             if (list.IsSequence()) e.fail_node(list[k], e.key_path("seeds") + "." + std::to_string(k), expected);
             e.fail("seeds", expected);
@@ -185,10 +189,10 @@ Study load_study(const std::string& path) {
         if (!st.find(x.budget_of)) b.fail("experiment", "an experiment defined earlier ('" + x.budget_of + "' is not)");
       }
       // Two experiments' runs must not write one file (an agent x's seed 1 and a sweep x-s1).
-      for (uint64_t seed : x.method == "sweep" ? std::vector<uint64_t>{0} : x.seeds) {
+      for (uint64_t seed : run_seeds(x)) {
         const std::string f = result_file(x, seed);
         for (const auto& other : st.experiments)
-          for (uint64_t os : other.method == "sweep" ? std::vector<uint64_t>{0} : other.seeds)
+          for (uint64_t os : run_seeds(other))
             if (result_file(other, os) == f)
               e.fail("id", "an id whose result files differ from every other experiment's ('" + x.id + "' and '" +
                                other.id + "' would both write " + f + ")");
@@ -213,7 +217,7 @@ Study load_study(const std::string& path) {
       c.fail("figure", "a figure of a " + kind + " comparison (" + figure + " draws " + drawn + " comparisons)");
     if (figure == "batch")
       for (const char* k : {"x", "series"})
-        if (!c.sub("for").node().IsMap() || !c.sub("for").has(c.text(k).c_str()))
+        if (!c.has(k) || !c.sub("for").has(c.text(k).c_str()))
           c.fail(k, "a variable of this comparison's `for:` (figure batch plots the gains against x, a line per series)");
     // Which keys name the target and the others, per kind.
     const char* tkey = kind == "gain" ? "target" : kind == "gap" ? "optimum" : kind == "pareto" ? "front" : nullptr;

@@ -74,6 +74,9 @@ struct Study {
 // budget; their objectives may differ).
 bool same_space(const StudyExperiment& a, const StudyExperiment& b);
 
+// The seeds of an experiment's runs: a sweep has one run (seed 0).
+std::vector<uint64_t> run_seeds(const StudyExperiment& e);
+
 // The HDF5 file one run of an experiment writes in the study's folder: ID.h5 for a sweep,
 // ID-sSEED.h5 for each seed of an agent.
 std::string result_file(const StudyExperiment& e, uint64_t seed);
