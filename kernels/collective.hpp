@@ -27,9 +27,12 @@
 // phases) + (chunks - 1) x (largest load), ASTRA-sim's measured "t0 + S t1"; with re-entry it
 // gives ASTRA-sim's measured S (t_RS0 + t_AG0) when dimension 0 is the bottleneck (shared/reference/
 // astrasim-semantics.md, Chunking), where the textbook form adds one more chunk's inner phases.
-// It is a lower bound of the simulated flow shop (kernels/astra.hpp flow_shop_ns, fresh chunks
-// first): tests/test_collective.cpp compares the two (equal without re-entry; with re-entry and
-// equal reduce-scatter / all-gather times per dimension, 0.1% below on average).
+// For localBWAware's all-reduce, dimension j < last serves a chunk's reduce-scatter and, at the
+// same size, its all-gather: head_j + tail_j are the reduce-scatters and all-gathers of the
+// dimensions below j, so one pass over the dimensions gives T without per-phase arrays (they
+// cost the CUDA sweep kernel about 900 bytes of stack). It is a lower bound of the simulated
+// flow shop (kernels/astra.hpp flow_shop_ns, fresh chunks first): tests/test_collective.cpp
+// compares the two over random networks (equal without re-entry; 0.1% below on average with it).
 // Scheduling policy (LIFO/FIFO) does not enter: ASTRA-sim measured no difference on
 // transformer traces (shared/reference/astrasim-semantics.md), and our model issues one collective at a time.
 #pragma once
@@ -145,38 +148,6 @@ COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
   return n;
 }
 
-// The flow shop of identical chunks through a list of phases, one chunk at a time per
-// dimension, built phase by phase (add) and timed (time_for) as the largest, over the
-// dimensions, of head + chunks x load + tail (see the header comment). Dimensions are indices
-// 0 .. kMaxDims-1; times in any one unit.
-struct FlowShop {
-  double sum = 0;             // one chunk's phases so far
-  double load[kMaxDims];      // per dimension: its phases' time for one chunk
-  double head[kMaxDims];      // the phases before its first visit
-  double last_end[kMaxDims];  // the phases up to the end of its last visit
-  int32_t visited = 0;        // bit j: dimension j has a phase (the arrays are set from its first)
-
-  COSMIC_HD void add(int32_t j, double t) {
-    if (!(visited >> j & 1)) {
-      visited |= 1 << j;
-      head[j] = sum;
-      load[j] = 0;
-    }
-    sum += t;
-    load[j] += t;
-    last_end[j] = sum;
-  }
-  // Every dimension 0 .. nd-1 must have a phase.
-  COSMIC_HD double time_for(int32_t nd, int32_t chunks) const {
-    double T = 0;
-    for (int32_t j = 0; j < nd; ++j) {
-      const double bound = head[j] + chunks * load[j] + (sum - last_end[j]);
-      T = bound > T ? bound : T;
-    }
-    return T;
-  }
-};
-
 // Time of collective c over `span`, Physical convention (see the header comment). Seconds.
 COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
                                               double bytes) {
@@ -188,32 +159,44 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   const int32_t chunks = net.chunks > 0 ? net.chunks : 1;
   const double chunk = bytes / chunks;
 
-  FlowShop shop;  // dimensions as indices into dims
+  // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
+  // reduce-scatter and all-gather phases with its all-reduce algorithm), as ASTRA-sim does: the
+  // per-dimension algorithm is chosen per collective.
   auto phase = [&](int32_t j, Coll pc, double b) {
     const int32_t i = dims[j];
-    // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
-    // reduce-scatter and all-gather phases with its all-reduce algorithm), as ASTRA-sim does:
-    // the per-dimension algorithm is chosen per collective.
-    shop.add(j, phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b, net_eff,
-                             net.endpoint_delay_ns));
+    return phase_time_s(net.dim[i], span.k[i], span.stride[i], net.dim[i].algo[int(c)], pc, b, net_eff,
+                        net.endpoint_delay_ns);
   };
 
-  if (c == Coll::AllToAll || (c == Coll::AllReduce && net.multidim == MultiDim::Baseline)) {
-    for (int32_t j = 0; j < nd; ++j) phase(j, c, chunk);  // full chunk in every dimension
-  } else if (c == Coll::AllReduce) {
+  if (c == Coll::AllReduce && net.multidim != MultiDim::Baseline) {
+    // Re-entrant: max over dimensions of head + chunks x load + tail (header comment).
+    double T = 0, around = 0;  // around: the reduce-scatters and all-gathers below dimension j
     double b = chunk;
-    for (int32_t j = 0; j + 1 < nd; ++j) { phase(j, Coll::ReduceScatter, b); b /= span.k[dims[j]]; }
-    phase(nd - 1, Coll::AllReduce, b);
-    for (int32_t j = nd - 2; j >= 0; --j) { b *= span.k[dims[j]]; phase(j, Coll::AllGather, b); }
+    for (int32_t j = 0; j + 1 < nd; ++j) {
+      const double load = phase(j, Coll::ReduceScatter, b) + phase(j, Coll::AllGather, b);
+      T = astra::max2(T, around + chunks * load);
+      around += load;
+      b /= span.k[dims[j]];
+    }
+    return astra::max2(T, around + chunks * phase(nd - 1, Coll::AllReduce, b));
+  }
+  // One phase per dimension: the sum of one chunk's phases + (chunks - 1) x the largest.
+  double sum = 0, worst = 0;
+  auto add = [&](double t) {
+    sum += t;
+    worst = astra::max2(worst, t);
+  };
+  if (c == Coll::AllToAll || c == Coll::AllReduce) {
+    for (int32_t j = 0; j < nd; ++j) add(phase(j, c, chunk));  // full chunk in every dimension
   } else if (c == Coll::ReduceScatter) {
     double b = chunk;
-    for (int32_t j = 0; j < nd; ++j) { phase(j, c, b); b /= span.k[dims[j]]; }
+    for (int32_t j = 0; j < nd; ++j) { add(phase(j, c, b)); b /= span.k[dims[j]]; }
   } else {  // AllGather: outermost first, growing back to the full output
     double b = chunk;
     for (int32_t j = 0; j + 1 < nd; ++j) b /= span.k[dims[j]];
-    for (int32_t j = nd - 1; j >= 0; --j) { phase(j, c, b); if (j > 0) b *= span.k[dims[j - 1]]; }
+    for (int32_t j = nd - 1; j >= 0; --j) { add(phase(j, c, b)); if (j > 0) b *= span.k[dims[j - 1]]; }
   }
-  return shop.time_for(nd, chunks);
+  return sum + (chunks - 1) * worst;
 }
 
 // Which collective conventions an instantiation of the model can run (a template parameter of

@@ -134,43 +134,63 @@ TEST(PhysicalCollective, MultiDimensionalAllReduce) {
 }
 
 // The closed form against a simulation of the flow shop (kernels/astra.hpp flow_shop_ns: one
-// chunk at a time per dimension, fresh chunks first) over random phase times: equal when no
-// dimension is visited twice; with localBWAware's re-entry (reduce-scatter and all-gather of a
-// dimension taking the same time, as they do) a lower bound, close on average.
-TEST(PhysicalCollective, FlowShopBoundAgainstSimulation) {
+// chunk at a time per dimension, fresh chunks first) of the phases docs/model.md lists, each
+// timed by phase_time_s, over random 2-4 dimensional networks: equal when no dimension is
+// visited twice (baseline all-reduce, reduce-scatter, all-gather); for localBWAware's all-reduce,
+// which re-enters each dimension for its all-gather, a lower bound, close on average.
+TEST(PhysicalCollective, FlowShopAgainstSimulation) {
   std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(0.1, 10.0);
+  const Topology topos[] = {Topology::Ring, Topology::Switch, Topology::FullyConnected};
+  const Algo algos[] = {Algo::Ring, Algo::Direct, Algo::HalvingDoubling};
+  const int sizes[] = {2, 3, 4, 6, 8, 16};
   double sum_gap = 0;
   int reentrant = 0;
-  for (int it = 0; it < 20000; ++it) {
-    const int nd = 2 + it % 3;
-    const bool bw_aware = (it / 3) % 2 == 1;
-    const int chunks = 1 + int(rng() % 32);
+  for (int it = 0; it < 6000; ++it) {
+    Network n;
+    n.ndims = 2 + it % 3;
+    for (int d = 0; d < n.ndims; ++d)
+      n.dim[d] = dim(topos[rng() % 3], sizes[rng() % 6], 10.0 * (1 + rng() % 50), double(rng() % 2000), algos[rng() % 3]);
+    n.endpoint_delay_ns = 10;
+    n.chunks = 1 + int(rng() % 16);
+    const double bytes = 1e6 * double(1 + rng() % 1000);
+    const Span span = full_span(n);
+    const Coll colls[] = {Coll::AllReduce, Coll::AllReduce, Coll::ReduceScatter, Coll::AllGather};
+    const Coll c = colls[it % 4];
+    n.multidim = it % 4 == 0 ? MultiDim::BWAware : MultiDim::Baseline;
+    // The phase list of one chunk, as docs/model.md gives it.
     astra::Plan pl;
-    int32_t phase_dim[2 * kMaxDims - 1];
-    double t[2 * kMaxDims - 1];
     astra::PhaseCost pc[2 * kMaxDims - 1];
-    for (int j = 0; j < nd; ++j) phase_dim[pl.n++] = j;
-    if (bw_aware)
-      for (int j = nd - 2; j >= 0; --j) phase_dim[pl.n++] = j;
-    for (int k = 0; k < pl.n; ++k) {
-      pl.dim[k] = int8_t(phase_dim[k]);
-      // the all-gather of a dimension takes what its reduce-scatter took
-      t[k] = k < nd ? u(rng) * (rng() % 4 == 0 ? 10 : 1) : t[2 * (nd - 1) - k];
-      pc[k].t_ns = t[k];
-    }
-    const double sim = astra::flow_shop_ns(pl, pc, pc, chunks, 1, false);
-    FlowShop shop;
-    for (int k = 0; k < pl.n; ++k) shop.add(phase_dim[k], t[k]);
-    const double bound = shop.time_for(nd, chunks);
-    if (!bw_aware) {
-      ASSERT_NEAR(bound, sim, 1e-9 * sim) << "iteration " << it;
+    auto phase = [&](int d, Coll kind, double b) {
+      pl.dim[pl.n] = int8_t(d);
+      pc[pl.n++].t_ns = phase_time_s(n.dim[d], n.dim[d].npus, 1, n.dim[d].algo[int(c)], kind, b, 1.0, 10);
+    };
+    const int nd = n.ndims;
+    double b = bytes / n.chunks;
+    if (c == Coll::AllReduce && n.multidim == MultiDim::BWAware) {
+      double shard[kMaxDims];
+      for (int d = 0; d + 1 < nd; ++d) { shard[d] = b; phase(d, Coll::ReduceScatter, b); b /= n.dim[d].npus; }
+      phase(nd - 1, Coll::AllReduce, b);
+      for (int d = nd - 2; d >= 0; --d) phase(d, Coll::AllGather, shard[d]);
+    } else if (c == Coll::AllReduce) {
+      for (int d = 0; d < nd; ++d) phase(d, c, b);
+    } else if (c == Coll::ReduceScatter) {
+      for (int d = 0; d < nd; ++d) { phase(d, c, b); b /= n.dim[d].npus; }
     } else {
-      ASSERT_LE(bound, sim * (1 + 1e-12)) << "iteration " << it;
-      sum_gap += (sim - bound) / sim;
+      double in = b;  // the all-gather's input: the chunk over every dimension's ranks
+      for (int d = 0; d < nd; ++d) in /= n.dim[d].npus;
+      for (int d = nd - 1; d >= 0; --d) { in *= n.dim[d].npus; phase(d, c, in); }
+    }
+    const double sim = astra::flow_shop_ns(pl, pc, pc, n.chunks, 1, false);
+    const double closed = physical_collective_s(n, 1.0, span, c, bytes);
+    if (pl.n == nd) {
+      ASSERT_NEAR(closed, sim, 1e-9 * sim) << "iteration " << it;
+    } else {
+      ASSERT_LE(closed, sim * (1 + 1e-12)) << "iteration " << it;
+      sum_gap += (sim - closed) / sim;
       ++reentrant;
     }
   }
+  EXPECT_GT(reentrant, 1000);
   EXPECT_LT(sum_gap / reentrant, 0.001);  // 0.08% on these draws
 }
 
