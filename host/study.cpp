@@ -451,9 +451,9 @@ class StudySignals {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-// Reads every experiment's space once before any run, so that an error in a `set` edit or objective, a
-// comparison of experiments that optimise different objectives, or a front of one objective is
-// reported at once, not after the runs before it.
+// Reads every experiment's space once before any run, so that an error in a `set` edit or
+// objective, a comparison of experiments that optimise different objectives, or a front of one
+// objective is reported at once, not after the runs before it.
 void check_objectives(const psa::Study& st, const std::string& dir) {
   // The PSA files are written to a scratch folder: DIR/psa/<id>.yaml is its run's own (with its
   // budget constraint), which a stopped study leaves for --reuse.
@@ -470,12 +470,15 @@ void check_objectives(const psa::Study& st, const std::string& dir) {
       for (Objective ob : psa::load_psa(materialise(e, scratch, "")).objectives)
         objectives[e.id].push_back(psa::objective_name(ob));
     } catch (const psa::ConfigError& err) {
-      // The message names the file the error is in: the one written for the experiment, kept in
-      // DIR/psa for the user to read.
+      // A message that names the file written for the experiment names the copy kept in DIR/psa
+      // for the user to read, not the scratch one.
       std::string what = err.what();
       const std::string made = (fs::path(scratch) / "psa" / (e.id + ".yaml")).string();
-      for (size_t at = what.find(made); at != std::string::npos; at = what.find(made))
-        what.replace(at, made.size(), materialise(e, dir, ""));
+      if (what.find(made) != std::string::npos) {
+        const std::string kept = materialise(e, dir, "");
+        for (size_t at = what.find(made); at != std::string::npos; at = what.find(made, at + kept.size()))
+          what.replace(at, made.size(), kept);
+      }
       throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + what);
     }
   }

@@ -23,6 +23,14 @@ def by_title(summary):
     return {c["title"]: c for c in summary["comparisons"]}
 
 
+def per_system_metric(comps, title):
+    """(system digit, metric name, comparison) for each system and metric of a titled family,
+    title a format with the system and the metric's suffix (bw, cost)."""
+    for s in SYSTEMS:
+        for m, name in METRICS:
+            yield s[-1], name, comps[title % (s, m)]
+
+
 def rows_by_label(comp):
     return {r["label"]: r for r in comp["rows"]}
 
@@ -33,11 +41,10 @@ def main_gains(comps):
     print("| system | metric | vs baseline | vs workload only | vs collective only (1 algorithm/dim, exact) "
           "| vs collective only (per type, GA) | vs network only (exact) |")
     print("|---|---|---|---|---|---|---|")
-    for s in SYSTEMS:
-        for m, name in METRICS:
-            rows = rows_by_label(comps["Full stack vs single stacks: %s, runtime_x_%s" % (s, m)])
-            cells = ["%s (time %s)" % (gain(rows[l]["gain_metric"]), gain(rows[l]["gain_time"])) for l in labels]
-            print("| %s | %s | %s |" % (s[-1], name, " | ".join(cells)))
+    for s, name, comp in per_system_metric(comps, "Full stack vs single stacks: %s, runtime_x_%s"):
+        rows = rows_by_label(comp)
+        cells = ["%s (time %s)" % (gain(rows[l]["gain_metric"]), gain(rows[l]["gain_time"])) for l in labels]
+        print("| %s | %s | %s |" % (s, name, " | ".join(cells)))
     print()
 
 
@@ -52,13 +59,11 @@ def layout(config):
 def winners(comps):
     print("| system | objective | time (s) | memory/NPU | bw/NPU (GB/s) | network | configuration |")
     print("|---|---|---|---|---|---|---|")
-    for s in SYSTEMS:
-        for m, name in METRICS:
-            comp = comps["Full stack vs single stacks: %s, runtime_x_%s" % (s, m)]
-            b = next(r for r in comp["rows"] if r["role"] == "target")["best"]
-            print("| %s | %s | %.4g | %.1f GiB | %.4g | $%.3gM | %s |" % (
-                s[-1], name, b["time_s"], b["memory_bytes"] / 2**30, b["bandwidth_GBps"],
-                b["network_cost_usd"] / 1e6, layout(b["config"])))
+    for s, name, comp in per_system_metric(comps, "Full stack vs single stacks: %s, runtime_x_%s"):
+        b = next(r for r in comp["rows"] if r["role"] == "target")["best"]
+        print("| %s | %s | %.4g | %.1f GiB | %.4g | $%.3gM | %s |" % (
+            s, name, b["time_s"], b["memory_bytes"] / 2**30, b["bandwidth_GBps"], b["network_cost_usd"] / 1e6,
+            layout(b["config"])))
     print()
 
 
@@ -76,29 +81,25 @@ def latency(comps):
 def same_budget(comps):
     print("| system | metric | workload + network (GA) | collective + network (GA) | network only (exact) |")
     print("|---|---|---|---|---|")
-    for s in SYSTEMS:
-        for m, name in METRICS:
-            comp = comps["Full stack vs same-budget baselines: %s, runtime_x_%s" % (s, m)]
-            cells = ["%s (%s)" % (gain(r["gain_metric"]), gain(r["gain_time"]))
-                     for r in comp["rows"] if r["role"] == "baseline"]
-            print("| %s | %s | %s |" % (s[-1], name, " | ".join(cells)))
+    for s, name, comp in per_system_metric(comps, "Full stack vs same-budget baselines: %s, runtime_x_%s"):
+        cells = ["%s (%s)" % (gain(r["gain_metric"]), gain(r["gain_time"]))
+                 for r in comp["rows"] if r["role"] == "baseline"]
+        print("| %s | %s | %s |" % (s, name, " | ".join(cells)))
     print()
 
 
 def near_optimal(comps):
     print("| system | metric | workload (exact) | collective (exact) | network (exact) | full stack (evaluated) |")
     print("|---|---|---|---|---|---|")
-    for s in SYSTEMS:
-        for m, name in METRICS:
-            comp = comps["Near-optimal configurations (within 1%%): %s, runtime_x_%s" % (s, m)]
-            cells = []
-            for r in comp["rows"]:
-                capped = ">= " if r["capped"] else ""
-                text = "%s%d structure%s" % (capped, r["structures"], "" if r["structures"] == 1 else "s")
-                if r["genomes"] != r["structures"]:
-                    text += " (%s%s genomes)" % (capped, format(r["genomes"], ","))
-                cells.append(text)
-            print("| %s | %s | %s |" % (s[-1], name, " | ".join(cells)))
+    for s, name, comp in per_system_metric(comps, "Near-optimal configurations (within 1%%): %s, runtime_x_%s"):
+        cells = []
+        for r in comp["rows"]:
+            capped = ">= " if r["capped"] else ""
+            text = "%s%d structure%s" % (capped, r["structures"], "" if r["structures"] == 1 else "s")
+            if r["genomes"] != r["structures"]:
+                text += " (%s%s genomes)" % (capped, format(r["genomes"], ","))
+            cells.append(text)
+        print("| %s | %s | %s |" % (s, name, " | ".join(cells)))
     print()
 
 

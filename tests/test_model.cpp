@@ -500,15 +500,22 @@ Config random_valid_config(std::mt19937_64& rng) {
   return c;
 }
 
-// A decode step splits its KV cache over cp, not a sequence: the model's (unused) sequence
-// length need not divide; prefill's prompt must.
-TEST(Feasibility, DecodeIgnoresTheSequenceItDoesNotSplit) {
+// One decode step of GPT-175B on 64 NPUs: tp 8, pp 4, cp 2 (the cache split in two), 512 tokens
+// cached, micro-batch 8 (a multiple of tp, for sequence parallelism).
+Config decode_cluster() {
   Config c = test::gpt175b_cluster();
   c.work.pp = 4;
   c.work.cp = 2;
   c.work.mode = Mode::Decode;
   c.work.kv_len = 512;
-  c.work.micro_batch = 8;  // a multiple of tp, for sequence parallelism
+  c.work.micro_batch = 8;
+  return c;
+}
+
+// A decode step splits its KV cache over cp, not a sequence: the model's (unused) sequence
+// length need not divide; prefill's prompt must.
+TEST(Feasibility, DecodeIgnoresTheSequenceItDoesNotSplit) {
+  Config c = decode_cluster();
   c.model.seq = 2047;
   EXPECT_EQ(evaluate(c).reason, Reason::Ok);
   c.work.mode = Mode::Prefill;
@@ -518,12 +525,7 @@ TEST(Feasibility, DecodeIgnoresTheSequenceItDoesNotSplit) {
 // Interleaving is a training schedule: inference ignores it (and so the layers need not divide
 // by pp x vpp).
 TEST(Feasibility, InferenceIgnoresTheInterleavedSchedule) {
-  Config c = test::gpt175b_cluster();
-  c.work.pp = 4;
-  c.work.cp = 2;
-  c.work.mode = Mode::Decode;
-  c.work.kv_len = 512;
-  c.work.micro_batch = 8;
+  Config c = decode_cluster();
   const Result plain = evaluate(c);
   ASSERT_EQ(plain.reason, Reason::Ok);
   c.work.schedule = Schedule::Interleaved;
@@ -539,12 +541,7 @@ TEST(Feasibility, InferenceIgnoresTheInterleavedSchedule) {
 // Unfused attention keeps a decode step's scores: one query against the rank's kv_len / cp keys,
 // (2D + 1) b (a / t) bytes per key: 5 x 8 x 12 x 256 = 122,880 B more than fused attention.
 TEST(Inference, DecodeScoresCoverTheRanksShareOfTheCache) {
-  Config c = test::gpt175b_cluster();
-  c.work.pp = 4;
-  c.work.cp = 2;
-  c.work.mode = Mode::Decode;
-  c.work.kv_len = 512;
-  c.work.micro_batch = 8;
+  Config c = decode_cluster();
   const double fused = evaluate(c).memory_bytes;
   c.work.flash_attention = false;
   EXPECT_EQ(evaluate(c).memory_bytes - fused, 122880.0);

@@ -137,7 +137,9 @@ def small_study_checks(cosmic, data):
                            ("comparisons:\n  - {kind: convergence, experiments: [a], figure: bars}\n", "bars draws gain"),
                            (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a], figure: batch}\n",
                             "a variable of this comparison's `for:`"),
-                           ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target")):
+                           ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target"),
+                           # an error in the PSA file written from a `set`: named as kept in DIR/psa
+                           ("    set: [base.workload.dq=4]\n", os.path.join(tmp, "out", "psa", "a.yaml") + ":")):
             path, r = study("bad.yaml", tail)
             # `says` from ":LINE:COL:" on must follow the file name; otherwise anywhere after it
             where = path + says if says.startswith(":") else path + ":"
