@@ -41,6 +41,8 @@ bool lock_writer(hid_t file) {
   return flock(*static_cast<int*>(handle), LOCK_EX | LOCK_NB) == 0;
 }
 
+const char* const kBusy = ": another cosmic run is writing it (choose another -o, or wait for it)";
+
 // True when a process holds the writer lock on `path`: a cosmic run is writing it.
 bool being_written(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -115,7 +117,7 @@ void Handle::reset() {
 Handle create_file(const std::string& path) {
   quiet();
   Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + path);
-  if (!lock_writer(f.id())) throw Error(path + ": another cosmic run is writing it");
+  if (!lock_writer(f.id())) throw Error(path + kBusy);
   return f;
 }
 
@@ -126,14 +128,15 @@ Handle open_file(const std::string& path, bool write) {
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": not a file");
   // Checked first: HDF5 would open an empty file for writing and write a superblock into it.
   if (!is_hdf5(path)) throw Error(path + ": not an HDF5 file");
-  if (write && being_written(path)) throw Error(path + ": another cosmic run is writing it");
+  // (also one starting to write it as path.partial: NewFile)
+  if (write && (being_written(path) || being_written(path + ".partial"))) throw Error(path + kBusy);
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
     throw Error(path + ": HDF5 cannot open it: another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
                 "), it is not " + (write ? "writable" : "readable") + ", or it is damaged");
   Handle f(id, H5Fclose, "open " + path);
-  if (write && !lock_writer(f.id())) throw Error(path + ": another cosmic run is writing it");
+  if (write && !lock_writer(f.id())) throw Error(path + kBusy);
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
   // flush: a writer killed inside one can leave chunks that lie past that end. Before writing,
   // the end is moved to the file's physical end, so that HDF5 does not hand that space out again
@@ -153,10 +156,10 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   // Only a result file of cosmic's is replaced (not a PSA or configuration file given as -o by
   // mistake, nor another program's HDF5 file), and not while another run writes it or starts
   // writing it (as OUT.partial): both runs would report success, the file holding one's results.
-  const std::string busy = ": another cosmic run is writing it (choose another -o, or wait for it)";
-  if (being_written(out) || being_written(partial_)) throw Error(out + busy);
+  if (being_written(out) || being_written(partial_)) throw Error(out + kBusy);
   if (fs::exists(out, ec) && fs::file_size(out, ec) > 0) {
     const std::string keep = "; cosmic replaces only its own result files (choose another -o, or remove it)";
+    if (::access(out.c_str(), R_OK) != 0) throw Error(out + ": exists and cannot be read (permissions?)" + keep);
     if (!is_hdf5(out)) throw Error(out + ": exists and is not an HDF5 file" + keep);
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (id < 0) throw Error(out + ": HDF5 cannot open it (damaged?)" + keep);
@@ -164,7 +167,23 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
     H5Fclose(id);
     if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
   }
-  handle_ = create_file(partial_);
+  if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) throw Error(out + ": its folder is not writable");
+  // OUT.partial is made exclusively (O_EXCL: it never truncates another run's, never writes
+  // through a symbolic link); one that a killed run left is removed first.
+  if (fs::is_symlink(partial_, ec) || fs::exists(partial_, ec)) {
+    if (being_written(partial_)) throw Error(out + kBusy);
+    fs::remove(partial_, ec);
+  }
+  quiet();
+  const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+  if (id < 0)  // another run made it since: it is writing OUT
+    throw Error(fs::exists(partial_, ec) ? out + kBusy : "HDF5: create " + partial_ + " failed");
+  handle_ = Handle(id, H5Fclose, "create " + partial_);
+  if (!lock_writer(handle_.id())) {
+    handle_.reset();
+    std::remove(partial_.c_str());
+    throw Error(out + kBusy);
+  }
 }
 
 NewFile::~NewFile() {
@@ -175,6 +194,9 @@ NewFile::~NewFile() {
 
 Handle NewFile::publish() {
   flush(handle_.id());
+  // A --resume of OUT that started meanwhile holds it: renaming over it would let that run write
+  // on into a file no longer named OUT and report success.
+  if (being_written(out_)) throw Error(out_ + kBusy);
   if (std::rename(partial_.c_str(), out_.c_str()) != 0)
     throw Error("cannot rename " + partial_ + " to " + out_ + ": " + std::strerror(errno));
   published_ = true;

@@ -868,6 +868,11 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       in.all_rows = committed_rows(fi.id(), ds, k, in.m);
       m.all_rows += int64_t(in.all_rows);
     }
+    if (m.all_rows > int64_t(1) << 32) {  // the limit `sweep --keep all` keeps each file to
+      std::cerr << "cosmic merge: the inputs' /all tables hold " << m.all_rows
+                << " rows, more than 2^32 for one file: keep the shards apart\n";
+      return 1;
+    }
   }
   // Written under a temporary name and renamed once complete, as a new sweep file.
   h5::NewFile f(out);

@@ -445,6 +445,25 @@ class SweepFile(unittest.TestCase):
     def test_sigint_leaves_a_resumable_file(self):
         self.interrupted_then_resumed(signal.SIGINT)
 
+    def test_two_runs_started_together_leave_one_intact_file(self):
+        # Each run makes OUT.partial exclusively: the one that loses refuses, and cannot empty the
+        # winner's (it truncated it: a file marked complete with blank gene labels).
+        out = os.path.join(self.dir, "race.h5")
+        cmd = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "-o", out, "-q"]
+        for _ in range(10):
+            for path in (out, out + ".partial"):
+                if os.path.exists(path):
+                    os.remove(path)
+            runs = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+            codes = [(p.wait(timeout=60), p.stderr.read()) for p in runs]
+            self.assertIn(0, [c for c, _ in codes], codes)
+            for c, err in codes:
+                if c != 0:
+                    self.assertIn("another cosmic run is writing it", err)
+            with h5py.File(out, "r") as f:
+                self.assertEqual(f.attrs["complete"], 1)
+                self.assertTrue(all(len(x) > 0 for x in f["genes"]["workload.dp"][:]))
+
     def test_a_file_being_written_is_not_taken_by_a_second_run(self):
         # Both runs used to exit 0, the file holding the second one's results only. cosmic's own
         # lock holds also where HDF5's locks are turned off (HDF5_USE_FILE_LOCKING=FALSE).
