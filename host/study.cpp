@@ -1,6 +1,8 @@
 #include "host/study.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,7 +82,8 @@ std::string algo_short(Algo a) {
 std::string describe(const Config& c) {
   std::ostringstream os;
   const Workload& w = c.work;
-  os << "dp " << w.dp << " tp " << w.tp << " pp " << w.pp << " cp " << w.cp << ", "
+  os << "dp " << w.dp << " tp " << w.tp << " pp " << w.pp << " cp " << w.cp
+     << (w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "") << ", "
      << names::name(names::kSharding, w.sharding) << "; " << names::name(names::kPolicy, c.net.policy) << ", "
      << c.net.chunks << " chunks, " << names::name(names::kMultiDim, c.net.multidim) << "; ";
   for (int32_t d = 0; d < c.net.ndims; ++d) {
@@ -102,7 +105,7 @@ std::string describe(const Config& c) {
 // The parallel layout and network shape (no bandwidths, no algorithms): what makes two
 // configurations structurally different.
 std::string structure_key(const Config& c) {
-  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(c.work.sharding)};
+  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(c.work.cp_style), int64_t(c.work.sharding)};
   for (int32_t d = 0; d < c.net.ndims; ++d) {
     v.push_back(int64_t(c.net.dim[d].topology));
     v.push_back(c.net.dim[d].npus);
@@ -455,10 +458,10 @@ class StudySignals {
 // objective, a comparison of experiments that optimise different objectives, or a front of one
 // objective is reported at once, not after the runs before it.
 void check_objectives(const psa::Study& st, const std::string& dir) {
-  // The PSA files are written to a scratch folder: DIR/psa/<id>.yaml is its run's own (with its
-  // budget constraint), which a stopped study leaves for --reuse.
-  std::string scratch = (fs::temp_directory_path() / "cosmic-study-XXXXXX").string();
-  if (!mkdtemp(scratch.data())) throw std::runtime_error("cannot make a scratch folder in " + fs::temp_directory_path().string());
+  // The PSA files are written to a scratch folder in DIR (removed after): DIR/psa/<id>.yaml is
+  // its run's own (with its budget constraint), which a stopped study leaves for --reuse.
+  std::string scratch = (fs::path(dir) / ".check-XXXXXX").string();
+  if (!mkdtemp(scratch.data())) throw std::runtime_error("cannot make a scratch folder in " + dir);
   struct Remove {
     std::string dir;
     ~Remove() { std::error_code ec; fs::remove_all(dir, ec); }
@@ -483,12 +486,14 @@ void check_objectives(const psa::Study& st, const std::string& dir) {
     }
   }
   for (const auto& c : st.comparisons) {
-    if (c.kind == "gain" || c.kind == "gap")
+    if (c.kind == "gain" || c.kind == "gap" || c.kind == "convergence") {
+      const std::string& first = c.target.empty() ? c.others[0] : c.target;  // convergence: no target
       for (const auto& id : c.others)
-        if (objectives[id][0] != objectives[c.target][0])
+        if (objectives[id][0] != objectives[first][0])
           throw psa::ConfigError(c.where + ": comparison '" + c.title + "': " + id + " optimises " + objectives[id][0] +
-                                 ", " + c.target + " " + objectives[c.target][0] + " (a " + c.kind +
+                                 ", " + first + " " + objectives[first][0] + " (a " + c.kind +
                                  " compares one objective)");
+    }
     if (c.kind == "pareto" && objectives[c.target].size() < 2)
       throw psa::ConfigError(c.where + ": comparison '" + c.title + "': front " + c.target +
                              " has one objective (a pareto comparison needs an experiment with two)");
@@ -515,6 +520,15 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
     throw std::runtime_error(o.out_dir + ": is a file, expected a folder for the study's results");
   fs::create_directories(fs::path(o.out_dir) / "psa");
+  // One study at a time in a folder: a second would rewrite the first's files under its report.
+  const std::string lock_path = (fs::path(o.out_dir) / ".cosmic-study.lock").string();
+  struct FolderLock {
+    int fd;
+    ~FolderLock() { if (fd >= 0) ::close(fd); }
+  } lock{::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)};
+  if (lock.fd < 0) throw std::runtime_error("cannot create " + lock_path + ": " + std::strerror(errno));
+  if (flock(lock.fd, LOCK_EX | LOCK_NB) != 0)
+    throw std::runtime_error(o.out_dir + ": another cosmic study is writing this folder (choose another -o, or wait for it)");
   check_objectives(st, o.out_dir);
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
@@ -808,7 +822,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     } else if (c.kind == "near_optimal") {
       jc["within"] = c.within;
       md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: all distinct genomes, and distinct "
-         << "structures (parallel layout dp/tp/pp/cp/sharding and network topology x NPUs per dimension; bandwidths and "
+         << "structures (parallel layout dp/tp/pp/cp (and its style)/sharding and network topology x NPUs per dimension; bandwidths and "
          << "collective algorithms left out). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {

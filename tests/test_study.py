@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 
@@ -138,6 +139,8 @@ def small_study_checks(cosmic, data):
                            (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a], figure: batch}\n",
                             "a variable of this comparison's `for:`"),
                            ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target"),
+                           ("    seeds: [1]\n  - {id: b, psa: %s, method: rw, budget: 64, objective: latency}\n"
+                            "comparisons:\n  - {kind: convergence, experiments: [a, b]}\n" % psa, "b optimises latency, a"),
                            # an error in the PSA file written from a `set`: named as kept in DIR/psa
                            ("    set: [base.workload.dq=4]\n", os.path.join(tmp, "out", "psa", "a.yaml") + ":")):
             path, r = study("bad.yaml", tail)
@@ -146,6 +149,21 @@ def small_study_checks(cosmic, data):
             check(r.returncode != 0 and where in r.stderr and says in r.stderr,
                   "bad study accepted or unclear: %r -> %s" % (tail, r.stderr))
             check("[1/" not in r.stdout, "a bad study ran an experiment first")
+        # One study at a time in a folder: a second one is refused while the first runs.
+        first = subprocess.Popen([cosmic, "study", os.path.join(data, "studies", "ci-small.yaml"), "-o",
+                                  os.path.join(tmp, "busy"), "--quiet", "--no-plots"], stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if os.path.exists(os.path.join(tmp, "busy", "psa")):
+                    break
+                time.sleep(0.05)
+            path = os.path.join(tmp, "m1.yaml")
+            r = subprocess.run([cosmic, "study", path, "-o", os.path.join(tmp, "busy"), "--quiet", "--no-plots"],
+                               capture_output=True, text=True)
+            check(r.returncode != 0 and "another cosmic study is writing this folder" in r.stderr,
+                  "a second study ran into a folder in use: " + r.stderr)
+        finally:
+            check(first.wait(timeout=300) == 0, "the first study failed")
 
 
 def main():
