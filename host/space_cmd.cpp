@@ -80,7 +80,7 @@ int cmd_space(int argc, const char* const* argv) {
                               {"stack", ds.genes[g].stack},
                               {"cardinality", v.gene[g].card},
                               {"values", ds.genes[g].labels},
-                              {"no_effect", param_has_no_effect(v.gene[g].param)}});
+                              {"no_effect", psa::gene_has_no_effect(ds, g)}});
       j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
       j["constraints"] = ds.constraint_text;
       j["objectives"] = objectives;
@@ -107,7 +107,7 @@ int cmd_space(int argc, const char* const* argv) {
     std::string idle;
     double copies = 1;
     for (size_t g = 0; g < ds.genes.size(); ++g)
-      if (param_has_no_effect(v.gene[g].param)) {
+      if (v.gene[g].card > 1 && psa::gene_has_no_effect(ds, g)) {
         idle += (idle.empty() ? "" : ", ") + ds.genes[g].name;
         copies *= v.gene[g].card;
       }

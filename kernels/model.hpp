@@ -293,6 +293,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
+  // DeepSpeed-Ulysses gives each cp rank whole heads (a decode step splits its cache instead).
+  if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && (m.heads / w.tp) % w.cp != 0)
+    return Reason::HeadsNotDivisible;
   if (w.global_batch % (int64_t(w.dp) * w.micro_batch) != 0) return Reason::BatchNotDivisible;
   // Interleaving is a training schedule: inference ignores schedule and vpp.
   const int32_t vchunks = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
@@ -340,7 +343,10 @@ struct LayerComm {
 // are kept (memory_per_npu), so the backward pass, whose attention needs every key, gathers
 // them again (as Megatron's context parallelism circulates K and V again in backward), also
 // under full recompute, whose repeated forward gathers them once more (as the sequence-parallel
-// GEMM inputs above are gathered again in backward after a recomputed forward).
+// GEMM inputs above are gathered again in backward after a recomputed forward). With cp_style
+// AllToAll (DeepSpeed-Ulysses) attention runs on whole heads instead: all-to-alls of the local
+// tokens' Q, K, V and of the output, the same compute and memory per rank (s/cp queries against s
+// keys on a/(t cp) heads rather than s/cp queries on a/t heads).
 // `tp_overlap` / `cp_overlap` hide a fraction of each.
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
@@ -361,12 +367,23 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     }
   }
   if (c.work.cp > 1) {
-    const double bytes = act_bytes(c.model) * c.work.cp * T * 2 * kv_width_per_rank(c.model, c.work.tp);
+    const double D = act_bytes(c.model), kvw = kv_width_per_rank(c.model, c.work.tp);
     const Span& s = g.span[int(Group::CP)];
     const double keep = 1 - c.cal.cp_overlap;
-    lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
-    lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
-                  lc.cp_fwd_s;
+    if (c.work.cp_style == CpStyle::AllToAll) {
+      // DeepSpeed-Ulysses (Jacobs et al. 2023): the local tokens' queries, keys and values go to
+      // the ranks of their heads (an all-to-all of D T (h/t + 2 kv-width)) and the attention
+      // output comes back (D T h/t); backward sends their gradients the same ways.
+      const double qkv = D * T * (c.model.hidden / double(c.work.tp) + 2 * kvw), out = D * T * c.model.hidden / c.work.tp;
+      lc.cp_fwd_s = lc.cp_bwd_s =
+          keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, qkv, npus) +
+                  collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
+    } else {
+      const double bytes = D * c.work.cp * T * 2 * kvw;
+      lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
+      lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
+                    lc.cp_fwd_s;
+    }
   }
   return lc;
 }

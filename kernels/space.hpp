@@ -29,7 +29,7 @@ constexpr int kMaxConstraints = 16;
 // (-1 = the same value for every dimension).
 enum class Param : int16_t {
   // workload
-  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute,
+  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute, CpStyle,
   // collective
   Policy = 32, Chunks, MultiDim, Algo, AlgoAllReduce, AlgoAllGather, AlgoReduceScatter, AlgoAllToAll,
   // network (per dimension)
@@ -37,12 +37,6 @@ enum class Param : int16_t {
   // compute
   PeakTflops = 96, MemBw, MemCapacityGB,
 };
-
-// Parameters the model accepts but no result depends on: the scheduling policy (one collective
-// is in flight at a time) and the all-to-all algorithm (no modelled workload runs an all-to-all:
-// no mixture of experts, and context parallelism gathers keys and values). A space that searches
-// them holds every result several times; `cosmic space` says so.
-COSMIC_HD inline bool param_has_no_effect(Param p) { return p == Param::Policy || p == Param::AlgoAllToAll; }
 
 struct Gene {
   Param param = Param::DP;
@@ -135,6 +129,7 @@ COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
     case Param::Vpp: c.work.vpp = iv; break;
     case Param::Sharding: c.work.sharding = Sharding(iv); break;
     case Param::Recompute: c.work.recompute = Recompute(iv); break;
+    case Param::CpStyle: c.work.cp_style = cosmic::CpStyle(iv); break;
     case Param::Policy: c.net.policy = Policy(iv); break;
     case Param::Chunks: c.net.chunks = iv; break;
     case Param::MultiDim: c.net.multidim = MultiDim(iv); break;
@@ -177,6 +172,7 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::Vpp: return c.work.vpp;
     case Param::Sharding: return int(c.work.sharding);
     case Param::Recompute: return int(c.work.recompute);
+    case Param::CpStyle: return int(c.work.cp_style);
     case Param::Policy: return int(c.net.policy);
     case Param::Chunks: return c.net.chunks;
     case Param::MultiDim: return int(c.net.multidim);

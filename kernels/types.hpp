@@ -41,6 +41,10 @@ enum class Mode : int8_t {
 enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2 };
 enum class Sharding : int8_t { None = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };  // Zero3 = FSDP = study's weight sharding
 enum class Recompute : int8_t { None = 0, Selective = 1, Full = 2 };
+// How context parallelism exchanges a layer's attention inputs: AllGather gathers keys and values
+// over the cp ranks (Megatron-LM's context parallelism); AllToAll sends each head's queries, keys
+// and values to one rank and the attention output back (DeepSpeed-Ulysses).
+enum class CpStyle : int8_t { AllGather = 0, AllToAll = 1 };
 
 struct Workload {
   Mode mode = Mode::Training;
@@ -48,7 +52,8 @@ struct Workload {
   int32_t micro_batch = 1;   // sequences per micro-batch
   int32_t dp = 1, tp = 1, pp = 1;
   int32_t cp = 1;            // context / sequence sharding (the study's "SP"): the sequence is split,
-                             // keys and values are gathered
+                             // keys and values are gathered (cp_style)
+  CpStyle cp_style = CpStyle::AllGather;
   bool seq_parallel = false; // Megatron sequence parallelism inside the TP group
   Schedule schedule = Schedule::OneF1B;
   int32_t vpp = 1;           // model chunks per pipeline rank (Interleaved only)

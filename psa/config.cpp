@@ -184,7 +184,7 @@ ModelSpec convert_model(const Section& s) {
 }
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
-  s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "sequence_parallel", "schedule", "vpp",
+  s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
                 "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
@@ -194,6 +194,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.tp = int32_t(s.integer("tp", 1, 1, 1 << 24));
   w.pp = int32_t(s.integer("pp", 1, 1, 1 << 24));
   w.cp = int32_t(s.integer("cp", 1, 1, 1 << 24));
+  w.cp_style = s.choice("cp_style", CpStyle::AllGather, names::kCpStyle);
   w.seq_parallel = s.boolean("sequence_parallel", false);
   w.schedule = s.choice("schedule", Schedule::OneF1B, names::kSchedule);
   w.vpp = int32_t(s.integer("vpp", 1, 1, 1 << 16));

@@ -28,6 +28,8 @@ inline const Entry<Sharding> kSharding[] = {{"none", Sharding::None}, {"zero1", 
                                             {"fsdp", Sharding::Zero3}};
 inline const Entry<Recompute> kRecompute[] = {{"none", Recompute::None}, {"selective", Recompute::Selective},
                                               {"full", Recompute::Full}};
+inline const Entry<CpStyle> kCpStyle[] = {{"allgather", CpStyle::AllGather}, {"alltoall", CpStyle::AllToAll},
+                                          {"ulysses", CpStyle::AllToAll}};
 inline const Entry<Topology> kTopology[] = {{"Ring", Topology::Ring}, {"Switch", Topology::Switch},
                                             {"FullyConnected", Topology::FullyConnected}};
 inline const Entry<Algo> kAlgo[] = {{"ring", Algo::Ring},

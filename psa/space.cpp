@@ -57,7 +57,7 @@ const EnumTable& enum_table(Param p) {
   static const EnumTable schedule = table_of(names::kSchedule), sharding = table_of(names::kSharding),
                          recompute = table_of(names::kRecompute), policy = table_of(names::kPolicy),
                          multidim = table_of(names::kMultiDim), algo = table_of(names::kAlgo),
-                         topology = table_of(names::kTopology);
+                         topology = table_of(names::kTopology), cp_style = table_of(names::kCpStyle);
   switch (p) {
     case Param::Schedule: return schedule;
     case Param::Sharding: return sharding;
@@ -65,6 +65,7 @@ const EnumTable& enum_table(Param p) {
     case Param::Policy: return policy;
     case Param::MultiDim: return multidim;
     case Param::Topology: return topology;
+    case Param::CpStyle: return cp_style;
     default: return algo;
   }
 }
@@ -91,6 +92,7 @@ const ParamDef kParams[] = {
     {"workload", "vpp", Param::Vpp, Kind::Int, false, 1, 1 << 16},
     {"workload", "sharding", Param::Sharding, Kind::Enum, false, 0, 0},
     {"workload", "recompute", Param::Recompute, Kind::Enum, false, 0, 0},
+    {"workload", "cp_style", Param::CpStyle, Kind::Enum, false, 0, 0},
     {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
     {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
     {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
@@ -471,8 +473,8 @@ class ExprCompiler {
     if (base.find('.') == std::string::npos && dim < 0 && !find_param("", base)) {
       // An enumeration value: its code is set by check_comparison from the parameter it meets.
       bool known = false;
-      for (Param p : {Param::Schedule, Param::Sharding, Param::Recompute, Param::Policy, Param::MultiDim, Param::Algo,
-                      Param::Topology})
+      for (Param p : {Param::Schedule, Param::Sharding, Param::Recompute, Param::CpStyle, Param::Policy,
+                      Param::MultiDim, Param::Algo, Param::Topology})
         known = known || enum_table(p).parse(base).has_value();
       if (known) {
         code_.push_back(Instr{Op::PushConst, -1, 0});
@@ -951,6 +953,21 @@ std::unique_ptr<SpaceView> with_constraints(const SpaceView& s, const std::vecto
 constexpr uint64_t kMaxComponentPoints = 100000000;  // enumeration budget per component
 
 }  // namespace
+
+bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
+  const SpaceView& v = *space.view;
+  const Param p = v.gene[gene].param;
+  if (p == Param::Policy) return true;
+  // Inference is forward only, each rank holding its weights whole (docs/config.md).
+  if (v.base.work.mode != Mode::Training &&
+      (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute))
+    return true;
+  if (p != Param::AlgoAllToAll) return false;
+  if (v.base.work.cp_style == CpStyle::AllToAll) return false;
+  for (int32_t g = 0; g < v.ngenes; ++g)
+    if (v.gene[g].param == Param::CpStyle) return false;
+  return true;
+}
 
 u128 feasible_count(const DesignSpace& space) {
   const SpaceView& s = *space.view;

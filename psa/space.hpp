@@ -61,6 +61,13 @@ int32_t plain_genes(const SpaceView& s);
 // exact, computed without visiting every raw point where the constraints allow it.
 u128 feasible_count(const DesignSpace& space);
 
+// True for a gene no result of the space depends on: the scheduling policy (one collective is in
+// flight at a time); unless the space's context parallelism may run DeepSpeed-Ulysses style
+// (cp_style alltoall in the base or searched), the all-to-all algorithm (the only all-to-all the
+// model has); in an inference space, the training-only schedule, vpp, sharding and recompute.
+// Such a space holds every result several times; `cosmic space` says so.
+bool gene_has_no_effect(const DesignSpace& space, size_t gene);
+
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
 

@@ -147,6 +147,17 @@ TEST(Config, Fp32TrainingDefaultsToFp32GradientsAndNoMasterCopy) {
   EXPECT_EQ(own.cal.master_bytes, 12);
 }
 
+// Context parallelism's style: all-gather (the default, Megatron-LM) or all-to-all
+// (DeepSpeed-Ulysses, also spelt ulysses).
+TEST(Config, ContextParallelStyle) {
+  const std::string p = write_temp("cpstyle.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: 8}\n");
+  EXPECT_EQ(psa::load_config(p, {}).config.work.cp_style, CpStyle::AllGather);
+  EXPECT_EQ(psa::load_config(p, {"workload.cp_style=ulysses"}).config.work.cp_style, CpStyle::AllToAll);
+  EXPECT_EQ(psa::load_config(p, {"workload.cp_style=alltoall"}).config.work.cp_style, CpStyle::AllToAll);
+  EXPECT_NE(error_of(p, {"workload.cp_style=ring"}).find("one of allgather, alltoall"), std::string::npos)
+      << error_of(p, {"workload.cp_style=ring"});
+}
+
 TEST(Config, ErrorsInsidePresetsNameThePresetFile) {
   const std::string model = write_temp("badmodel.yaml", "name: broken\nlayers: 4\nhidden: 64\nffn: 256\nheads: 4\n"
                                                         "seq: 128\nvocab: 100\nmlp: relu\n");

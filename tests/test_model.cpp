@@ -184,6 +184,38 @@ TEST(Time, ContextShardingGathersKeysAndValuesAgainInBackward) {
   }
 }
 
+// DeepSpeed-Ulysses (cp_style alltoall): per layer and pass an all-to-all of the local tokens'
+// Q, K, V and one of the attention output (backward: their gradients), over the 2 cp ranks of
+// the 25 GB/s Switch: T = 1024 local tokens, h/t = 1536, K and V 1536 wide each, 2 bytes:
+// 9,437,184 and 3,145,728 B; an all-to-all of S bytes over 2 ranks on a Switch is 2 x 2000 ns +
+// 10 ns + S / 2 / 25e9: 192.75368 + 66.92456 = 259.67824 us a pass.
+TEST(Time, UlyssesContextParallelismExchangesHeads) {
+  Config c = test::gpt175b_cluster();
+  c.work.pp = 4;
+  c.work.cp = 2;
+  c.work.cp_style = CpStyle::AllToAll;
+  c.compute.mem_capacity_bytes = 1e15;
+  const double pass_s = 259.67824e-6;
+  for (Recompute rc : {Recompute::None, Recompute::Full}) {  // full recompute repeats the forward's
+    c.work.recompute = rc;
+    const Result r = evaluate(c);
+    ASSERT_EQ(r.reason, Reason::Ok);
+    EXPECT_NEAR(r.cp_comm_s, 64 * 24 * (rc == Recompute::Full ? 3 : 2) * pass_s, 1e-9) << int(rc);
+  }
+  // Compute and memory are those of the all-gather style: only the communication differs.
+  Config gather = c;
+  gather.work.cp_style = CpStyle::AllGather;
+  const Result u = evaluate(c), a = evaluate(gather);
+  EXPECT_EQ(u.forward_s, a.forward_s);
+  EXPECT_EQ(u.memory_bytes, a.memory_bytes);
+  // Whole heads per rank: 96 heads / tp 8 = 12 do not split over cp 8.
+  c.work.pp = 1;
+  c.work.cp = 8;
+  EXPECT_EQ(evaluate(c).reason, Reason::HeadsNotDivisible);
+  c.work.cp_style = CpStyle::AllGather;
+  EXPECT_NE(evaluate(c).reason, Reason::HeadsNotDivisible);
+}
+
 // ZeRO-2 keeps a share of the gradients, so with several micro-batches each one's gradients are
 // reduce-scattered after its backward (ZeRO-1: once a step); one micro-batch: the same.
 TEST(Time, Zero2ReduceScattersEachMicroBatch) {

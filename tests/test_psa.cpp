@@ -74,6 +74,32 @@ TEST(Psa, PaperCountSystem1) {
   // One algorithm per collective type and dimension: the 4 all-to-all genes too, 2 x 4^4 = 512.
   const test::CliRun coll = test::run_cli("space " + test::data_path("psa/cosmic/collective-system1.yaml"));
   EXPECT_NE(coll.out.find("each result appears 512 times"), std::string::npos) << coll.out;
+  // With Ulysses-style context parallelism the all-to-all algorithm counts; in inference the
+  // training-only sharding does not.
+  const test::CliRun ulysses = test::run_cli("space " + test::data_path("psa/cosmic/collective-system1.yaml") +
+                                             " --set base.workload.cp_style=alltoall");
+  EXPECT_NE(ulysses.out.find("no effect:   collective.policy\n"), std::string::npos) << ulysses.out;
+  EXPECT_NE(ulysses.out.find("each result appears 2 times"), std::string::npos) << ulysses.out;
+  const test::CliRun prefill = test::run_cli("space " + test::data_path("psa/cosmic/workload-system1.yaml") +
+                                             " --set base.workload.mode=prefill");
+  EXPECT_NE(prefill.out.find("no effect:   workload.sharding\n"), std::string::npos) << prefill.out;
+}
+
+// cp_style is a workload gene like the others: enumerated, named in constraints, and with it
+// the all-to-all algorithm genes count.
+TEST(Psa, ContextParallelStyleIsAGene) {
+  const std::string path = write_psa("cpstyle.yaml",
+                                     "name: ul\nbase: " + test::data_path("configs/cosmic-system2-baseline.yaml") +
+                                         "\nparameters:\n  workload:\n    cp: {pow2: {min: 1, max: 16}}\n"
+                                         "    cp_style: [allgather, alltoall]\n"
+                                         "  collective:\n    all_to_all_algorithm: {values: [ring, direct], per_dim: true}\n"
+                                         "derived: {tp: auto}\nconstraints: [\"workload.cp_style == alltoall\"]\n"
+                                         "objectives: [runtime_x_bw]\n");
+  const psa::DesignSpace ds = psa::load_psa(path);
+  EXPECT_EQ(space_size(*ds.view), u128(5 * 2 * 16));
+  EXPECT_EQ(psa::feasible_count(ds), u128(5 * 16));  // half: all-to-all only
+  EXPECT_EQ(brute_force(ds), 5u * 16);
+  for (size_t g = 0; g < ds.genes.size(); ++g) EXPECT_FALSE(psa::gene_has_no_effect(ds, g)) << ds.genes[g].name;
 }
 
 TEST(Psa, WorkloadOnlyMatchesBruteForce) {
