@@ -53,7 +53,7 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["system"] = rep.system_name;
   j["npus"] = total_npus(rep.config.net);
   j["mode"] = names::name(names::kMode, w.mode);
-  j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp},
+  j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp}, {"cp_style", names::name(names::kCpStyle, w.cp_style)},
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"sharding", names::name(names::kSharding, w.sharding)},
@@ -84,8 +84,9 @@ std::string to_text(const EvalReport& rep) {
   char buf[256];
   os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net) << " NPUs), "
      << names::name(names::kMode, w.mode) << "\n";
-  std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s, micro-batch %d, global batch %lld", w.dp, w.tp,
-                w.pp, w.cp, w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
+  std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld", w.dp,
+                w.tp, w.pp, w.cp, w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "",
+                w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
   os << buf;
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)

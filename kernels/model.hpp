@@ -293,9 +293,12 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
-  // DeepSpeed-Ulysses gives each cp rank whole heads (a decode step splits its cache instead).
-  if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && (m.heads / w.tp) % w.cp != 0)
-    return Reason::HeadsNotDivisible;
+  // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
+  // TP rank holds, at least one, must split over cp too); a decode step splits its cache instead.
+  if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && w.cp > 1) {
+    const int32_t kv_per_tp = m.kv_heads / w.tp > 0 ? m.kv_heads / w.tp : 1;
+    if ((m.heads / w.tp) % w.cp != 0 || kv_per_tp % w.cp != 0) return Reason::HeadsNotDivisible;
+  }
   if (w.global_batch % (int64_t(w.dp) * w.micro_batch) != 0) return Reason::BatchNotDivisible;
   // Interleaving is a training schedule: inference ignores schedule and vpp.
   const int32_t vchunks = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;

@@ -106,7 +106,9 @@ inline const char* reason_message(Reason r) {
     case Reason::InvalidInput: return "an input is zero, negative or out of range";
     case Reason::ProductMismatch: return "dp x tp x pp x cp does not equal the number of NPUs in the network";
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
-    case Reason::HeadsNotDivisible: return "attention heads or FFN width not divisible by tp";
+    case Reason::HeadsNotDivisible:
+      return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
+             "query and KV, not divisible by cp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
     case Reason::LayersNotDivisible: return "layers not divisible by pp (x vpp when interleaved)";

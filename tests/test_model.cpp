@@ -208,6 +208,12 @@ TEST(Time, UlyssesContextParallelismExchangesHeads) {
   const Result u = evaluate(c), a = evaluate(gather);
   EXPECT_EQ(u.forward_s, a.forward_s);
   EXPECT_EQ(u.memory_bytes, a.memory_bytes);
+  // GQA: 8 KV heads over tp 8 leave one per TP rank, which cp 2 cannot split; 16 leave two.
+  Config gqa = c;
+  gqa.model.kv_heads = 8;
+  EXPECT_EQ(evaluate(gqa).reason, Reason::HeadsNotDivisible);
+  gqa.model.kv_heads = 16;
+  EXPECT_EQ(evaluate(gqa).reason, Reason::Ok);
   // Whole heads per rank: 96 heads / tp 8 = 12 do not split over cp 8.
   c.work.pp = 1;
   c.work.cp = 8;
