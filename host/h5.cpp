@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -43,9 +44,36 @@ bool lock_writer(hid_t file) {
 
 const char* const kBusy = ": another cosmic run is writing it (choose another -o, or wait for it)";
 
+// True when `path` names the file HDF5 holds open as `file` (not one made since under its name).
+bool same_file(hid_t file, const std::string& path) {
+  void* handle = nullptr;
+  struct stat held {}, named {};
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return true;  // no POSIX file
+  return fstat(*static_cast<int*>(handle), &held) == 0 && ::stat(path.c_str(), &named) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+// Removes a file a killed run left (a symbolic link itself, not its target): false when a run
+// holds it. The lock is taken on the file first, and the name unlinked only while it still names
+// that file, so that a run's new file made meanwhile under the name is never removed.
+bool remove_stale(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ELOOP) ::unlink(path.c_str());  // a symbolic link
+    return true;
+  }
+  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0;
+  struct stat opened {}, named {};
+  if (!held && fstat(fd, &opened) == 0 && ::stat(path.c_str(), &named) == 0 && opened.st_dev == named.st_dev &&
+      opened.st_ino == named.st_ino)
+    ::unlink(path.c_str());
+  ::close(fd);
+  return !held;
+}
+
 // True when a process holds the writer lock on `path`: a cosmic run is writing it.
 bool being_written(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
   if (fd < 0) return false;
   const bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);
@@ -171,32 +199,35 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   // OUT.partial is made exclusively (O_EXCL: it never truncates another run's, never writes
   // through a symbolic link); one that a killed run left is removed first.
   if (fs::is_symlink(partial_, ec) || fs::exists(partial_, ec)) {
-    if (being_written(partial_)) throw Error(out + kBusy);
-    fs::remove(partial_, ec);
+    if (!remove_stale(partial_)) throw Error(out + kBusy);
+    if (fs::is_symlink(partial_, ec) || fs::exists(partial_, ec))
+      throw Error(partial_ + ": left by an earlier run and cannot be removed (remove it)");
   }
   quiet();
   const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
   if (id < 0)  // another run made it since: it is writing OUT
     throw Error(fs::exists(partial_, ec) ? out + kBusy : "HDF5: create " + partial_ + " failed");
   handle_ = Handle(id, H5Fclose, "create " + partial_);
-  if (!lock_writer(handle_.id())) {
+  // Locked, and still the file named OUT.partial (another run starting may have removed it as
+  // stale before the lock and made its own): otherwise that run's, left alone.
+  if (!lock_writer(handle_.id()) || !same_file(handle_.id(), partial_)) {
     handle_.reset();
-    std::remove(partial_.c_str());
     throw Error(out + kBusy);
   }
 }
 
 NewFile::~NewFile() {
   if (published_) return;
+  const bool ours = same_file(handle_.id(), partial_);
   handle_.reset();
-  std::remove(partial_.c_str());
+  if (ours) std::remove(partial_.c_str());
 }
 
 Handle NewFile::publish() {
   flush(handle_.id());
   // A --resume of OUT that started meanwhile holds it: renaming over it would let that run write
   // on into a file no longer named OUT and report success.
-  if (being_written(out_)) throw Error(out_ + kBusy);
+  if (being_written(out_) || !same_file(handle_.id(), partial_)) throw Error(out_ + kBusy);
   if (std::rename(partial_.c_str(), out_.c_str()) != 0)
     throw Error("cannot rename " + partial_ + " to " + out_ + ": " + std::strerror(errno));
   published_ = true;

@@ -105,7 +105,8 @@ std::string describe(const Config& c) {
 // The parallel layout and network shape (no bandwidths, no algorithms): what makes two
 // configurations structurally different.
 std::string structure_key(const Config& c) {
-  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(c.work.cp_style), int64_t(c.work.sharding)};
+  const CpStyle cp_style = c.work.cp > 1 ? c.work.cp_style : CpStyle::AllGather;  // no style without cp
+  std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(cp_style), int64_t(c.work.sharding)};
   for (int32_t d = 0; d < c.net.ndims; ++d) {
     v.push_back(int64_t(c.net.dim[d].topology));
     v.push_back(c.net.dim[d].npus);
@@ -528,7 +529,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   } lock{::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)};
   if (lock.fd < 0) throw std::runtime_error("cannot create " + lock_path + ": " + std::strerror(errno));
   if (flock(lock.fd, LOCK_EX | LOCK_NB) != 0)
-    throw std::runtime_error(o.out_dir + ": another cosmic study is writing this folder (choose another -o, or wait for it)");
+    throw std::runtime_error(errno == EWOULDBLOCK
+                                 ? o.out_dir + ": another cosmic study is writing this folder (choose another -o, or wait for it)"
+                                 : "cannot lock " + lock_path + ": " + std::strerror(errno));
   check_objectives(st, o.out_dir);
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir

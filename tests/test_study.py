@@ -153,8 +153,8 @@ def small_study_checks(cosmic, data):
         first = subprocess.Popen([cosmic, "study", os.path.join(data, "studies", "ci-small.yaml"), "-o",
                                   os.path.join(tmp, "busy"), "--quiet", "--no-plots"], stdout=subprocess.DEVNULL)
         try:
-            for _ in range(100):
-                if os.path.exists(os.path.join(tmp, "busy", "psa")):
+            for _ in range(200):  # its first PSA file is written once it holds the folder
+                if os.path.isdir(os.path.join(tmp, "busy", "psa")) and os.listdir(os.path.join(tmp, "busy", "psa")):
                     break
                 time.sleep(0.05)
             path = os.path.join(tmp, "m1.yaml")
