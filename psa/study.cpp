@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "psa/config.hpp"
@@ -79,9 +80,23 @@ const std::set<std::string> kFigures = {"", "bars", "batch", "convergence", "par
 
 }  // namespace
 
+namespace {
+// The value each `set` key ends with (a later edit of a key replaces an earlier one), so that
+// the same edits in another order compare equal.
+std::map<std::string, std::string> final_sets(const std::vector<std::string>& sets) {
+  std::map<std::string, std::string> out;
+  for (const auto& s : sets) {
+    const size_t eq = s.find('=');
+    out[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return out;
+}
+}  // namespace
+
 bool same_space(const StudyExperiment& a, const StudyExperiment& b) {
   std::error_code ec;
-  return fs::equivalent(a.psa, b.psa, ec) && a.sets == b.sets && a.budget_of == b.budget_of && a.limit == b.limit;
+  return fs::equivalent(a.psa, b.psa, ec) && final_sets(a.sets) == final_sets(b.sets) && a.budget_of == b.budget_of &&
+         a.limit == b.limit;
 }
 
 std::vector<uint64_t> run_seeds(const StudyExperiment& e) {

@@ -14,6 +14,7 @@
 #include "kernels/space.hpp"
 #include "psa/config.hpp"
 #include "psa/space.hpp"
+#include "psa/study.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
@@ -100,6 +101,21 @@ TEST(Psa, ContextParallelStyleIsAGene) {
   EXPECT_EQ(psa::feasible_count(ds), u128(5 * 16));  // half: all-to-all only
   EXPECT_EQ(brute_force(ds), 5u * 16);
   for (size_t g = 0; g < ds.genes.size(); ++g) EXPECT_FALSE(psa::gene_has_no_effect(ds, g)) << ds.genes[g].name;
+}
+
+// A gap row is marked "(other space)" when the agent's space differs from the optimum's: the
+// same edits in another order are the same space; a key edited to another final value is not.
+TEST(Psa, StudySpacesCompareByTheirFinalEdits) {
+  psa::StudyExperiment a, b;
+  a.psa = b.psa = test::data_path("psa/cosmic/workload-system1.yaml");
+  a.sets = {"base.workload.global_batch=4096", "base.model=LLaMA-7B"};
+  b.sets = {"base.model=LLaMA-7B", "base.workload.global_batch=4096"};
+  EXPECT_TRUE(psa::same_space(a, b));
+  b.sets.push_back("base.workload.global_batch=1024");
+  EXPECT_FALSE(psa::same_space(a, b));
+  b.sets = a.sets;
+  b.budget_of = "full";
+  EXPECT_FALSE(psa::same_space(a, b));
 }
 
 TEST(Psa, WorkloadOnlyMatchesBruteForce) {
