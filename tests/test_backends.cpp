@@ -34,9 +34,10 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
     c.work.vpp = c.work.schedule == Schedule::Interleaved ? 2 : 1;
     c.work.seq_parallel = rng() % 2;
     c.work.flash_attention = rng() % 2;
-    if (rng() % 4 == 0 && c.work.dp % 2 == 0) {  // context sharding
+    if (rng() % 4 == 0 && c.work.dp % 2 == 0) {  // context sharding, all-gather or all-to-all
       c.work.cp = 2;
       c.work.dp /= 2;
+      c.work.cp_style = CpStyle(rng() % 2);
     }
     c.work.mode = Mode(rng() % 4);  // training, prefill, decode, generate
     c.work.kv_len = 1024;
