@@ -188,9 +188,10 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   if (fs::exists(out, ec) && fs::file_size(out, ec) > 0) {
     const std::string keep = "; cosmic replaces only its own result files (choose another -o, or remove it)";
     if (::access(out.c_str(), R_OK) != 0) throw Error(out + ": exists and cannot be read (permissions?)" + keep);
-    if (!is_hdf5(out)) throw Error(out + ": exists and is not an HDF5 file" + keep);
+    if (!is_hdf5(out)) throw Error(being_written(out) ? out + kBusy : out + ": exists and is not an HDF5 file" + keep);
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id < 0) throw Error(out + ": HDF5 cannot open it (damaged?)" + keep);
+    if (id < 0)  // a run that published it since the check above holds it locked
+      throw Error(being_written(out) ? out + kBusy : out + ": HDF5 cannot open it (damaged?)" + keep);
     const bool ours = H5Aexists(id, "tool_version") > 0;
     H5Fclose(id);
     if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
