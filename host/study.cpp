@@ -532,7 +532,16 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     throw std::runtime_error(errno == EWOULDBLOCK
                                  ? o.out_dir + ": another cosmic study is writing this folder (choose another -o, or wait for it)"
                                  : "cannot lock " + lock_path + ": " + std::strerror(errno));
-  check_objectives(st, o.out_dir);
+  {
+    // A Ctrl-C during the checks (a second or two) stops the study after them, so that their
+    // scratch folder is removed.
+    StudySignals during_checks;
+    check_objectives(st, o.out_dir);
+    if (const int sig = g_study_signal) {
+      std::cerr << "study: stopped (signal " << sig << ") before any run\n";
+      return 128 + sig;
+    }
+  }
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
             << (o.jobs > 1 ? " (" + std::to_string(o.jobs) + " runs at a time)" : "") << "\n";
