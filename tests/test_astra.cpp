@@ -14,6 +14,20 @@ namespace {
 
 using namespace cosmic;
 
+// One dimension under the ASTRA-sim convention, congestion-unaware, endpoint delay d = 10 ns.
+Network one_dim(Topology topo, int32_t npus, double bw_GBps, double latency_ns) {
+  Network net;
+  net.ndims = 1;
+  net.dim[0].topology = topo;
+  net.dim[0].npus = npus;
+  net.dim[0].link_bw_GBps = bw_GBps;
+  net.dim[0].latency_ns = latency_ns;
+  net.endpoint_delay_ns = 10;
+  net.congestion_aware = false;
+  net.convention = Convention::AstraSim;
+  return net;
+}
+
 // The doc's worked example, step by step: 1 GiB all-reduce, one 8-NPU Ring dim, 50 GB/s per
 // link, 500 ns per hop, S = 4 chunks, local memory M = 1600 GB/s, endpoint delay d = 10 ns.
 TEST(AstraSim, WorkedExampleGolden) {
@@ -32,17 +46,9 @@ TEST(AstraSim, WorkedExampleGolden) {
   const double total = 4 * per_chunk;    // one dim, one slot: chunks run back to back
   EXPECT_EQ(total, 36790164.0);
 
-  Network net;
-  net.ndims = 1;
-  net.dim[0].topology = Topology::Ring;
-  net.dim[0].npus = 8;
-  net.dim[0].link_bw_GBps = 50;
-  net.dim[0].latency_ns = 500;
+  Network net = one_dim(Topology::Ring, 8, 50, 500);
   net.chunks = 4;
   net.active_chunks = 1;
-  net.endpoint_delay_ns = 10;
-  net.congestion_aware = false;
-  net.convention = Convention::AstraSim;
   Span span;
   span.k[0] = 8;
   EXPECT_EQ(astra::collective_ns(net, 1600, span, Coll::AllReduce, D, 8), 36790164.0);
@@ -53,15 +59,7 @@ TEST(AstraSim, WorkedExampleGolden) {
 // A pipeline message under the ASTRA-sim convention: the message rule in GiB units, whole ns,
 // over the hops of the group's stride, plus the endpoint delay at both ends.
 TEST(AstraSim, PointToPointMessage) {
-  Network net;
-  net.ndims = 1;
-  net.dim[0].topology = Topology::Switch;
-  net.dim[0].npus = 8;
-  net.dim[0].link_bw_GBps = 25;
-  net.dim[0].latency_ns = 2000;
-  net.endpoint_delay_ns = 10;
-  net.congestion_aware = false;
-  net.convention = Convention::AstraSim;
+  Network net = one_dim(Topology::Switch, 8, 25, 2000);
   Span span;
   span.k[0] = 8;
   // floor(2 x 2000 + 1e8 x 1e9 / (25 x 2^30)) = floor(4000 + 3,725,290.3) = 3,729,290; + 2 x 10.
@@ -156,14 +154,7 @@ TEST(AstraSim, FlowShopPatterns) {
 
 // More chunks than simulated: the extrapolation is exact for a single dim with one slot.
 TEST(AstraSim, ManyChunksExtrapolate) {
-  Network net;
-  net.ndims = 1;
-  net.dim[0].topology = Topology::Ring;
-  net.dim[0].npus = 8;
-  net.dim[0].link_bw_GBps = 50;
-  net.dim[0].latency_ns = 500;
-  net.endpoint_delay_ns = 10;
-  net.congestion_aware = false;
+  Network net = one_dim(Topology::Ring, 8, 50, 500);
   Span span;
   span.k[0] = 8;
   net.chunks = 1;
