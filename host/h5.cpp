@@ -33,24 +33,28 @@ bool is_hdf5(const std::string& path) {
 #endif
 }
 
+// The POSIX descriptor HDF5 holds `file` open with, or -1 (a driver without one).
+int posix_fd(hid_t file) {
+  void* handle = nullptr;
+  return H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ? -1 : *static_cast<int*>(handle);
+}
+
 // cosmic's own writer lock: flock on HDF5's file descriptor, exclusive, held until the file is
 // closed (HDF5 takes its own on the same descriptor unless HDF5_USE_FILE_LOCKING=FALSE turns its
 // locks off; this one stays). False when another process holds it.
 bool lock_writer(hid_t file) {
-  void* handle = nullptr;
-  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return true;  // no POSIX file
-  return flock(*static_cast<int*>(handle), LOCK_EX | LOCK_NB) == 0;
+  const int fd = posix_fd(file);
+  return fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0;
 }
 
 const char* const kBusy = ": another cosmic run is writing it (choose another -o, or wait for it)";
 
 // True when `path` names the file HDF5 holds open as `file` (not one made since under its name).
 bool same_file(hid_t file, const std::string& path) {
-  void* handle = nullptr;
+  const int fd = posix_fd(file);
   struct stat held {}, named {};
-  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return true;  // no POSIX file
-  return fstat(*static_cast<int*>(handle), &held) == 0 && ::stat(path.c_str(), &named) == 0 &&
-         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+  return fd < 0 || (fstat(fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+                    held.st_ino == named.st_ino);
 }
 
 // Removes a file a killed run left (a symbolic link itself, not its target): false when a run
@@ -144,9 +148,7 @@ void Handle::reset() {
 
 Handle create_file(const std::string& path) {
   quiet();
-  Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + path);
-  if (!lock_writer(f.id())) throw Error(path + kBusy);
-  return f;
+  return Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "create " + path);
 }
 
 Handle open_file(const std::string& path, bool write) {
@@ -199,10 +201,10 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
   if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) throw Error(out + ": its folder is not writable");
   // OUT.partial is made exclusively (O_EXCL: it never truncates another run's, never writes
   // through a symbolic link); one that a killed run left is removed first.
-  if (fs::is_symlink(partial_, ec) || fs::exists(partial_, ec)) {
+  const auto partial_present = [&] { return fs::exists(fs::symlink_status(partial_, ec)); };  // a link too
+  if (partial_present()) {
     if (!remove_stale(partial_)) throw Error(out + kBusy);
-    if (fs::is_symlink(partial_, ec) || fs::exists(partial_, ec))
-      throw Error(partial_ + ": left by an earlier run and cannot be removed (remove it)");
+    if (partial_present()) throw Error(partial_ + ": left by an earlier run and cannot be removed (remove it)");
   }
   quiet();
   const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);

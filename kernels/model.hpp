@@ -377,9 +377,9 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
       // DeepSpeed-Ulysses (Jacobs et al. 2023): the local tokens' queries, keys and values go to
       // the ranks of their heads (an all-to-all of D T (h/t + 2 kv-width)) and the attention
       // output comes back (D T h/t); backward sends their gradients the same ways.
-      const double qkv = D * T * (c.model.hidden / double(c.work.tp) + 2 * kvw), out = D * T * c.model.hidden / c.work.tp;
+      const double out = D * T * c.model.hidden / c.work.tp;  // Q and the attention output alike
       lc.cp_fwd_s = lc.cp_bwd_s =
-          keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, qkv, npus) +
+          keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out + D * T * 2 * kvw, npus) +
                   collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
     } else {
       const double bytes = D * c.work.cp * T * 2 * kvw;

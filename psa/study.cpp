@@ -78,9 +78,6 @@ const std::set<std::string> kMethods = {"sweep", "rw", "ga", "aco", "bo", "nsga2
 const std::set<std::string> kKinds = {"gain", "gap", "near_optimal", "convergence", "pareto"};
 const std::set<std::string> kFigures = {"", "bars", "batch", "convergence", "pareto"};
 
-}  // namespace
-
-namespace {
 // The value each `set` key ends with (a later edit of a key replaces an earlier one), so that
 // the same edits in another order compare equal.
 std::map<std::string, std::string> final_sets(const std::vector<std::string>& sets) {
@@ -264,18 +261,15 @@ Study load_study(const std::string& path) {
         x.others.push_back(subst(o, vars));
         check_id(okey, x.others.back());
       }
-      if (kind == "gap") {
-        const StudyExperiment& opt = *st.find(x.target);
-        if (opt.method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
-        for (const auto& id : x.others)
-          if (st.find(id)->method == "sweep") c.fail("agents", "agent experiments ('" + id + "' is a sweep)");
-      }
-      if (kind == "gain" && std::find(x.others.begin(), x.others.end(), x.target) != x.others.end())
-        c.fail("baselines", "experiments other than the target ('" + x.target + "')");
-      if (kind == "convergence")
+      if (kind == "gap" && st.find(x.target)->method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
+      if (kind == "gap" || kind == "convergence")  // their others are agents
         for (const auto& id : x.others)
           if (st.find(id)->method == "sweep")
-            c.fail("experiments", "agent experiments: convergence follows their generations ('" + id + "' is a sweep)");
+            c.fail(okey, std::string("agent experiments") +
+                             (kind == "convergence" ? ": convergence follows their generations" : "") + " ('" + id +
+                             "' is a sweep)");
+      if (kind == "gain" && std::find(x.others.begin(), x.others.end(), x.target) != x.others.end())
+        c.fail("baselines", "experiments other than the target ('" + x.target + "')");
       st.comparisons.push_back(x);
     }
     st.entries = int32_t(i) + 1;

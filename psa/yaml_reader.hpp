@@ -44,16 +44,15 @@ class Section {
   }
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
-  [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected) const {
-    throw ConfigError(where(src_, kp, n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n));
+  [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected,
+                              const YAML::Node* at = nullptr) const {  // at: where, when not n's own place
+    throw ConfigError(where(src_, kp, at ? *at : n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n));
   }
   [[noreturn]] void fail(const char* key, const std::string& expected) const {
     const YAML::Node n = raw(key);
     // An absent key has no place in the file: the mapping that lacks it gives the line.
-    if (n.IsNull() && n.Mark().line < 0 && node_.IsMap())
-      throw ConfigError(where(src_, key_path(key), node_) + ": key '" + key_path(key) + "': expected " + expected +
-                        ", got nothing");
-    fail_node(n, key_path(key), expected);
+    const bool absent = n.IsNull() && n.Mark().line < 0 && node_.IsMap();
+    fail_node(n, key_path(key), expected, absent ? &node_ : nullptr);
   }
 
   void check_keys(std::initializer_list<const char*> allowed) const {
