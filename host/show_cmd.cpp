@@ -77,6 +77,8 @@ ojson sweep_summary(hid_t f, size_t top_n) {
   j["wall_time_s"] = h5::attr_double(f, "wall_time_s");
   j["configs_per_s"] = h5::attr_double(f, "configs_per_s");
   if (h5::has_attr(f, "all_rows")) j["all_rows"] = h5::attr_int(f, "all_rows");  // --keep all
+  if (h5::has_attr(f, "folded_genes")) j["folded_genes"] = h5::attr_strings(f, "folded_genes");
+  if (h5::has_attr(f, "fold_copies")) j["fold_copies"] = h5::attr_uint(f, "fold_copies");
   if (merged && h5::has_attr(f, "merged_from")) j["merged_from"] = h5::attr_strings(f, "merged_from");
   {
     h5::Handle r = h5::group(f, "reasons", false);
@@ -270,6 +272,12 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   for (const auto& [name, n] : j["reasons"].items())
     if (name != "OK" && name != "CONSTRAINT") why += (why.empty() ? "" : ", ") + name + " " + count(n.get<uint64_t>());
   os << (why.empty() ? "" : "; not feasible: " + why) << "\n";
+  if (j.contains("folded_genes")) {
+    std::string names;
+    for (const auto& n : j["folded_genes"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    os << "  each point stands for " << count(j.value("fold_copies", uint64_t(1)))
+       << " points of the PSA's space: no result depends on " << names << " (swept at the first value)\n";
+  }
   committed_rows_line(os, j, "/all", "all_rows");
   for (const auto& [objective, rows] : j["top"].items()) {
     if (rows.empty()) {

@@ -1,6 +1,7 @@
 // `cosmic space PSA.yaml [--set key=value ...] [--json]`: what a design space holds: each
 // parameter with its values, the raw size (exact, 128-bit) and the exact feasible count
 // (constraints only, before the model's memory check).
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -68,6 +69,7 @@ int cmd_space(int argc, const char* const* argv) {
     std::vector<std::string> objectives;
     for (Objective o : ds.objectives) objectives.push_back(psa::objective_name(o));
 
+    const std::vector<int32_t> fold = psa::foldable_genes(ds);
     if (args.count("json")) {
       nlohmann::json j;
       j["name"] = ds.name;
@@ -80,7 +82,8 @@ int cmd_space(int argc, const char* const* argv) {
                               {"stack", ds.genes[g].stack},
                               {"cardinality", v.gene[g].card},
                               {"values", ds.genes[g].labels},
-                              {"no_effect", psa::gene_has_no_effect(ds, g)}});
+                              {"no_effect", psa::gene_has_no_effect(ds, g)},
+                              {"sweep_folds", std::count(fold.begin(), fold.end(), int32_t(g)) > 0}});
       j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
       j["constraints"] = ds.constraint_text;
       j["objectives"] = objectives;
@@ -114,6 +117,13 @@ int cmd_space(int argc, const char* const* argv) {
     if (!idle.empty())
       os << "\nno effect:   " << idle << "\n             (the model accepts them, no result depends on them:"
          << " each result appears " << fmt_g(copies) << " times; docs/model.md)\n";
+    if (!fold.empty()) {
+      std::string folded;
+      for (int32_t g : fold) folded += (folded.empty() ? "" : ", ") + ds.genes[size_t(g)].name;
+      os << "             `cosmic sweep` sweeps " << (folded == idle ? std::string("them") : folded)
+         << " at the first value only (--no-fold: every value)"
+         << (folded == idle ? "" : "; the others are read by constraints") << "\n";
+    }
     os << "\nderived:     " << derived_text(v) << "\n";
     os << "constraints:" << (ds.constraint_text.empty() ? " none" : "") << "\n";
     for (const auto& c : ds.constraint_text) os << "  " << c << "\n";

@@ -341,7 +341,11 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text || !provenance_mismatch(read_provenance(f.id()), ds).empty()) return false;
-    if (e.method == "sweep") return h5::attr_int(f.id(), "top_k") == e.top;
+    if (e.method == "sweep") {
+      const std::vector<std::string> folded =
+          h5::has_attr(f.id(), "folded_genes") ? h5::attr_strings(f.id(), "folded_genes") : std::vector<std::string>{};
+      return h5::attr_int(f.id(), "top_k") == e.top && h5::has_attr(f.id(), "fold_copies") && folded == fold_names(ds);
+    }
     const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
     return h5::attr_string(f.id(), "agent") == e.method && h5::attr_uint(f.id(), "seed") == seed &&
            h5::attr_uint(f.id(), "budget") == e.budget && has_feasible_rows &&

@@ -151,10 +151,15 @@ struct SweepOptions {
   uint64_t shard_i = 0, shard_n = 1;
   uint64_t seed = 0;
   bool resume = false;
+  bool fold = true;               // sweep genes no result depends on at one value (psa::foldable_genes)
   bool quiet = false;
   double batch_s = 0.5;           // target seconds per batch (and per file flush)
   double progress_every_s = 10;   // plain progress lines when stderr is not a terminal
 };
+
+// The genes a sweep of `space` folds (psa::foldable_genes), by name, as result files record them
+// (attribute folded_genes, absent when none).
+std::vector<std::string> fold_names(const psa::DesignSpace& space);
 
 // Runs a sweep into opts.out. Returns the exit status: 0 done, 130 / 143 interrupted by
 // SIGINT / SIGTERM (file marked incomplete, resumable). Throws on errors.

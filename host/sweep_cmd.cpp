@@ -28,6 +28,8 @@ int cmd_sweep(int argc, const char* const* argv) {
        cxxopts::value<std::string>()->default_value("0/1"))
       ("seed", "recorded in the file (an exhaustive sweep uses no randomness)",
        cxxopts::value<uint64_t>()->default_value("0"))
+      ("no-fold", "sweep every value of the genes no result depends on too (by default each is swept at its "
+                  "first value only: `cosmic space` lists them)")
       ("resume", "continue an interrupted sweep in OUT (its recorded settings apply)")
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
       ("q,quiet", "no progress output")
@@ -43,8 +45,9 @@ int cmd_sweep(int argc, const char* const* argv) {
   o.keep = args["keep"].as<std::string>();
   o.seed = args["seed"].as<uint64_t>();
   o.resume = args.count("resume") > 0;
+  o.fold = args.count("no-fold") == 0;
   o.quiet = args.count("quiet") > 0;
-  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed"});
+  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed", "no-fold"});
   o.batch_s = args["batch-seconds"].as<double>();
   const std::string shard = args["shard"].as<std::string>();
   const size_t slash = shard.find('/');
@@ -73,6 +76,7 @@ int cmd_sweep(int argc, const char* const* argv) {
       u128 rows = 0;
       try {
         rows = psa::feasible_count(ds) / o.shard_n;
+        if (o.fold) rows /= psa::fold_copies(ds, psa::foldable_genes(ds));
       } catch (const psa::ConfigError&) {  // constraints too entangled to count: let it run
       }
       if (rows > kMaxAllRows)

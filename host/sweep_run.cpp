@@ -161,6 +161,8 @@ Table points_table(const psa::DesignSpace& ds, const SweepConst& k, const std::v
 struct FileMeta {
   std::string psa_text, psa_file, backend, device, shard, keep;
   Provenance prov;  // model revision and base configuration
+  std::vector<std::string> folded;  // genes swept at their first value only (fold_names)
+  uint64_t copies = 1;              // points of the PSA's space each swept point stands for
   std::vector<std::string> objectives;
   int32_t top_k = 10;
   uint64_t seed = 0;
@@ -196,6 +198,8 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, con
   h5::set_attr(f, "objectives", m.objectives);
   h5::set_attr(f, "top_k", int64_t(m.top_k));
   h5::set_attr(f, "keep", m.keep);
+  if (!m.folded.empty()) h5::set_attr(f, "folded_genes", m.folded);
+  h5::set_attr(f, "fold_copies", m.copies);
   h5::Handle genes = h5::group(f, "genes", true);
   std::vector<std::string> names;
   for (int32_t g = 0; g < ds.view->ngenes; ++g) {
@@ -406,6 +410,8 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   m.objectives = h5::attr_strings(f, "objectives");
   m.top_k = int32_t(h5::attr_int(f, "top_k"));
   m.seed = h5::attr_uint(f, "seed");
+  if (h5::has_attr(f, "folded_genes")) m.folded = h5::attr_strings(f, "folded_genes");
+  if (h5::has_attr(f, "fold_copies")) m.copies = h5::attr_uint(f, "fold_copies");
   m.space = attr_u128(f, "space_size");
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");
@@ -569,16 +575,21 @@ void shard_range(u128 size, uint64_t i, uint64_t n, u128& begin, u128& end) {
 
 }  // namespace
 
-int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
-  const SpaceView& s = *ds.view;
+std::vector<std::string> fold_names(const psa::DesignSpace& space) {
+  std::vector<std::string> names;
+  for (int32_t g : psa::foldable_genes(space)) names.push_back(space.genes[size_t(g)].name);
+  return names;
+}
+
+int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
   FileMeta m;
   h5::Handle file;
   SweepState st;
   if (o.resume) {
     file = h5::open_file(o.out, true);
     m = read_meta(file.id(), o.out);
-    if (m.psa_text != ds.text) throw std::runtime_error(o.out + " was written for a different PSA text");
-    const std::string why = provenance_mismatch(m.prov, ds);
+    if (m.psa_text != psa_space.text) throw std::runtime_error(o.out + " was written for a different PSA text");
+    const std::string why = provenance_mismatch(m.prov, psa_space);
     if (!why.empty()) throw std::runtime_error(o.out + ": cannot resume: " + why);
     if (m.complete) {
       if (!o.quiet) std::cerr << "sweep: " << o.out << " is already complete\n";
@@ -587,7 +598,14 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     if (m.shard == "merged")
       throw std::runtime_error(o.out + " was written by cosmic merge and cannot be resumed: resume the shard files (" +
                                "listed in its merged_from attribute) and merge them again");
-  } else {
+  } else if (o.fold) {
+    m.folded = fold_names(psa_space);
+  }
+  // The space swept: the PSA's, with the genes no result depends on at their first value.
+  const psa::DesignSpace ds = psa::fold_genes(psa_space, m.folded);
+  const SpaceView& s = *ds.view;
+  if (!o.resume) {
+    m.copies = uint64_t(space_size(*psa_space.view) / space_size(s));
     m.psa_text = ds.text;
     m.psa_file = ds.file;
     m.top_k = o.top_k;
@@ -653,6 +671,12 @@ int run_sweep(const psa::DesignSpace& ds, const SweepOptions& o) {
     file = created.publish();
   }
 
+  if (!o.quiet && !m.folded.empty()) {
+    std::string names;
+    for (const auto& n : m.folded) names += (names.empty() ? "" : ", ") + n;
+    std::cerr << "sweep: no result depends on " << names << " (docs/model.md): swept at their first value, each point "
+              << "stands for " << m.copies << " points of the PSA's space (--no-fold sweeps every value)\n";
+  }
   SignalGuard signals;
   Progress progress(o.quiet, o.progress_every_s);
   const auto t0 = std::chrono::steady_clock::now();
@@ -759,6 +783,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     const FileMeta& m = ins[i].m;
     const std::string differs = m.psa_text != first.psa_text     ? "its PSA text"
                                 : m.objectives != first.objectives ? "its objectives"
+                                : m.folded != first.folded         ? "its folded genes (--no-fold)"
                                 : m.space != first.space           ? "its space's size"
                                 : m.keep != first.keep             ? "--keep (" + m.keep + ", not " + first.keep + ")"
                                                                    : "";
@@ -812,6 +837,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
     std::remove(tmp.c_str());
   }
+  ds = psa::fold_genes(ds, first.folded);
   ds.file = first.psa_file;
   if (ds.base_text != first.prov.base_config) {  // the inline base must read back as itself
     std::cerr << "cosmic merge: " << ins[0].path << ": its recorded base configuration does not read back unchanged ("

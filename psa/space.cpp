@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "psa/config.hpp"
 #include "psa/names.hpp"
@@ -967,6 +968,48 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
   for (int32_t g = 0; g < v.ngenes; ++g)
     if (v.gene[g].param == Param::CpStyle) return false;
   return true;
+}
+
+std::vector<int32_t> foldable_genes(const DesignSpace& space) {
+  const SpaceView& v = *space.view;
+  std::vector<bool> read(size_t(v.ngenes), false);
+  for (int32_t k = 0; k < v.nconstraints; ++k)
+    for (int32_t g : constraint_genes(v, k)) read[size_t(g)] = true;
+  std::vector<int32_t> out;
+  for (int32_t g = 0; g < v.ngenes; ++g)
+    if (v.gene[g].card > 1 && !read[size_t(g)] && gene_has_no_effect(space, size_t(g))) out.push_back(g);
+  return out;
+}
+
+uint64_t fold_copies(const DesignSpace& space, const std::vector<int32_t>& genes) {
+  uint64_t n = 1;
+  for (int32_t g : genes) n *= uint64_t(space.view->gene[g].card);
+  return n;
+}
+
+DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>& names) {
+  DesignSpace out;
+  out.file = space.file;
+  out.text = space.text;
+  out.base_text = space.base_text;
+  out.name = space.name;
+  out.model_name = space.model_name;
+  out.system_name = space.system_name;
+  out.view = std::make_unique<SpaceView>(*space.view);
+  out.genes = space.genes;
+  out.objectives = space.objectives;
+  out.constraint_text = space.constraint_text;
+  out.agent_sections = space.agent_sections;
+  const std::vector<int32_t> foldable = foldable_genes(space);
+  for (const std::string& name : names) {
+    int32_t g = 0;
+    while (g < out.view->ngenes && out.genes[size_t(g)].name != name) ++g;
+    if (std::find(foldable.begin(), foldable.end(), g) == foldable.end())
+      throw std::runtime_error("'" + name + "' is not a gene of " + space.file + " that no result depends on");
+    out.view->gene[g].card = 1;
+    out.genes[size_t(g)].labels.resize(1);
+  }
+  return out;
 }
 
 u128 feasible_count(const DesignSpace& space) {

@@ -67,6 +67,16 @@ u128 feasible_count(const DesignSpace& space);
 // model has); in an inference space, the training-only schedule, vpp, sharding and recompute.
 // Such a space holds every result several times; `cosmic space` says so.
 bool gene_has_no_effect(const DesignSpace& space, size_t gene);
+// The genes a sweep folds: those with more than one value that no result depends on
+// (gene_has_no_effect) and no constraint reads. Every point then has the results and constraint
+// verdicts of its twin with these genes at their first value, so a sweep visits only the twins
+// and each stands for fold_copies() points of the space.
+std::vector<int32_t> foldable_genes(const DesignSpace& space);
+// The product of the genes' cardinalities.
+uint64_t fold_copies(const DesignSpace& space, const std::vector<int32_t>& genes);
+// A copy of `space` in which the named genes keep their first value only; a name that is not a
+// foldable gene of the space is an error (std::runtime_error).
+DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>& names);
 
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);

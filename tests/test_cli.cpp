@@ -76,7 +76,7 @@ TEST(Cli, BadInputFailsWithMessage) {
       {"search " + psa + " --population -5 --budget 10 -o x.h5", "--population: cannot read '-5'"},
       {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"},
       // --keep all on a space of 6.9e10 points meeting the constraints: refused, not days of rows
-      {"sweep " + test::data_path("psa/cosmic/collective-system1.yaml") + " --keep all -o x.h5",
+      {"sweep " + test::data_path("psa/cosmic/collective-system1.yaml") + " --keep all --no-fold -o x.h5",
        "--keep all would write a row for each of about 68,719,476,736 points"}};
   for (const auto& [cmd, message] : unreadable) {
     r = test::run_cli(cmd);
@@ -153,6 +153,58 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_FALSE(j.contains("all_rows"));  // --keep top
   const test::CliRun ta = test::run_cli("show " + all);
   EXPECT_NE(ta.out.find("  /all: " + std::to_string(ja["all_rows"].get<uint64_t>()) + " rows\n"), std::string::npos) << ta.out;
+}
+
+// A sweep folds the genes no result depends on (here the scheduling policy: two copies of every
+// result): it sweeps half the indices, records what it folded, and its best points are the
+// --no-fold sweep's with the policy at its first value, not pairs of twins. Shards of a folded
+// sweep merge into the same result; a folded shard does not merge with an unfolded one.
+TEST(Cli, SweepsFoldGenesWithNoEffect) {
+  const std::string psa = test::data_path("psa/study/collective-reduced-system1.yaml"), dir = ::testing::TempDir();
+  const std::string folded = dir + "fold.h5", every = dir + "fold-none.h5";
+  const test::CliRun run = test::run_cli("sweep " + psa + " --top 8 -o " + folded);
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("no result depends on collective.policy"), std::string::npos) << run.out;
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q --top 16 --no-fold -o " + every).status, 0);
+  const auto a = nlohmann::json::parse(test::run_cli("show " + folded + " --json --top 8").out);
+  const auto b = nlohmann::json::parse(test::run_cli("show " + every + " --json --top 16").out);
+  EXPECT_EQ(a["folded_genes"], nlohmann::json::array({"collective.policy"}));
+  EXPECT_EQ(a["fold_copies"].get<uint64_t>(), 2u);
+  EXPECT_FALSE(b.contains("folded_genes"));
+  EXPECT_EQ(b["fold_copies"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["space_size"], "2048");
+  EXPECT_EQ(b["space_size"], "4096");
+  for (const char* n : {"swept", "evaluated", "feasible"}) EXPECT_EQ(2 * a[n].get<uint64_t>(), b[n].get<uint64_t>()) << n;
+  const auto space = nlohmann::json::parse(test::run_cli("space " + psa + " --json").out);
+  EXPECT_EQ(space["feasible_count"], std::to_string(2 * a["evaluated"].get<uint64_t>()));
+  // The unfolded list holds each result twice (LIFO, FIFO): its LIFO rows are the folded list.
+  std::vector<nlohmann::json> lifo;
+  for (const auto& row : b["top"]["runtime_x_bw"])
+    if (row["genes"]["collective.policy"] == "LIFO") lifo.push_back(row);
+  const auto& rows = a["top"]["runtime_x_bw"];
+  ASSERT_EQ(rows.size(), 8u);
+  ASSERT_EQ(lifo.size(), 8u);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    EXPECT_EQ(rows[k]["objectives"], lifo[k]["objectives"]) << k;
+    EXPECT_EQ(rows[k]["genes"], lifo[k]["genes"]) << k;
+  }
+  EXPECT_NE(test::run_cli("show " + folded).out.find("each point stands for 2 points of the PSA's space: no result "
+                                                     "depends on collective.policy"),
+            std::string::npos);
+  // Shards.
+  for (int i : {0, 1})
+    ASSERT_EQ(test::run_cli("sweep " + psa + " -q --top 8 --shard " + std::to_string(i) + "/2 -o " + dir + "fold" +
+                            std::to_string(i) + ".h5").status, 0);
+  ASSERT_EQ(test::run_cli("merge " + dir + "fold-merged.h5 " + dir + "fold0.h5 " + dir + "fold1.h5 -q").status, 0);
+  const auto m = nlohmann::json::parse(test::run_cli("show " + dir + "fold-merged.h5 --json --top 8").out);
+  EXPECT_TRUE(m["complete"].get<bool>());
+  EXPECT_EQ(m["evaluated"], a["evaluated"]);
+  EXPECT_EQ(m["fold_copies"], a["fold_copies"]);
+  EXPECT_EQ(m["top"], a["top"]);
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q --no-fold --shard 1/2 -o " + dir + "fold-none1.h5").status, 0);
+  const test::CliRun mixed = test::run_cli("merge " + dir + "fold-mixed.h5 " + dir + "fold0.h5 " + dir + "fold-none1.h5");
+  EXPECT_EQ(mixed.status, 1);
+  EXPECT_NE(mixed.out.find("its folded genes (--no-fold) differs"), std::string::npos) << mixed.out;
 }
 
 // A shard whose slice of the index range is empty (N above the space's size) is complete as

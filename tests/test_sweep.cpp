@@ -543,5 +543,137 @@ TEST(Sweep, WalkInSmallPartsVisitsEachPassingPointOnce) {
   std::printf("%zu spaces, %zu points pass, %zu violate\n", spaces, passing, skipped);
 }
 
+// A space with genes no result depends on: the scheduling policy and the all-to-all algorithm
+// per dimension (32 copies of each result), beside genes that count. 1,792 points.
+psa::DesignSpace space_with_idle_genes(const std::vector<std::string>& sets = {}) {
+  const std::string path = ::testing::TempDir() + "idle-genes.yaml";
+  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+      "parameters:\n"
+      "  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    cp: [1, 2]\n"
+      "  collective:\n    policy: [LIFO, FIFO]\n    chunks: [2, 4]\n"
+      "    all_to_all_algorithm: {values: [ring, direct], per_dim: true}\n"
+      "    all_reduce_algorithm.0: [ring, direct]\n"
+      "derived: {tp: auto}\n"
+      "constraints: [\"workload.dp * workload.cp <= 64\"]\n"
+      "objectives: [latency, memory]\n";
+  return psa::load_psa(path, sets);
+}
+
+// Folding rests on psa::gene_has_no_effect: on random points of every shipped space and of
+// inference and Ulysses variants, every value of such a gene gives the same metrics, bit for
+// bit, and the same constraint verdicts where the gene is folded. A rule that named a gene the
+// model reads would fail here (so would a model change that starts reading one).
+TEST(Sweep, GenesWithNoEffectChangeNoResult) {
+  std::vector<psa::DesignSpace> spaces;
+  for (const std::string& file : shipped_psa_files()) spaces.push_back(psa::load_psa(file));
+  spaces.push_back(space_with_idle_genes());
+  spaces.push_back(space_with_idle_genes({"base.workload.cp_style=alltoall"}));  // the all-to-all counts
+  // Inference: the training-only schedule, vpp, sharding and recompute are idle too.
+  const std::string path = ::testing::TempDir() + "idle-inference.yaml";
+  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+      "parameters:\n"
+      "  workload:\n    dp: {pow2: {min: 4, max: 64}}\n    pp: [1, 2, 4]\n    vpp: [1, 2]\n"
+      "    schedule: [1f1b, gpipe]\n    sharding: [none, zero3]\n    recompute: [none, full]\n"
+      "  collective:\n    policy: [LIFO, FIFO]\n"
+      "derived: {tp: auto}\n"
+      "objectives: latency\n";
+  for (const char* mode : {"prefill", "decode", "generate"})
+    spaces.push_back(psa::load_psa(path, {std::string("base.workload.mode=") + mode, "base.workload.kv_len=2048",
+                                          "base.workload.output_tokens=64", "base.workload.schedule=interleaved",
+                                          "base.workload.cp=1", "base.workload.global_batch=64"}));
+  std::mt19937_64 rng(11);
+  size_t idle_spaces = 0, ok_all = 0;
+  for (const psa::DesignSpace& ds : spaces) {
+    const SpaceView& s = *ds.view;
+    std::vector<int32_t> idle;
+    for (int32_t g = 0; g < s.ngenes; ++g)
+      if (s.gene[g].card > 1 && psa::gene_has_no_effect(ds, size_t(g))) idle.push_back(g);
+    if (idle.empty()) continue;
+    ++idle_spaces;
+    const std::vector<int32_t> folded = psa::foldable_genes(ds);
+    size_t ok = 0;
+    for (int point = 0, tries = 0; point < 300 && tries < 300000; ++tries) {
+      int32_t genome[kMaxGenes];
+      for (int32_t g = 0; g < s.ngenes; ++g) genome[g] = int32_t(rng() % uint64_t(s.gene[g].card));
+      const Config c = decode(s, genome);
+      double violation = 0;
+      if (!check_constraints(s, c, violation)) continue;
+      ++point;
+      const Result r = evaluate(c);
+      ok += r.reason == Reason::Ok;
+      for (int32_t g : idle) {
+        const int32_t was = genome[g];
+        for (int32_t v = 0; v < s.gene[g].card; ++v) {
+          genome[g] = v;
+          const Config c2 = decode(s, genome);
+          const Result r2 = evaluate(c2);
+          SCOPED_TRACE(ds.file + ": " + ds.genes[size_t(g)].name + " = " + ds.genes[size_t(g)].labels[size_t(v)]);
+          ASSERT_EQ(r.reason, r2.reason);
+          for (double Result::*f : {&Result::time_s, &Result::forward_s, &Result::backward_s, &Result::recompute_s,
+                                    &Result::optimizer_s, &Result::tp_comm_s, &Result::cp_comm_s, &Result::dp_comm_s,
+                                    &Result::pp_comm_s, &Result::bubble_s, &Result::weights_bytes, &Result::grads_bytes,
+                                    &Result::optimizer_bytes, &Result::activation_bytes, &Result::kv_cache_bytes,
+                                    &Result::memory_bytes, &Result::network_cost_usd, &Result::model_flops,
+                                    &Result::tokens_per_s, &Result::mfu})
+            ASSERT_EQ(std::memcmp(&(r.*f), &(r2.*f), sizeof(double)), 0);
+          if (std::count(folded.begin(), folded.end(), g)) {
+            for (int32_t k = 0; k < s.nconstraints; ++k) EXPECT_EQ(constraint_holds(s, c, k), constraint_holds(s, c2, k));
+          }
+        }
+        genome[g] = was;
+      }
+    }
+    EXPECT_GE(ok, 10u) << ds.file << ": too few feasible points to compare";
+    ok_all += ok;
+  }
+  EXPECT_GE(idle_spaces, 18u);
+  EXPECT_GE(ok_all, 2000u);
+}
+
+// A folded sweep (the idle genes at their first value) against brute force over the whole
+// space: each count and histogram bin times the copies is the whole space's, and the top-K lists
+// and the front are the whole space's points with the idle genes at their first value.
+TEST(Sweep, FoldedSweepStandsForTheWholeSpace) {
+  const psa::DesignSpace full = space_with_idle_genes();
+  const std::vector<int32_t> idle = psa::foldable_genes(full);
+  std::vector<std::string> names;
+  for (int32_t g : idle) names.push_back(full.genes[size_t(g)].name);
+  ASSERT_EQ(names, (std::vector<std::string>{"collective.policy", "collective.all_to_all_algorithm.0",
+                                              "collective.all_to_all_algorithm.1", "collective.all_to_all_algorithm.2",
+                                              "collective.all_to_all_algorithm.3"}));
+  const uint64_t copies = psa::fold_copies(full, idle);
+  ASSERT_EQ(copies, 32u);
+  const psa::DesignSpace folded = psa::fold_genes(full, names);
+  EXPECT_TRUE(space_size(*folded.view) * copies == space_size(*full.view));
+  EXPECT_EQ(folded.genes[size_t(idle[0])].labels, std::vector<std::string>{"LIFO"});
+  EXPECT_THROW(psa::fold_genes(full, {"collective.chunks"}), std::runtime_error);
+
+  const int32_t top_k = 12;
+  const SweepState whole = brute_force(full, 0, space_size(*full.view), int32_t(top_k * copies));
+  const SweepState got = cpu_sweep(folded, 0, space_size(*folded.view), top_k);
+  EXPECT_TRUE(got.swept * copies == whole.swept);
+  for (int r = 0; r < kNumReasons; ++r) EXPECT_EQ(got.reasons[r] * copies, whole.reasons[r]) << "reason " << r;
+  EXPECT_GT(got.feasible(), 0u);
+  ASSERT_EQ(got.hist.size(), whole.hist.size());
+  for (size_t b = 0; b < got.hist.size(); ++b) EXPECT_EQ(got.hist[b] * copies, whole.hist[b]) << "bin " << b;
+  // The whole space's points with the idle genes at 0, in its order, as points of the folded space.
+  const auto twins_first = [&](const std::vector<SweepPoint>& pts, size_t n) {
+    std::vector<SweepPoint> out;
+    for (SweepPoint p : pts) {
+      int32_t genome[kMaxGenes];
+      unrank(*full.view, p.index, genome);
+      bool first = true;
+      for (int32_t g : idle) first = first && genome[g] == 0;
+      if (!first || out.size() == n) continue;
+      p.index = rank(*folded.view, genome);
+      out.push_back(p);
+    }
+    return out;
+  };
+  for (int j = 0; j < got.nobj; ++j) expect_same_points(got.top[j], twins_first(whole.top[j], top_k), got.nobj, 0, "top");
+  EXPECT_GT(got.pareto.size(), 1u);
+  expect_same_points(got.pareto, twins_first(whole.pareto, SIZE_MAX), got.nobj, 0, "pareto");
+}
+
 }  // namespace
 }  // namespace cosmic
