@@ -835,7 +835,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       md << "\n";
     } else if (c.kind == "near_optimal") {
       jc["within"] = c.within;
-      md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: all distinct genomes, and distinct "
+      md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: distinct genomes (those that differ "
+         << "only in genes no result depends on, `cosmic space`'s \"no effect\", counted once), and distinct "
          << "structures (parallel layout dp/tp/pp/cp (and its style)/sharding and network topology x NPUs per dimension; bandwidths and "
          << "collective algorithms left out). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
@@ -844,6 +845,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
         const double bound = r.best.found ? r.best.obj[0] * (1 + c.within) : -kInf;
         Kept k;
         for (const auto& run : r.runs) read_kept(r, run, bound, k);
+        // Genomes that differ only in genes no result depends on are one point, as a sweep folds them.
+        for (int32_t g : psa::foldable_genes(*r.ds))
+          for (size_t q = 0; q < k.value.size(); ++q) k.genes[q * k.ngenes + size_t(g)] = 0;
         // Points best first; of equal genomes (agents re-evaluate many) only the first counts.
         std::vector<size_t> order(k.value.size());
         for (size_t q = 0; q < order.size(); ++q) order[q] = q;

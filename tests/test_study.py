@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of `cosmic study` on data/studies/ci-small.yaml: runs the reduced study, then
 checks report.md and summary.json against the HDF5 files they came from (best objective per
-experiment, gains, gaps, budget limits, the time breakdown).
+experiment, gains, gaps, near-optimal genome counts, budget limits, the time breakdown).
 
 usage: test_study.py COSMIC_BINARY DATA_DIR
 """
@@ -46,6 +46,33 @@ def best_from_h5(folder, exp):
         if best is None or cand[0] < best[0]:
             best = cand
     return best
+
+
+def near_optimal_genomes(cosmic, folder, exp, within):
+    """(distinct genomes within `within` of an experiment's best, whether a sweep's list was full), straight from
+    its files: a sweep's /top list, a search's feasible /evaluated rows; genes `cosmic space` says a sweep folds
+    (no result depends on them) count as their first value."""
+    obj = exp["objectives"][0]
+    bound = best_from_h5(folder, exp)[0] * (1 + within)
+    r = subprocess.run([cosmic, "space", os.path.join(folder, exp["psa"]), "--json"], capture_output=True, text=True)
+    check(r.returncode == 0, exp["psa"] + ": cosmic space failed: " + r.stderr)
+    genes = json.loads(r.stdout)["genes"]
+    seen, capped = set(), False
+    for run in exp["runs"]:
+        with h5py.File(os.path.join(folder, run["file"]), "r") as f:
+            if exp["method"] == "sweep":
+                t = f["top"][obj]
+                v = t[obj][:]
+                rows = [i for i in range(len(v)) if v[i] <= bound]
+                capped = capped or (len(v) >= int(f.attrs["top_k"]) and len(v) > 0 and v[-1] <= bound)
+            else:
+                t = f["evaluated"]
+                v, reason, violation = t[obj][:], t["reason"][:], t["violation"][:]
+                rows = [i for i in range(len(v)) if reason[i] == 0 and violation[i] == 0 and v[i] <= bound]
+            cols = [None if g["sweep_folds"] else t[g["name"]][:] for g in genes]
+            for i in rows:
+                seen.add(tuple(0 if c is None else int(c[i]) for c in cols))
+    return len(seen), capped
 
 
 def check_times(folder, summary, report):
@@ -229,6 +256,10 @@ def main():
             elif c["kind"] == "near_optimal":
                 for row in c["rows"]:
                     check(1 <= row["structures"] <= row["genomes"], "near-optimal counts")
+                    genomes, capped = near_optimal_genomes(cosmic, out, exps[row["experiment"]], c["within"])
+                    check(row["genomes"] == genomes and row["capped"] == capped,
+                          "%s: %r genomes within (capped %r), the files hold %r (%r)" %
+                          (row["experiment"], row["genomes"], row["capped"], genomes, capped))
                     rows_checked["near_optimal"] += 1
             elif c["kind"] == "convergence":
                 rows = [r for r in c["rows"] if r["best"] is not None]
