@@ -37,9 +37,9 @@ def rows_by_label(comp):
 
 def main_gains(comps):
     labels = ["baseline (no search)", "workload only (sweep)", "collective only, 1 algorithm/dim (sweep)",
-              "collective only, algorithm per type (GA)", "network only (sweep)"]
+              "collective only, algorithm per type (sweep)", "network only (sweep)"]
     print("| system | metric | vs baseline | vs workload only | vs collective only (1 algorithm/dim, exact) "
-          "| vs collective only (per type, GA) | vs network only (exact) |")
+          "| vs collective only (per type, exact) | vs network only (exact) |")
     print("|---|---|---|---|---|---|---|")
     for s, name, comp in per_system_metric(comps, "Full stack vs single stacks: %s, runtime_x_%s"):
         rows = rows_by_label(comp)
@@ -85,6 +85,22 @@ def same_budget(comps):
         cells = ["%s (%s)" % (gain(r["gain_metric"]), gain(r["gain_time"]))
                  for r in comp["rows"] if r["role"] == "baseline"]
         print("| %s | %s | %s |" % (s, name, " | ".join(cells)))
+    print()
+
+
+def gaps(comps):
+    """Each agent run's gap to the exact optimum of a swept space."""
+    spaces = [("workload only", "workload only"), ("network only", "network only"),
+              ("collective, per type", "collective algorithm per type")]
+    print("| system | metric | %s |" % " | ".join(label for label, _ in spaces))
+    print("|---|---|%s" % ("---|" * len(spaces)))
+    for s in SYSTEMS:
+        for m, name in METRICS:
+            cells = []
+            for _, part in spaces:
+                comp = comps["Agents vs the exact optimum, %s: %s, runtime_x_%s" % (part, s, m)]
+                cells.append(", ".join("%.3f%%" % (100 * r["gap"]) if r["gap"] is not None else "-" for r in comp["rows"]))
+            print("| %s | %s | %s |" % (s[-1], name, " | ".join(cells)))
     print()
 
 
@@ -139,7 +155,7 @@ def main():
         sys.exit(__doc__)
     with open(os.path.join(sys.argv[1], "summary.json")) as f:
         comps = by_title(json.load(f))
-    for section in (main_gains, winners, latency, same_budget, near_optimal, batch, ranges):
+    for section in (main_gains, winners, latency, same_budget, gaps, near_optimal, batch, ranges):
         print("<!-- %s -->" % section.__name__)
         section(comps)
 
