@@ -6,7 +6,7 @@ reductions, resumes with --resume (killing the resumed run too, at random), and 
 finishes compares the file with an uninterrupted run's, dataset by dataset (times aside).
 
     python3 scripts/kill_stress.py build/cosmic [--kills 200] [--jobs 2] [--keep all]
-        [--shard 0/32768] [--objectives runtime_x_bw,latency] [--psa data/psa/cosmic/X.yaml]
+        [--shard 0/64] [--objectives runtime_x_bw,latency] [--psa data/psa/cosmic/X.yaml]
 
 Prints one line per failure and a summary; exit status 1 when any kill left a file that does not
 read, does not resume, or resumes to a different result. Needs h5py (Debian: python3-h5py).
@@ -131,7 +131,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--psa", default=os.path.join(here, "..", "data", "psa", "cosmic", "collective-system1.yaml"))
     ap.add_argument("--objectives", help="comma-separated: replaces the PSA's objectives (two or more: a front)")
-    ap.add_argument("--shard", default="0/32768")
+    ap.add_argument("--shard", default="0/64")  # 2.1M points (the PSA folded: 1.3e8)
     ap.add_argument("--keep", default="all")
     ap.add_argument("--batch-seconds", default="0.1")
     ap.add_argument("--kills", type=int, default=200, help="stop after this many kills")
