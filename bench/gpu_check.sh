@@ -2,7 +2,7 @@
 # GPU check in one go, in at most DEADLINE_S seconds (default 420): builds cosmic with CUDA
 # (sm_90) in build-gpu/, runs the GPU tests (batch backend, sweep and population parity, CPU vs
 # CUDA, physical and ASTRA-sim conventions), the sweep throughput benchmark (CPU and CUDA, System
-# 1 full-stack space), one `cosmic sweep --backend cuda` into an HDF5 file, small --keep all
+# 1 full-stack space), `cosmic sweep` on CUDA and CPU into HDF5 files (compared), small --keep all
 # sweeps (one with ASTRA-sim collectives) compared dataset by dataset with the CPU's, the agents'
 # benchmark next to CPU and GPU population evaluation, and the whole study on both backends
 # (STUDY=0 skips it). Steps run in that order, most important first; a step that would not fit
@@ -81,15 +81,19 @@ if [ "$bench" = 1 ] && fits 60 "sweep benchmark"; then
   grep -E "^BM_" "$work/bench_sweep.txt" | tee -a "$summary"
 fi
 
-# The command line on the device: a network-only System 1 sweep (6.6e7 points), CUDA and CPU.
-if fits 30 "command-line sweeps"; then
+# The command line on the device, CUDA and CPU: a network-only System 1 sweep (6.6e7 points, the
+# constraints skip most), and the collective space with an algorithm per collective type (1.3e8
+# points once folded, every one through the whole model: the rate of full evaluations; 57.5 s on
+# the 2-core development machine).
+for psa in network-system1 collective-system1; do
+  fits 30 "command-line sweeps of $psa" || continue
   for b in cuda cpu; do
-    timeout "$(limit 60)" build-gpu/cosmic sweep data/psa/cosmic/network-system1.yaml -o "$work/network-system1-$b.h5" \
+    timeout "$(limit 60)" build-gpu/cosmic sweep "data/psa/cosmic/$psa.yaml" -o "$work/$psa-$b.h5" \
       --backend "$b" --keep pareto >>"$work/sweep_cli.txt" 2>&1
-    log "cli sweep ($b): exit $?; $(tail -1 "$work/sweep_cli.txt")"
+    log "cli sweep $psa ($b): exit $?; $(tail -1 "$work/sweep_cli.txt")"
   done
-  "$py" bench/compare_h5.py "$work/network-system1-cuda.h5" "$work/network-system1-cpu.h5" "network-system1, cuda vs cpu" 2>&1 | tee -a "$summary"
-fi
+  "$py" bench/compare_h5.py "$work/$psa-cuda.h5" "$work/$psa-cpu.h5" "$psa, cuda vs cpu" 2>&1 | tee -a "$summary"
+done
 
 # Small sweeps with --keep all (rows written by the kernel; rows of points it does not score stay
 # at reason -1), one of them with ASTRA-sim collectives (the kernels' Conventions::Any
