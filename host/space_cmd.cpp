@@ -70,6 +70,7 @@ int cmd_space(int argc, const char* const* argv) {
     for (Objective o : ds.objectives) objectives.push_back(psa::objective_name(o));
 
     const std::vector<int32_t> fold = psa::foldable_genes(ds);
+    const uint64_t copies_folded = psa::fold_copies(ds, fold);  // no constraint reads them: exact divisions
     if (args.count("json")) {
       nlohmann::json j;
       j["name"] = ds.name;
@@ -92,6 +93,9 @@ int cmd_space(int argc, const char* const* argv) {
       j["raw_size_double"] = double(raw);
       j["feasible_count"] = psa::to_string_u128(feasible);
       j["feasible_count_double"] = double(feasible);
+      j["fold_copies"] = copies_folded;  // what `cosmic sweep` visits: these divided by it
+      j["sweep_size"] = psa::to_string_u128(raw / copies_folded);
+      j["sweep_feasible_count"] = psa::to_string_u128(feasible / copies_folded);
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -134,6 +138,10 @@ int cmd_space(int argc, const char* const* argv) {
        << double(raw) << ")\n";
     os << "feasible count:  " << psa::with_commas(psa::to_string_u128(feasible)) << "  (" << double(feasible)
        << "; constraints only, before the memory check)\n";
+    if (copies_folded > 1)
+      os << "cosmic sweep:    " << psa::with_commas(psa::to_string_u128(raw / copies_folded)) << " points, "
+         << psa::with_commas(psa::to_string_u128(feasible / copies_folded)) << " meeting the constraints (each for "
+         << copies_folded << " of the space)\n";
     std::cout << os.str();
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic space: " << e.what() << "\n";

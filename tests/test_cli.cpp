@@ -177,6 +177,9 @@ TEST(Cli, SweepsFoldGenesWithNoEffect) {
   for (const char* n : {"swept", "evaluated", "feasible"}) EXPECT_EQ(2 * a[n].get<uint64_t>(), b[n].get<uint64_t>()) << n;
   const auto space = nlohmann::json::parse(test::run_cli("space " + psa + " --json").out);
   EXPECT_EQ(space["feasible_count"], std::to_string(2 * a["evaluated"].get<uint64_t>()));
+  EXPECT_EQ(space["sweep_feasible_count"], std::to_string(a["evaluated"].get<uint64_t>()));
+  EXPECT_EQ(space["sweep_size"], a["space_size"]);
+  EXPECT_EQ(space["fold_copies"], a["fold_copies"]);
   // The unfolded list holds each result twice (LIFO, FIFO): its LIFO rows are the folded list.
   std::vector<nlohmann::json> lifo;
   for (const auto& row : b["top"]["runtime_x_bw"])
