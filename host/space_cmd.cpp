@@ -121,12 +121,15 @@ int cmd_space(int argc, const char* const* argv) {
     if (!idle.empty())
       os << "\nno effect:   " << idle << "\n             (the model accepts them, no result depends on them:"
          << " each result appears " << fmt_g(copies) << " times; docs/model.md)\n";
-    if (!fold.empty()) {
+    if (!idle.empty()) {  // a sweep folds those no constraint reads
       std::string folded;
       for (int32_t g : fold) folded += (folded.empty() ? "" : ", ") + ds.genes[size_t(g)].name;
-      os << "             `cosmic sweep` sweeps " << (folded == idle ? std::string("them") : folded)
-         << " at the first value only (--no-fold: every value)"
-         << (folded == idle ? "" : "; the others are read by constraints") << "\n";
+      if (fold.empty())
+        os << "             `cosmic sweep` sweeps every value of them: constraints read them\n";
+      else
+        os << "             `cosmic sweep` sweeps " << (folded == idle ? std::string("them") : folded)
+           << " at the first value only (--no-fold: every value)"
+           << (folded == idle ? "" : "; constraints read the others") << "\n";
     }
     os << "\nderived:     " << derived_text(v) << "\n";
     os << "constraints:" << (ds.constraint_text.empty() ? " none" : "") << "\n";

@@ -344,7 +344,7 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     if (e.method == "sweep") {
       const std::vector<std::string> folded =
           h5::has_attr(f.id(), "folded_genes") ? h5::attr_strings(f.id(), "folded_genes") : std::vector<std::string>{};
-      return h5::attr_int(f.id(), "top_k") == e.top && h5::has_attr(f.id(), "fold_copies") && folded == fold_names(ds);
+      return h5::attr_int(f.id(), "top_k") == e.top && folded == fold_names(ds);  // files before folding: none
     }
     const bool has_feasible_rows = !h5::has_attr(f.id(), "keep") || h5::attr_string(f.id(), "keep") != "none";  // read_kept
     return h5::attr_string(f.id(), "agent") == e.method && h5::attr_uint(f.id(), "seed") == seed &&
@@ -836,7 +836,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     } else if (c.kind == "near_optimal") {
       jc["within"] = c.within;
       md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: distinct genomes (those that differ "
-         << "only in genes no result depends on, `cosmic space`'s \"no effect\", counted once), and distinct "
+         << "only in genes a sweep folds, `cosmic space`'s \"no effect\" genes no constraint reads, counted once), and distinct "
          << "structures (parallel layout dp/tp/pp/cp (and its style)/sharding and network topology x NPUs per dimension; bandwidths and "
          << "collective algorithms left out). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";

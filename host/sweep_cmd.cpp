@@ -28,8 +28,8 @@ int cmd_sweep(int argc, const char* const* argv) {
        cxxopts::value<std::string>()->default_value("0/1"))
       ("seed", "recorded in the file (an exhaustive sweep uses no randomness)",
        cxxopts::value<uint64_t>()->default_value("0"))
-      ("no-fold", "sweep every value of the genes no result depends on too (by default each is swept at its "
-                  "first value only: `cosmic space` lists them)")
+      ("no-fold", "sweep every value of the genes no result depends on too (by default those no constraint reads "
+                  "are swept at their first value only: `cosmic space` lists them)")
       ("resume", "continue an interrupted sweep in OUT (its recorded settings apply)")
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
       ("q,quiet", "no progress output")
@@ -67,16 +67,19 @@ int cmd_sweep(int argc, const char* const* argv) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;
     }
-    if (o.keep == "all" && space_size(*ds.view) > u128(UINT64_MAX))
+    // --keep all (a fresh sweep; a resumed one keeps its file's settings), of the space the sweep
+    // visits: the PSA's with the genes no result depends on folded.
+    const uint64_t copies = o.fold ? psa::fold_copies(ds, psa::foldable_genes(ds)) : 1;
+    const u128 size = space_size(*ds.view) / copies;
+    if (o.keep == "all" && !o.resume && size > u128(UINT64_MAX))
       return usage_error(opts, "--keep all needs a space below 2^64 points");
     // /all lists every point that meets the constraints: past 2^32 rows a file is tens of GB and
     // the run days long (the spaces it is meant for hold up to about 1e8).
     const u128 kMaxAllRows = u128(1) << 32;
-    if (o.keep == "all" && !o.resume && space_size(*ds.view) / o.shard_n > kMaxAllRows) {
+    if (o.keep == "all" && !o.resume && size / o.shard_n > kMaxAllRows) {
       u128 rows = 0;
       try {
-        rows = psa::feasible_count(ds) / o.shard_n;
-        if (o.fold) rows /= psa::fold_copies(ds, psa::foldable_genes(ds));
+        rows = psa::feasible_count(ds) / copies / o.shard_n;
       } catch (const psa::ConfigError&) {  // constraints too entangled to count: let it run
       }
       if (rows > kMaxAllRows)

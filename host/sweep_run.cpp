@@ -675,7 +675,8 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     std::string names;
     for (const auto& n : m.folded) names += (names.empty() ? "" : ", ") + n;
     std::cerr << "sweep: no result depends on " << names << " (docs/model.md): swept at their first value, each point "
-              << "stands for " << m.copies << " points of the PSA's space (--no-fold sweeps every value)\n";
+              << "stands for " << m.copies << " points of the PSA's space"
+              << (o.resume ? "" : " (--no-fold sweeps every value)") << "\n";
   }
   SignalGuard signals;
   Progress progress(o.quiet, o.progress_every_s);

@@ -77,7 +77,13 @@ TEST(Cli, BadInputFailsWithMessage) {
       {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"},
       // --keep all on a space of 6.9e10 points meeting the constraints: refused, not days of rows
       {"sweep " + test::data_path("psa/cosmic/collective-system1.yaml") + " --keep all --no-fold -o x.h5",
-       "--keep all would write a row for each of about 68,719,476,736 points"}};
+       "--keep all would write a row for each of about 68,719,476,736 points"},
+      // Folded, the full-stack space is below 2^64 points (5.3e18): the estimate counts the
+      // points swept, 1.2e20 / 512 / 10^7 (not 1.2e20 / 10^7).
+      {"sweep " + test::data_path("psa/cosmic/fullstack-system1.yaml") + " --keep all --shard 0/10000000 -o x.h5",
+       "--keep all would write a row for each of about 23,772,643,983 points"},
+      {"sweep " + test::data_path("psa/cosmic/fullstack-system1.yaml") + " --keep all --no-fold -o x.h5",
+       "--keep all needs a space below 2^64 points"}};
   for (const auto& [cmd, message] : unreadable) {
     r = test::run_cli(cmd);
     EXPECT_EQ(r.status, 2) << cmd;

@@ -298,6 +298,20 @@ def main():
         again = json.load(open(os.path.join(out, "summary.json")))
         for eid, e in exps.items():
             check(again["experiments"][eid]["best"] == e["best"], eid + ": --reuse changed the best point")
+        # Sweep files written before sweeps folded genes (no fold attributes): reused where nothing
+        # would fold (workload), swept again where something would (the collective policy).
+        with h5py.File(os.path.join(out, exps["s3-bw-workload"]["runs"][0]["file"]), "r+") as f:
+            del f.attrs["fold_copies"]
+        with h5py.File(os.path.join(out, exps["s3-bw-collective"]["runs"][0]["file"]), "r+") as f:
+            check(list(f.attrs["folded_genes"]) == ["collective.policy"], "collective sweep: folded genes")
+            del f.attrs["fold_copies"], f.attrs["folded_genes"]
+        r4 = subprocess.run([cosmic, "study", study, "-o", out, "--quiet", "--reuse", "--no-plots"],
+                            capture_output=True, text=True)
+        check(r4.returncode == 0, "--reuse failed: " + r4.stderr)
+        lines = {l.split()[1]: l for l in r4.stdout.splitlines() if l.startswith("[")}
+        check("(reused)" in lines["s3-bw-workload"], "--reuse swept an unfolded workload file again")
+        check("(reused)" not in lines["s3-bw-collective"], "--reuse kept an unfolded collective sweep")
+        check(r4.stdout.count("(reused)") == len(exps) - 1, "--reuse: other experiments ran again")
 
         # --jobs 3: the runs as child processes, three at a time (each with a third of the
         # threads), finishing in another order; the same results, times aside.

@@ -572,7 +572,7 @@ TEST(Sweep, GenesWithNoEffectChangeNoResult) {
   const std::string path = ::testing::TempDir() + "idle-inference.yaml";
   std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
       "parameters:\n"
-      "  workload:\n    dp: {pow2: {min: 4, max: 64}}\n    pp: [1, 2, 4]\n    vpp: [1, 2]\n"
+      "  workload:\n    dp: {pow2: {min: 4, max: 64}}\n    pp: [1, 2, 4]\n    cp: [1, 2]\n    vpp: [1, 2]\n"
       "    schedule: [1f1b, gpipe]\n    sharding: [none, zero3]\n    recompute: [none, full]\n"
       "  collective:\n    policy: [LIFO, FIFO]\n"
       "derived: {tp: auto}\n"
