@@ -967,11 +967,13 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   Times sweeps, searches;
   std::map<std::string, Times> by_method;
   size_t reused = 0;
+  double ran_s = 0;  // wall time of the runs made by this invocation (not reused)
   for (const auto& e : st.experiments)
     for (const auto& run : res.at(e.id).runs) {
       (e.method == "sweep" ? sweeps : searches).add(run.times);
       if (e.method != "sweep") by_method[e.method].add(run.times);
       reused += run.reused;
+      if (!run.reused) ran_s += run.times.wall_s;
     }
   const double runs_s = sweeps.wall_s + searches.wall_s, comparisons_s = now_s() - t0 - run_s;
   json jt;
@@ -980,7 +982,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   jt["sweeps"] = times_json(sweeps, false);
   jt["searches"] = times_json(searches, true);
   for (const auto& [m, t] : by_method) jt["searches_by_method"][m] = times_json(t, true);
-  if (o.jobs == 1) jt["around_runs_s"] = run_s - runs_s;  // with runs in parallel their times overlap
+  if (o.jobs == 1) jt["around_runs_s"] = run_s - ran_s;  // with runs in parallel their times overlap
   jt["comparisons_s"] = comparisons_s;
   jt["reused_runs"] = reused;
   summary["time"] = jt;
@@ -1001,8 +1003,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   for (const auto& [m, t] : by_method) row("searches, " + m, t);
   row("all searches", searches);
   if (o.jobs == 1)
-    md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(runs_s, 1) << " s in the runs and "
-       << fmt_fixed(run_s - runs_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
+    md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(ran_s, 1) << " s in the runs"
+       << (reused ? " made now (the reused runs' times above are from their files)" : "") << " and "
+       << fmt_fixed(run_s - ran_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
        << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
        << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
        << "sweeps' whole wall time); the agents and the writing remain.\n";

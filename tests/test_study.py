@@ -298,6 +298,11 @@ def main():
         again = json.load(open(os.path.join(out, "summary.json")))
         for eid, e in exps.items():
             check(again["experiments"][eid]["best"] == e["best"], eid + ": --reuse changed the best point")
+        # The time around the runs counts this invocation's runs only (it read -434 s once).
+        around = again["time"]["around_runs_s"]
+        check(0 <= around <= again["time"]["experiments_s"], "--reuse: time around the runs %r" % around)
+        check("reused runs' times above are from their files" in open(os.path.join(out, "report.md")).read(),
+              "--reuse: the report does not say where reused runs' times come from")
         # Sweep files written before sweeps folded genes (no fold attributes): reused where nothing
         # would fold (workload), swept again where something would (the collective policy).
         with h5py.File(os.path.join(out, exps["s3-bw-workload"]["runs"][0]["file"]), "r+") as f:
