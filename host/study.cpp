@@ -1012,7 +1012,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   else
     md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s with up to " << o.jobs << " runs at a time (each with "
        << std::max(1, omp_get_max_threads() / o.jobs) << " OpenMP threads); the runs' own wall times add up to "
-       << fmt_fixed(runs_s, 1) << " s. The comparisons took " << fmt_fixed(comparisons_s, 1) << " s more.\n";
+       << fmt_fixed(runs_s, 1) << " s" << (reused ? " (the reused runs' from their files)" : "") << ". The comparisons took "
+       << fmt_fixed(comparisons_s, 1) << " s more.\n";
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);
