@@ -166,6 +166,7 @@ struct RunInfo {
   uint64_t seed = 0;
   double best = kInf;
   uint64_t evaluations = 0;
+  uint64_t copies = 1;  // a sweep's fold_copies: points of the PSA's space each evaluated one stands for
   double wall_s = 0;  // as the study saw it (reused: the file's)
   Times times;        // the file's
   bool reused = false;
@@ -184,6 +185,14 @@ struct ExpResult {
 };
 
 std::string obj_name(const ExpResult& r, size_t j = 0) { return psa::objective_name(r.ds->objectives[j]); }
+
+// " (reused)" when --reuse took every run of an experiment from its file, " (k of n reused)" when some.
+std::string reused_text(const ExpResult& r) {
+  size_t k = 0;
+  for (const RunInfo& run : r.runs) k += run.reused;
+  if (k == 0) return "";
+  return k == r.runs.size() ? " (reused)" : " (" + std::to_string(k) + " of " + std::to_string(r.runs.size()) + " reused)";
+}
 
 // Fills cfg, res and bw from the genome; checks the stored objective against a fresh evaluation.
 void score(const psa::DesignSpace& ds, Point& p) {
@@ -578,7 +587,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     std::cout << "[" << ++nfinished << "/" << nexp << "] " << e.id << " (" << e.method
               << (e.method == "sweep" ? "" : " x" + std::to_string(r.runs.size())) << "): " << obj_name(r) << " "
               << (r.best.found ? fmt(r.best.obj[0], 6) : "no feasible point") << ", " << fmt_fixed(r.wall_s, 1) << " s"
-              << (r.runs[0].reused ? " (reused)" : "") << "\n"
+              << reused_text(r) << "\n"
               << std::flush;
   };
   auto finish_run = [&](size_t i, size_t k, double started_s) {
@@ -589,6 +598,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     run.best = run.point.found ? run.point.obj[0] : kInf;
     h5::Handle f = h5::open_file(run.file, false);
     run.evaluations = h5::attr_uint(f.id(), "evaluated_count");
+    if (h5::has_attr(f.id(), "fold_copies")) run.copies = h5::attr_uint(f.id(), "fold_copies");
     run.times = read_times(f.id());
     run.wall_s = run.reused ? run.times.wall_s : now_s() - started_s;
     if (--unfinished[i] == 0) finish_experiment(i);
@@ -730,7 +740,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     for (const auto& run : r.runs)
       j["runs"].push_back({{"file", fs::path(run.file).filename().string()}, {"seed", run.seed},
                            {"best", run.point.found ? json(run.best) : json(nullptr)}, {"evaluations", run.evaluations},
-                           {"wall_s", run.wall_s}, {"reused", run.reused},
+                           {"fold_copies", run.copies}, {"wall_s", run.wall_s}, {"reused", run.reused},
                            {"times", times_json(run.times, e.method != "sweep")}});
     j["best"] = point_json(r, r.best);
     summary["experiments"][e.id] = j;
@@ -739,8 +749,17 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   std::ostringstream md;
   md << "# Study " << st.name << "\n\n";
   if (!st.description.empty()) md << st.description << "\n\n";
-  md << "Made by `cosmic study " << st.file << " -o " << o.out_dir << "` (backend " << o.backend << "): " << nexp
-     << " experiments in " << fmt_fixed(run_s, 1) << " s. Every number below is read back from the experiments' HDF5 files "
+  size_t reused_runs = 0, all_runs = 0;
+  for (const auto& [id, r] : res)
+    for (const RunInfo& run : r.runs) {
+      reused_runs += run.reused;
+      ++all_runs;
+    }
+  md << "Made by `cosmic study " << st.file << " -o " << o.out_dir << (o.reuse ? " --reuse" : "")
+     << (o.jobs > 1 ? " --jobs " + std::to_string(o.jobs) : "") << "` (backend " << o.backend << "): " << nexp
+     << " experiments in " << fmt_fixed(run_s, 1) << " s"
+     << (reused_runs ? " (" + std::to_string(reused_runs) + " of their " + std::to_string(all_runs) + " runs reused)" : "")
+     << ". Every number below is read back from the experiments' HDF5 files "
      << "in this folder (best point: a sweep's `/top/<objective>` row 0, a search's `/best`, the best over seeds), "
      << "decoded and re-scored with the model. Times are per training iteration (or per inference request) of the "
      << "whole model; memory is per NPU; bandwidth is the sum over dimensions of per-NPU bandwidth.\n\n";
@@ -768,8 +787,12 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       jc["target"] = c.target;
       jc["objective"] = on;
       md << "Objective `" << on << "` (lower is better). Gain = baseline / `" << c.target
-         << "`; on the metric and on raw time; the metric gain is time gain x denominator gain "
-         << (on == "runtime_x_bw" ? "(total per-NPU bandwidth ratio)" : on == "runtime_x_cost" ? "(network cost ratio)" : "(1: no denominator)")
+         << "`; on the metric and on raw time; "
+         << (on == "runtime_x_bw"     ? "the metric gain is time gain x denominator gain (total per-NPU bandwidth ratio)"
+             : on == "runtime_x_cost" ? "the metric gain is time gain x denominator gain (network cost ratio)"
+             : on == "latency" || on == "throughput"
+                 ? "the metric gain is time gain x denominator gain (1: no denominator)"
+                 : "the metric is not a time, so \"gain from denominator\" is only the metric gain over the time gain")
          << ".\n\n";
       md << "| experiment | objective | time (s) | memory/NPU (GiB) | bandwidth/NPU (GB/s) | network cost ($) | gain (metric) | gain (time) | gain from denominator | configuration |\n"
          << "|---|---|---|---|---|---|---|---|---|---|\n";
@@ -809,8 +832,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       const std::string on = obj_name(opt);
       jc["optimum"] = c.target;
       jc["optimum_value"] = opt.best.found ? json(opt.best.obj[0]) : json(nullptr);
-      md << "Exact optimum of `" << c.target << "` (exhaustive sweep, " << opt.runs[0].evaluations
-         << " points scored): " << (opt.best.found ? fmt(opt.best.obj[0], 6) : "none") << " (`" << on << "`).\n\n"
+      md << "Exact optimum of `" << c.target << "` (exhaustive sweep, " << opt.runs[0].evaluations << " points scored"
+         << (opt.runs[0].copies > 1 ? ", each for " + std::to_string(opt.runs[0].copies) + " of the space (folded)" : "")
+         << "): " << (opt.best.found ? fmt(opt.best.obj[0], 6) : "none") << " (`" << on << "`).\n\n"
          << "| agent run | seed | evaluations | best | gap to optimum |\n|---|---|---|---|---|\n";
       bool other_space = false;
       for (const auto& id : c.others) {
@@ -838,7 +862,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       md << "Points within " << fmt(100 * c.within) << "% of each experiment's best: distinct genomes (those that differ "
          << "only in genes a sweep folds, `cosmic space`'s \"no effect\" genes no constraint reads, counted once), and distinct "
          << "structures (parallel layout dp/tp/pp/cp (and its style)/sharding and network topology x NPUs per dimension; bandwidths and "
-         << "collective algorithms left out). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
+         << "collective algorithms left out; examples show the folded genes at their first value). A sweep keeps its top-K list only: \">=\" marks a full list.\n\n"
          << "| experiment | best | genomes within | structures within | example structures (best first) |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {
         const ExpResult& r = res.at(id);
@@ -924,19 +948,33 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
         f1.insert(f1.end(), b.begin(), b.end());
       }
       const std::string n0 = obj_name(fr, 0), n1 = obj_name(fr, 1);
+      // The seeds' fronts merged: the points no other point of any seed dominates (equal ones once).
+      std::vector<std::pair<double, double>> pts;
+      for (size_t q = 0; q < f0.size(); ++q) pts.emplace_back(f0[q], f1[q]);
+      std::sort(pts.begin(), pts.end());
+      size_t front_points = 0;
+      double lowest1 = kInf;
+      for (const auto& [x, y] : pts)
+        if (y < lowest1) {
+          ++front_points;
+          lowest1 = y;
+        }
       jc["objectives"] = {n0, n1};
-      jc["front_points"] = f0.size();
-      md << "Front of `" << c.target << "` over (" << n0 << ", " << n1 << "): " << f0.size()
-         << " points (figure `pareto-*.png`). Where each marked winner sits: the best " << n0
+      jc["front_points"] = front_points;
+      md << "Front of `" << c.target << "` over (" << n0 << ", " << n1 << "): " << front_points << " points"
+         << (fr.runs.size() > 1 ? " (its " + std::to_string(fr.runs.size()) + " seeds' fronts merged)" : "")
+         << " (figure `pareto-*.png`). Where each marked winner sits: the best " << n0
          << " on the front at no more " << n1 << ", and the ratio.\n\n"
          << "| winner | " << n0 << " | " << n1 << " | front's best " << n0 << " at <= its " << n1 << " | ratio |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {
         const ExpResult& m = res.at(id);
-        if (!m.best.found) continue;
-        const auto metric = [&](const std::string& n, const Point& p) {
-          return n == "latency" ? p.res.time_s : n == "cost" ? p.res.network_cost_usd : objective_value(Objective::Latency, p.cfg, p.res);
-        };
-        const double a = metric(n0, m.best), b = metric(n1, m.best);
+        if (!m.best.found) {
+          jc["rows"].push_back({{"experiment", id}, {"label", m.e->label}, {"found", false}});
+          md << "| " << md_escape(m.e->label) << " | no feasible point | | | |\n";
+          continue;
+        }
+        const double a = objective_value(fr.ds->objectives[0], m.best.cfg, m.best.res),
+                     b = objective_value(fr.ds->objectives[1], m.best.cfg, m.best.res);
         double bestf = kInf;
         for (size_t q = 0; q < f0.size(); ++q)
           if (f1[q] <= b * (1 + 1e-12)) bestf = std::min(bestf, f0[q]);
@@ -956,9 +994,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     const ExpResult& r = res.at(e.id);
     uint64_t ev = 0;
     for (const auto& run : r.runs) ev += run.evaluations;
+    const uint64_t copies = r.runs.empty() ? 1 : r.runs[0].copies;
     md << "| " << e.id << " | " << e.method << (e.method == "sweep" ? "" : " (budget " + std::to_string(e.budget) + ")")
        << " | " << psa::with_commas(psa::to_string_u128(space_size(*r.ds->view))) << " | " << r.runs.size() << " | " << ev
-       << " | " << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " " << obj_name(r) << " | " << fmt_fixed(r.wall_s, 1)
+       << (copies > 1 ? " (each for " + std::to_string(copies) + ", folded)" : "") << " | "
+       << fmt(r.best.found ? r.best.obj[0] : kInf, 6) << " " << obj_name(r) << " | " << fmt_fixed(r.wall_s, 1) << reused_text(r)
        << " | `" << fs::relative(r.psa_file, o.out_dir).string() << "`" << (r.limit_constraint.empty() ? "" : " (+ " + e.limit + " <= " + fmt(r.limit_value, 6) + ")") << " |\n";
   }
   md << "\nTotal: " << fmt_fixed(run_s, 1) << " s.\n\n";
@@ -1008,7 +1048,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
        << fmt_fixed(run_s - ran_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
        << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
        << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
-       << "sweeps' whole wall time); the agents and the writing remain.\n";
+       << "sweeps' whole wall time" << (reused ? ", reused runs' included" : "") << "); the agents and the writing remain.\n";
   else
     md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s with up to " << o.jobs << " runs at a time (each with "
        << std::max(1, omp_get_max_threads() / o.jobs) << " OpenMP threads); the runs' own wall times add up to "

@@ -151,11 +151,18 @@ def pareto(summary, folder, root):
                     if "pareto" in f:
                         xs += list(f["pareto"][o1][:])
                         ys += list(f["pareto"][o0][:])
-            pts = sorted(zip(xs, ys))
+            # The seeds' fronts merged: the points no other one dominates (as the report counts them).
+            pts, lowest = [], float("inf")
+            for y, x in sorted(zip(ys, xs)):
+                if x < lowest:
+                    pts.append((x, y))
+                    lowest = x
+            pts.sort()
             ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", color="gray", lw=1)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ".", color="gray", ms=3, label="front (%d)" % len(pts))
             for r in c["rows"]:
-                ax.plot([r[o1]], [r[o0]], "o", ms=7, label=r["label"])
+                if o1 in r:  # a marked experiment without a feasible point has none to draw
+                    ax.plot([r[o1]], [r[o0]], "o", ms=7, label=r["label"])
             ax.set_xscale("log")
             ax.set_xlabel(o1 + (" ($)" if o1 == "cost" else ""))
             ax.set_ylabel(o0 + (" (s)" if o0 == "latency" else ""))

@@ -276,7 +276,24 @@ def main():
                     check(row["to_within_1pct"] == (reached[0] if reached else None), row["file"] + ": evaluations to 1%")
                     rows_checked["convergence"] += 1
             elif c["kind"] == "pareto":
-                check(c["front_points"] >= 1, "empty front")
+                # The seeds' fronts merged from the files: the points no other one dominates.
+                o0, o1 = c["objectives"]
+                pts = []
+                for run in exps[c["front"]]["runs"]:
+                    with h5py.File(os.path.join(out, run["file"]), "r") as f:
+                        pts += list(zip(f["pareto"][o0][:], f["pareto"][o1][:]))
+                front, lowest = 0, float("inf")
+                for _, y in sorted(pts):
+                    if y < lowest:
+                        front, lowest = front + 1, y
+                check(len(exps[c["front"]]["runs"]) > 1 and front < len(pts), "the front's seeds are not merged here")
+                check(c["front_points"] == front >= 1, "front points %r, the files' merged front %r" % (c["front_points"], front))
+                # Each mark's values are its best point's metrics, by objective.
+                metric = {"latency": "time_s", "cost": "network_cost_usd", "memory": "memory_bytes"}
+                for row in c["rows"]:
+                    b = exps[row["experiment"]]["best"]
+                    for o in (o0, o1):
+                        check(close(row[o], b[metric[o]]), "%s: %s %r, its best point's %r" % (row["experiment"], o, row[o], b[metric[o]]))
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
         check(all(n > 0 for n in rows_checked.values()), "comparisons without rows checked: %r" % rows_checked)
         check_times(out, summary, report)
