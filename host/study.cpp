@@ -1006,13 +1006,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   // Where the time went: the runs' own times from their files, summed per method.
   Times sweeps, searches;
   std::map<std::string, Times> by_method;
-  size_t reused = 0;
   double ran_s = 0;  // wall time of the runs made by this invocation (not reused)
   for (const auto& e : st.experiments)
     for (const auto& run : res.at(e.id).runs) {
       (e.method == "sweep" ? sweeps : searches).add(run.times);
       if (e.method != "sweep") by_method[e.method].add(run.times);
-      reused += run.reused;
       if (!run.reused) ran_s += run.times.wall_s;
     }
   const double runs_s = sweeps.wall_s + searches.wall_s, comparisons_s = now_s() - t0 - run_s;
@@ -1024,11 +1022,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   for (const auto& [m, t] : by_method) jt["searches_by_method"][m] = times_json(t, true);
   if (o.jobs == 1) jt["around_runs_s"] = run_s - ran_s;  // with runs in parallel their times overlap
   jt["comparisons_s"] = comparisons_s;
-  jt["reused_runs"] = reused;
+  jt["reused_runs"] = reused_runs;
   summary["time"] = jt;
   md << "## Where the time went\n\n"
      << "Seconds, summed from the runs' files (`wall_time_s`; searches also `eval_s`, `agent_s`, `write_s`, `writer_s`, "
-     << "docs/results-format.md" << (reused ? "; " + std::to_string(reused) + " reused runs count with the times in their files" : "")
+     << "docs/results-format.md" << (reused_runs ? "; " + std::to_string(reused_runs) + " reused runs count with the times in their files" : "")
      << "). A search's wall time splits into the evaluator calls, the agent's ask + tell, the time the loop spent on "
      << "results (buffering rows, waiting for the writer, the final write) and the rest (best point, Pareto archive, "
      << "start-up). The background writer compresses and writes the rows while the loop goes on, so its busy time "
@@ -1044,15 +1042,15 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   row("all searches", searches);
   if (o.jobs == 1)
     md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s: " << fmt_fixed(ran_s, 1) << " s in the runs"
-       << (reused ? " made now (the reused runs' times above are from their files)" : "") << " and "
+       << (reused_runs ? " made now (the reused runs' times above are from their files)" : "") << " and "
        << fmt_fixed(run_s - ran_s, 1) << " s around them (PSA files, loading spaces, reading the best points back); "
        << "the comparisons took " << fmt_fixed(comparisons_s, 1) << " s more. An evaluator that took no time at all would "
        << "save at most " << fmt_fixed(searches.eval_s + sweeps.wall_s, 1) << " s (the searches' evaluation and the "
-       << "sweeps' whole wall time" << (reused ? ", reused runs' included" : "") << "); the agents and the writing remain.\n";
+       << "sweeps' whole wall time" << (reused_runs ? ", reused runs' included" : "") << "); the agents and the writing remain.\n";
   else
     md << "\nThe experiments took " << fmt_fixed(run_s, 1) << " s with up to " << o.jobs << " runs at a time (each with "
        << std::max(1, omp_get_max_threads() / o.jobs) << " OpenMP threads); the runs' own wall times add up to "
-       << fmt_fixed(runs_s, 1) << " s" << (reused ? " (the reused runs' from their files)" : "") << ". The comparisons took "
+       << fmt_fixed(runs_s, 1) << " s" << (reused_runs ? " (the reused runs' from their files)" : "") << ". The comparisons took "
        << fmt_fixed(comparisons_s, 1) << " s more.\n";
 
   summary["wall_s"] = run_s;
