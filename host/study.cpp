@@ -615,7 +615,10 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     std::string extra;
     if (!e.budget_of.empty()) {
       const ExpResult& ref = exps[index.at(e.budget_of)];
-      if (!ref.best.found) throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " found no feasible point");
+      if (!ref.best.found)
+        throw std::runtime_error(e.where + ": experiment '" + e.id + "': its budget_of experiment '" + e.budget_of +
+                                 "' found no feasible point, so there is no " + e.limit +
+                                 " budget to give it (the finished runs are kept: fix the reference, then --reuse)");
       // A relative margin of 1e-9 keeps the reference point itself on the right side of rounding.
       if (e.limit == "bandwidth") {
         r.limit_value = ref.best.bw;
@@ -633,7 +636,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       throw psa::ConfigError(e.where + ": experiment '" + e.id + "': " + err.what());
     }
     if (!e.limit.empty() && r.ds->view->base.net.ndims != exps[index.at(e.budget_of)].best.cfg.net.ndims)
-      throw std::runtime_error(e.id + ": budget_of " + e.budget_of + " has another number of network dimensions");
+      throw std::runtime_error(e.where + ": experiment '" + e.id + "': its budget_of experiment '" + e.budget_of +
+                               "' has another number of network dimensions");
     const std::vector<uint64_t> seeds = psa::run_seeds(e);
     unfinished[i] = seeds.size();
     for (uint64_t seed : seeds) {

@@ -148,6 +148,11 @@ def small_study_checks(cosmic, data):
         check(r.returncode == 0 and "(reused)" not in r.stdout, "--reuse kept the run of m2's params")
         _, r = study("m1.yaml", "    seeds: [1]\n    params: {population: 32, mutation_rate: 0.05}\n", "--reuse")
         check("(reused)" in r.stdout, "--reuse ran an unchanged experiment again")
+        # A same-budget experiment whose reference found nothing feasible: no budget, said with the place.
+        path, r = study("oom.yaml", "    seeds: [1]\n    set: [\"base.workload.micro_batch=256\"]\n"
+                        "  - id: b\n    psa: %s\n    top: 4\n    budget_of: {experiment: a, limit: cost}\n" % psa)
+        check(r.returncode == 1 and path + ":9:" in r.stderr and "'a' found no feasible point" in r.stderr
+              and "no cost budget" in r.stderr, "budget_of a reference without a feasible point: " + r.stderr)
         sweep = "  - {id: w, psa: %s}\n" % psa
         for tail, says in (("    seeds: [1, 1]\n", ":7:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
                            ("    seeds: [-1]\n", ":7:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
