@@ -67,7 +67,9 @@ def bars(summary, folder):
                 ax.bar(xs, ys, width, label=lab)
             ax.axhline(1.0, color="black", lw=0.8)
             ax.set_xticks([g + width * (len(labels) - 1) / 2 for g in range(len(comps))])
-            ax.set_xticklabels([vars_text(c) for c in comps], rotation=20, ha="right", fontsize=8)
+            # A comparison whose target (or every baseline) found no feasible point has no gain to draw: say so.
+            ax.set_xticklabels([vars_text(c) + ("" if any(key in r for r in c["rows"]) else "\n(no feasible point)")
+                                for c in comps], rotation=20, ha="right", fontsize=8)
             ax.set_yscale("log")
             ax.set_ylabel("baseline / full stack (x)")
             ax.set_title(title, fontsize=10)
