@@ -272,12 +272,9 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   for (const auto& [name, n] : j["reasons"].items())
     if (name != "OK" && name != "CONSTRAINT") why += (why.empty() ? "" : ", ") + name + " " + count(n.get<uint64_t>());
   os << (why.empty() ? "" : "; not feasible: " + why) << "\n";
-  if (j.contains("folded_genes")) {
-    std::string names;
-    for (const auto& n : j["folded_genes"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-    os << "  each point stands for " << count(j.value("fold_copies", uint64_t(1)))
-       << " points of the PSA's space: no result depends on " << names << " (swept at the first value)\n";
-  }
+  if (j.contains("folded_genes"))
+    os << "  each point stands for " << count(j.value("fold_copies", uint64_t(1))) << " points of the PSA's space: "
+       << "no result depends on " << join(j["folded_genes"].get<std::vector<std::string>>()) << " (swept at the first value)\n";
   committed_rows_line(os, j, "/all", "all_rows");
   for (const auto& [objective, rows] : j["top"].items()) {
     if (rows.empty()) {

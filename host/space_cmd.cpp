@@ -11,6 +11,7 @@
 
 #include "host/commands.hpp"
 #include "host/search.hpp"
+#include "host/sweep.hpp"
 #include "host/text.hpp"
 #include "psa/config.hpp"
 #include "psa/space.hpp"
@@ -122,8 +123,7 @@ int cmd_space(int argc, const char* const* argv) {
       os << "\nno effect:   " << idle << "\n             (the model accepts them, no result depends on them:"
          << " each result appears " << fmt_g(copies) << " times; docs/model.md)\n";
     if (!idle.empty()) {  // a sweep folds those no constraint reads
-      std::string folded;
-      for (int32_t g : fold) folded += (folded.empty() ? "" : ", ") + ds.genes[size_t(g)].name;
+      const std::string folded = join(fold_names(ds));
       if (fold.empty())
         os << "             `cosmic sweep` sweeps every value of them: constraints read them\n";
       else

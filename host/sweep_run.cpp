@@ -672,9 +672,7 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
   }
 
   if (!o.quiet && !m.folded.empty()) {
-    std::string names;
-    for (const auto& n : m.folded) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << "sweep: no result depends on " << names << " (docs/model.md): swept at their first value, each point "
+    std::cerr << "sweep: no result depends on " << join(m.folded) << " (docs/model.md): swept at their first value, each point "
               << "stands for " << m.copies << " points of the PSA's space"
               << (o.resume ? "" : " (--no-fold sweeps every value)") << "\n";
   }
@@ -875,11 +873,6 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     backends.insert(in.m.backend);
     devices.insert(in.m.device);
   }
-  auto join = [](const std::set<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-    return s;
-  };
   m.backend = join(backends);
   m.device = join(devices);
   std::vector<Objective> objectives;

@@ -36,6 +36,14 @@ inline std::string duration(double s) {
   return buf;
 }
 
+// The strings of a container, comma-separated: "a, b, c".
+template <class Strings>
+std::string join(const Strings& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + std::string(x);
+  return s;
+}
+
 // "1 OpenMP thread", "16 OpenMP threads": the CPU backends' device name.
 inline std::string openmp_threads(int n) { return std::to_string(n) + (n == 1 ? " OpenMP thread" : " OpenMP threads"); }
 
