@@ -227,14 +227,16 @@ ValidationReport validate_collectives(const CsvTable& t) {
 // - model from its shape columns; SwiGLU when arch_family says so (3 matrices, untied, no
 //   biases), else a 2-matrix GELU-style MLP (squared-ReLU Nemotron too, untied and without
 //   biases as the Nemotron-4 report gives); vocabulary 51200 when blank;
-// - system: the dgx-a100 or dgx-h100 preset by gpu_type (for its memory and calibration), with
+// - system: the dgx-a100, dgx-h100 or dgx-h200 preset by gpu_type (memory and calibration), with
 //   the row's peak for its precision, NVLink Switch dimension of gpus_per_node at
 //   intra_node_bw_GBps_per_dir and an InfiniBand Switch dimension of num_gpus / gpus_per_node at
 //   inter_node_bw_Gbps_per_gpu / 8;
 // - workload from the parallelism columns; unstated settings take the recipe defaults:
 //   sequence parallelism on when tp > 1 ("likely"), selective recompute when "not stated",
 //   distributed optimizer (ZeRO-1) when the sharding column says distributed; fused (flash)
-//   attention on H100 recipes, off on the 2021-2022 A100 Megatron runs.
+//   attention on H100 / H200 recipes, off on the 2021-2022 A100 Megatron runs; a blank dp or
+//   global batch follows from the other columns;
+// - mixture-of-experts rows are refused (no expert layers in the model).
 bool groundtruth_config(const std::map<std::string, std::string>& row, Config& out, std::string& why) {
   auto get = [&](const char* k) {
     auto it = row.find(k);
@@ -263,12 +265,51 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
           " ...)";
     return false;
   };
-  std::string precision, rc, sp, sharding;
-  if (!word("precision", {"fp8", "bf16", "fp16"}, false, precision) ||
-      !word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc) ||
-      !word("sequence_parallel", {"yes", "no", "likely"}, false, sp) ||
-      !word("optimizer_sharding", {"none", "distributed"}, true, sharding))
+  // Mixture-of-experts rows: the model has no experts, so it would score them as a dense model.
+  if (number(get("ep"), v) && v > 1) {
+    why = "ep '" + get("ep") + "': mixture-of-experts layers (expert parallelism) are not modelled";
     return false;
+  }
+  for (const char* column : {"arch_family", "model_name"})
+    for (const char* w : {"moe", "mixture", "expert", "mixtral"})
+      if (contains(get(column), w)) {
+        why = std::string(column) + " '" + get(column) + "' names a mixture-of-experts model: experts are not modelled";
+        return false;
+      }
+  std::string precision, rc, sp, sharding;
+  if (!word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc) ||
+      !word("sequence_parallel", {"yes", "true", "on", "no", "false", "off", "likely", "not stated"}, true, sp))
+    return false;
+  // The precision word may stand anywhere in the cell ("fp16 mixed", "mixed (BF16)").
+  precision = lower(get("precision"));
+  for (const char* p : {"fp8", "bf16", "fp16"})
+    if (precision.find(p) != std::string::npos) {
+      precision = p;
+      break;
+    }
+  if (precision != "fp8" && precision != "bf16" && precision != "fp16") {
+    why = "precision '" + get("precision") + "' not understood (expected a cell naming fp8, bf16 or fp16)";
+    return false;
+  }
+  // ZeRO stages in any spelling ("ZeRO-3", "zero stage 2", "ZeRO1"); Megatron's distributed
+  // optimizer shards the optimizer state as ZeRO-1 does; FSDP shards as ZeRO-3 does.
+  sharding = lower(get("optimizer_sharding"));
+  Sharding zero = Sharding::None;
+  if (starts(sharding, {"distributed"})) {
+    zero = Sharding::Zero1;
+  } else if (starts(sharding, {"fsdp"})) {
+    zero = Sharding::Zero3;
+  } else if (!sharding.empty() && !starts(sharding, {"none"})) {
+    // "zero", then separators or "stage", then the stage 1-3
+    const size_t digit = sharding.find_first_not_of("-_ stage", 4);
+    const char stage = starts(sharding, {"zero"}) && digit < sharding.size() ? sharding[digit] : '?';
+    if (stage < '1' || stage > '3' || (digit + 1 < sharding.size() && std::isdigit((unsigned char)sharding[digit + 1]))) {
+      why = "optimizer_sharding '" + get("optimizer_sharding") +
+            "' not understood (expected none, distributed, ZeRO-1, ZeRO-2, ZeRO-3, FSDP or blank ...)";
+      return false;
+    }
+    zero = Sharding(stage - '0');
+  }
   const bool swiglu = contains(get("arch_family"), "swiglu");
   model["name"] = get("model_name");
   model["layers"] = get("num_layers");
@@ -285,7 +326,12 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   }
 
   const std::string gpu = get("gpu_type");
-  const char* preset = contains(gpu, "a100") ? "dgx-a100" : (contains(gpu, "h100") ? "dgx-h100" : nullptr);
+  // H200: the H100's chip with more and faster memory (GH200, a Grace-Hopper superchip with its
+  // own memory system, has no preset).
+  const char* preset = contains(gpu, "a100")                              ? "dgx-a100"
+                       : contains(gpu, "h100")                            ? "dgx-h100"
+                       : contains(gpu, "h200") && !contains(gpu, "gh200") ? "dgx-h200"
+                                                                          : nullptr;
   if (!preset) {
     why = "no system preset for gpu_type '" + gpu + "'";
     return false;
@@ -305,10 +351,14 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     why = "num_gpus '" + get("num_gpus") + "' is not a whole number of nodes of gpus_per_node '" + get("gpus_per_node") + "'";
     return false;
   }
-  const bool fp8 = starts(precision, {"fp8"});
+  const bool fp8 = precision == "fp8";
   YAML::Node system;
   system["preset"] = preset;
   system["compute"]["peak_tflops"][fp8 ? "fp8" : "bf16"] = peak;
+  if (contains(gpu, "a100") && contains(gpu, "40gb")) {  // A100 40 GB datasheet: 1555 GB/s HBM2
+    system["compute"]["memory_GiB"] = 40;
+    system["compute"]["memory_bw_GBps"] = 1555;
+  }
   YAML::Node dims(YAML::NodeType::Sequence);
   const double in_node = std::min(gpus, per_node);
   YAML::Node nv;
@@ -330,28 +380,59 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   system["network"]["dims"] = dims;
 
   YAML::Node work;
-  for (const char* k : {"tp", "pp", "dp"})
-    if (!number(get(k), v)) {
+  double tp = 0, pp = 0, dp = 0, cp = 1;
+  for (auto [k, x] : {std::pair<const char*, double*>{"tp", &tp}, {"pp", &pp}})
+    if (!number(get(k), *x)) {
       why = "parallelism column " + not_a_number(k, get(k));
       return false;
     }
+  if (!get("cp").empty() && !number(get("cp"), cp)) {
+    why = "parallelism column " + not_a_number("cp", get("cp"));
+    return false;
+  }
+  // A blank dp is what the GPUs leave: num_gpus / (tp pp cp).
+  if (!number(get("dp"), dp)) {
+    dp = gpus / (tp * pp * cp);
+    if (!get("dp").empty() || !(dp >= 1) || dp != std::floor(dp)) {
+      why = get("dp").empty() ? "dp is blank and num_gpus / (tp pp cp) is not a whole number"
+                              : "parallelism column " + not_a_number("dp", get("dp"));
+      return false;
+    }
+  }
+  // Cells as written (the configuration reader refuses 8.5 ranks), derived values as integers.
   work["tp"] = get("tp");
   work["pp"] = get("pp");
-  work["dp"] = get("dp");
-  work["cp"] = number(get("cp"), v) ? get("cp") : "1";
-  const double tp = std::stod(get("tp"));
-  work["sequence_parallel"] = starts(sp, {"yes"}) || (starts(sp, {"likely"}) && tp > 1);
+  work["cp"] = get("cp").empty() ? "1" : get("cp");
+  if (get("dp").empty()) work["dp"] = (long long)dp;
+  else work["dp"] = get("dp");
+  // Not stated (blank, "likely"): the recipes' default, on with tensor parallelism.
+  work["sequence_parallel"] = starts(sp, {"yes", "true", "on"}) ||
+                              ((sp.empty() || starts(sp, {"likely", "not stated"})) && tp > 1);
   double vpp = 1;
   if (number(get("vpp_chunks"), vpp) && vpp > 1) {
     work["schedule"] = "interleaved";
     work["vpp"] = int(vpp);
   }
-  if (number(get("micro_batch_size"), v)) work["micro_batch"] = get("micro_batch_size");
-  if (number(get("global_batch_size"), v)) work["global_batch"] = get("global_batch_size");
-  else work["global_batch"] = get("micro_batch_size");
+  double micro = 1, global = 0, tokens = 0, per_rank = 0;
+  if (!get("micro_batch_size").empty()) work["micro_batch"] = get("micro_batch_size");
+  number(get("micro_batch_size"), micro);
+  // Sequences per step: global_batch_size, else global_batch_tokens / seq_len, else micro-batches
+  // per DP rank x micro_batch_size x dp; a per-layer row without them times one micro-batch.
+  if (get("global_batch_size").empty()) {
+    if (number(get("global_batch_tokens"), tokens) && number(get("seq_len"), v)) global = tokens / v;
+    else if (number(get("num_microbatches_per_dp_rank"), per_rank)) global = per_rank * micro * dp;
+    else if (contains(get("metric_scope"), "per transformer layer")) global = micro;
+    if (!(global >= 1) || global != std::floor(global)) {
+      why = "global batch not given (global_batch_size, global_batch_tokens / seq_len or num_microbatches_per_dp_rank)";
+      return false;
+    }
+    work["global_batch"] = (long long)global;
+  } else {
+    work["global_batch"] = get("global_batch_size");
+  }
   work["recompute"] = starts(rc, {"full"}) ? "full" : (starts(rc, {"none"}) ? "none" : "selective");
-  work["sharding"] = starts(sharding, {"distributed"}) ? "zero1" : "none";
-  work["flash_attention"] = preset == std::string("dgx-h100");
+  work["sharding"] = names::name(names::kSharding, zero);
+  work["flash_attention"] = preset != std::string("dgx-a100");
   work["precision"] = fp8 ? "fp8" : "bf16";
 
   YAML::Node root;

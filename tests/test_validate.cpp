@@ -170,6 +170,89 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
   }
 }
 
+// The columns' other spellings map to the configuration the model is given; rows the model cannot
+// describe (mixture-of-experts) are listed with the reason instead of being scored as dense models.
+TEST(Validate, RowsMapToTheirConfiguration) {
+  const CsvTable gt = read_csv(test::data_path("validation/groundtruth-dev.csv"));
+  auto row_of = [&](const char* id) {
+    for (const auto& r : gt.rows)
+      if (r.at("row_id") == id) return r;
+    ADD_FAILURE() << "no row " << id;
+    return gt.rows[0];
+  };
+  // Row 7: GPT-145.6B on 1536 A100s, tp 8 pp 8 dp 24, micro-batch 2, global batch 2304
+  // (4,718,592 tokens of 2048, 48 micro-batches per DP rank), no sharding, sequence parallelism off.
+  const auto row7 = row_of("7");
+  auto config = [](std::map<std::string, std::string> row, std::initializer_list<std::pair<const char*, const char*>> set,
+                   std::string* why_out = nullptr) {
+    for (const auto& [k, v] : set) row[k] = v;
+    Config c;
+    std::string why;
+    const bool ok = groundtruth_config(row, c, why);
+    if (why_out) *why_out = why;
+    EXPECT_EQ(ok, why.empty()) << why;
+    return std::make_pair(ok, c);
+  };
+  const auto [ok7, c7] = config(row7, {});
+  ASSERT_TRUE(ok7);
+  EXPECT_EQ(c7.work.dp, 24);
+  EXPECT_EQ(c7.work.global_batch, 2304);
+  EXPECT_EQ(c7.work.sharding, Sharding::None);
+  EXPECT_FALSE(c7.work.seq_parallel);
+  EXPECT_EQ(c7.compute.mem_capacity_bytes, 80.0 * (1 << 30));
+  // A blank dp is num_gpus / (tp pp cp); a blank global batch comes from the tokens, else from
+  // the micro-batches per DP rank.
+  EXPECT_EQ(config(row7, {{"dp", ""}}).second.work.dp, 24);
+  EXPECT_EQ(config(row7, {{"global_batch_size", ""}}).second.work.global_batch, 2304);
+  EXPECT_EQ(config(row7, {{"global_batch_size", ""}, {"global_batch_tokens", ""}}).second.work.global_batch, 2304);
+  std::string why;
+  EXPECT_FALSE(config(row7, {{"global_batch_size", ""}, {"global_batch_tokens", ""}, {"num_microbatches_per_dp_rank", ""}},
+                      &why).first);
+  EXPECT_NE(why.find("global batch not given"), std::string::npos) << why;
+  EXPECT_FALSE(config(row7, {{"dp", ""}, {"num_gpus", "1544"}, {"gpus_per_node", "8"}}, &why).first);
+  EXPECT_NE(why.find("dp is blank"), std::string::npos) << why;
+  // ZeRO stages and FSDP in the sharding column.
+  const std::pair<const char*, Sharding> shardings[] = {
+      {"", Sharding::None}, {"none", Sharding::None}, {"distributed optimizer", Sharding::Zero1},
+      {"ZeRO-1", Sharding::Zero1}, {"zero stage 2", Sharding::Zero2}, {"ZeRO-3 (DeepSpeed)", Sharding::Zero3},
+      {"zero3", Sharding::Zero3}, {"FSDP (full shard)", Sharding::Zero3}};
+  for (const auto& [text, want] : shardings) EXPECT_EQ(config(row7, {{"optimizer_sharding", text}}).second.work.sharding, want) << text;
+  for (const char* text : {"zero", "zero-4", "zero-12", "zeroes"}) {
+    EXPECT_FALSE(config(row7, {{"optimizer_sharding", text}}, &why).first) << text;
+    EXPECT_NE(why.find(std::string("optimizer_sharding '") + text + "'"), std::string::npos) << why;
+  }
+  // Sequence parallelism: stated on or off, else the recipes' default (on with tp > 1).
+  for (const char* on : {"yes", "True", "on", "likely", "not stated", ""})
+    EXPECT_TRUE(config(row7, {{"sequence_parallel", on}}).second.work.seq_parallel) << on;
+  for (const char* off : {"no", "false", "off"}) EXPECT_FALSE(config(row7, {{"sequence_parallel", off}}).second.work.seq_parallel) << off;
+  EXPECT_FALSE(config(row7, {{"sequence_parallel", "likely"}, {"tp", "1"}, {"dp", "192"}}).second.work.seq_parallel);
+  // The precision word anywhere in the cell.
+  EXPECT_EQ(config(row7, {{"precision", "mixed (BF16)"}}).second.model.dtype_bytes, 2);
+  EXPECT_EQ(config(row7, {{"precision", "FP8 hybrid"}}).second.model.dtype_bytes, 1);
+  // GPU types: the A100 40 GB's memory; H200 rows on the dgx-h200 preset; no preset for GH200.
+  const auto a40 = config(row7, {{"gpu_type", "A100-SXM4-40GB"}}).second;
+  EXPECT_EQ(a40.compute.mem_capacity_bytes, 40.0 * (1 << 30));
+  EXPECT_EQ(a40.compute.mem_bw_GBps, 1555);
+  const auto h200 = config(row7, {{"gpu_type", "H200-SXM-141GB"}}).second;
+  EXPECT_EQ(h200.compute.mem_capacity_bytes, 141e9);
+  EXPECT_EQ(h200.compute.mem_bw_GBps, 4800);
+  EXPECT_TRUE(h200.work.flash_attention);
+  EXPECT_FALSE(c7.work.flash_attention);
+  EXPECT_FALSE(config(row7, {{"gpu_type", "GH200"}}, &why).first);
+  EXPECT_NE(why.find("no system preset for gpu_type 'GH200'"), std::string::npos) << why;
+  // Mixture-of-experts rows: listed, not scored as the dense model of their shape.
+  for (const auto& [column, text] : {std::pair<const char*, const char*>{"ep", "8"},
+                                     {"arch_family", "Mixtral (MoE, 8 experts, top-2)"},
+                                     {"model_name", "Mixtral 8x7B"}}) {
+    const ValidationReport r = validate_file(one_row_with(gt, column, text, "gt_moe.csv"));
+    EXPECT_TRUE(r.rows.empty()) << column;
+    ASSERT_EQ(r.skipped.size(), 1u) << column;
+    EXPECT_NE(r.skipped[0].second.find(std::string(column) + " '" + text + "'"), std::string::npos) << r.skipped[0].second;
+    EXPECT_NE(r.skipped[0].second.find("experts"), std::string::npos) << r.skipped[0].second;
+  }
+  EXPECT_EQ(validate_file(one_row_with(gt, "ep", "1", "gt_ep1.csv")).rows.size(), 1u);
+}
+
 TEST(Validate, RejectsOtherCsv) {
   EXPECT_THROW(validate_file(test::data_path("models/GPT-22B.yaml")), std::runtime_error);
 }
