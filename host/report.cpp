@@ -56,7 +56,7 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp}, {"cp_style", names::name(names::kCpStyle, w.cp_style)},
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
-                   {"vpp", w.vpp}, {"sharding", names::name(names::kSharding, w.sharding)},
+                   {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)}};
   j["feasible"] = r.reason == Reason::Ok;
   j["reason"] = names::name(names::kReason, r.reason);
@@ -92,6 +92,7 @@ std::string to_text(const EvalReport& rep) {
     os << ", " << names::name(names::kSchedule, w.schedule)
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
        << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
+  if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
   os << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";

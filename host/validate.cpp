@@ -434,6 +434,8 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   work["sharding"] = names::name(names::kSharding, zero);
   work["flash_attention"] = preset != std::string("dgx-a100");
   work["precision"] = fp8 ? "fp8" : "bf16";
+  // A measured run split its layers somehow: Megatron sets the first and last stages' counts.
+  work["uneven_stages"] = true;
 
   YAML::Node root;
   root["model"] = model;

@@ -307,7 +307,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   // assume m >= p, and below that they would undercut one micro-batch crossing all stages.
   if (w.mode == Mode::Training && vchunks > 1 && (w.global_batch / (int64_t(w.dp) * w.micro_batch)) % w.pp != 0)
     return Reason::BatchNotDivisible;
-  if (m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
+  // Uneven stages (Megatron's first / last stage layer counts; Llama 3's 126 layers on 16 stages):
+  // every model chunk needs at least one layer.
+  if (w.uneven_stages ? m.layers < w.pp * vchunks : m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
   // The sequence a pass splits over cp (and tp with sequence parallelism): the training
   // sequence or the prompt; a decode step splits its KV cache, not a sequence.
   const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
@@ -442,8 +444,19 @@ COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const Laye
 // shards the optimizer state over the DP x CP replicas, ZeRO-2 also gradients, ZeRO-3 also
 // weights; Rajbhandari et al. 2020). Worst stage: a stage's layers plus the embedding (and the
 // untied output projection when one stage holds the whole model).
+// Layers of the heaviest pipeline stage: layers / pp; with uneven stages each of the stage's
+// model chunks (vpp of them when training interleaved, else one) holds the layers per chunk rounded
+// up, and that stage is taken as the one with the logits too (an upper bound: a balanced split
+// gives the last stage fewer layers).
+COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
+  if (!w.uneven_stages) return double(m.layers) / w.pp;
+  const int32_t v = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  const int64_t chunks = int64_t(w.pp) * v;
+  return double(v * ((m.layers + chunks - 1) / chunks));
+}
+
 COSMIC_HD inline double stage_params_per_rank(const ModelSpec& m, const Workload& w) {
-  const double layers = double(m.layers) / w.pp;
+  const double layers = stage_layers(m, w);
   const double emb = double(m.vocab) * m.hidden / w.tp;
   const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
   return layers * layer_params(m) / w.tp + n_emb * emb;
@@ -468,7 +481,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   const Workload& w = c.work;
   const double D = act_bytes(m), t = w.tp, pp = w.pp, b = w.micro_batch;
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
-  const double stage_layers = double(m.layers) / w.pp;
+  const double stage_layers = cosmic::stage_layers(m, w);
   const double replicas = double(w.dp) * w.cp;
   const double P_rank = stage_params_per_rank(m, w);
   Workload none = w;
@@ -550,7 +563,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double t = w.tp, pp = w.pp;
   const double b = w.micro_batch;
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
-  const double stage_layers = double(m.layers) / w.pp;
+  const double stage_layers = cosmic::stage_layers(m, w);
   const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const bool zero3 = w.sharding == Sharding::Zero3;

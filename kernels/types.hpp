@@ -57,6 +57,7 @@ struct Workload {
   bool seq_parallel = false; // Megatron sequence parallelism inside the TP group
   Schedule schedule = Schedule::OneF1B;
   int32_t vpp = 1;           // model chunks per pipeline rank (Interleaved only)
+  bool uneven_stages = false; // layers need not divide pp x vpp: chunks hold the quotient rounded up or down
   Sharding sharding = Sharding::None;
   Recompute recompute = Recompute::None;
   bool flash_attention = true;  // fused attention: no s^2 score tensors stored or streamed

@@ -185,7 +185,7 @@ ModelSpec convert_model(const Section& s) {
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -199,6 +199,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.schedule = s.choice("schedule", Schedule::OneF1B, names::kSchedule);
   w.vpp = int32_t(s.integer("vpp", 1, 1, 1 << 16));
   if (w.vpp > 1 && w.schedule != Schedule::Interleaved) s.fail("vpp", "1 unless schedule is interleaved");
+  w.uneven_stages = s.boolean("uneven_stages", false);
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.flash_attention = s.boolean("flash_attention", true);

@@ -111,7 +111,8 @@ inline const char* reason_message(Reason r) {
              "query and KV, not divisible by cp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
-    case Reason::LayersNotDivisible: return "layers not divisible by pp (x vpp when interleaved)";
+    case Reason::LayersNotDivisible:
+      return "layers not divisible by pp (x vpp when interleaved), or with uneven_stages fewer layers than chunks";
     case Reason::SeqNotDivisible:
       return "sequence not divisible by cp (or cp x tp with sequence parallelism; in decode, the micro-batch by tp)";
     case Reason::PlacementMismatch: return "a parallel group cannot be laid evenly onto the network dimensions";

@@ -110,6 +110,57 @@ TEST(Pipeline, InterleavedMemoryFactor) {
   EXPECT_NEAR(two.activation_bytes, base.activation_bytes * (1 + 7.0 / 16), 1e-12 * two.activation_bytes);
 }
 
+TEST(Pipeline, UnevenStagesTakeTheHeaviestStage) {
+  // Layers per heaviest stage, by hand: Llama 3 405B's 126 layers on 16 stages -> ceil(7.875) = 8;
+  // interleaved 8 x 8 chunks -> 8 x ceil(126 / 64) = 16; 9 x 7 chunks divide evenly -> 14.
+  ModelSpec llama405{126, 16384, 53248, 128, 8, 8192, 128256, Mlp::SwiGLU, 2, false, false};
+  Workload w;
+  w.uneven_stages = true;
+  w.pp = 16;
+  EXPECT_EQ(stage_layers(llama405, w), 8.0);
+  w.pp = 8;
+  w.schedule = Schedule::Interleaved;
+  w.vpp = 8;
+  EXPECT_EQ(stage_layers(llama405, w), 16.0);
+  w.pp = 9;
+  w.vpp = 7;
+  EXPECT_EQ(stage_layers(llama405, w), 14.0);
+  w.mode = Mode::Decode;  // inference has no model chunks: ceil(126 / 9) = 14 again
+  EXPECT_EQ(stage_layers(llama405, w), 14.0);
+
+  // GPT-3 175B, pp 8: 94 layers split unevenly time and size as 96 (12 on the heaviest stage),
+  // though the model does less work (its FLOPs, and so its MFU, are lower).
+  Config c = test::gpt175b_cluster();
+  const Result even = evaluate(c);
+  ASSERT_EQ(even.reason, Reason::Ok);
+  c.work.uneven_stages = true;  // divisible layers: the same result
+  const Result flagged = evaluate(c);
+  EXPECT_EQ(flagged.time_s, even.time_s);
+  EXPECT_EQ(flagged.memory_bytes, even.memory_bytes);
+  c.model.layers = 94;
+  const Result uneven = evaluate(c);
+  ASSERT_EQ(uneven.reason, Reason::Ok);
+  EXPECT_EQ(uneven.time_s, even.time_s);
+  EXPECT_EQ(uneven.memory_bytes, even.memory_bytes);
+  EXPECT_LT(uneven.model_flops, even.model_flops);
+  c.work.uneven_stages = false;
+  EXPECT_EQ(evaluate(c).reason, Reason::LayersNotDivisible);
+  // Interleaved, 8 stages x 3 chunks: 90 layers -> ceil(90 / 24) = 4 per chunk, as 96 layers.
+  c = test::gpt175b_cluster();
+  c.work.schedule = Schedule::Interleaved;
+  c.work.vpp = 3;
+  const Result even3 = evaluate(c);
+  ASSERT_EQ(even3.reason, Reason::Ok);
+  c.work.uneven_stages = true;
+  c.model.layers = 90;
+  EXPECT_EQ(evaluate(c).time_s, even3.time_s);
+  // Every chunk needs a layer: 23 layers on 24 chunks cannot be split.
+  c.model.layers = 23;
+  EXPECT_EQ(evaluate(c).reason, Reason::LayersNotDivisible);
+  c.model.layers = 24;
+  EXPECT_EQ(evaluate(c).reason, Reason::Ok);
+}
+
 TEST(Memory, ShardingAndScheduleOrdering) {
   Config c = test::gpt175b_cluster();
   c.work.tp = 8; c.work.pp = 4; c.work.dp = 2; c.work.global_batch = 64;
