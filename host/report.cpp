@@ -15,11 +15,13 @@ struct Term {
 };
 
 // The time and memory breakdowns, in the order they are printed.
-void time_terms(const Result& r, Term out[9]) {
-  const Term t[9] = {{"forward", r.forward_s},     {"backward", r.backward_s},   {"recompute", r.recompute_s},
-                     {"optimizer", r.optimizer_s}, {"tp_comm", r.tp_comm_s},     {"cp_comm", r.cp_comm_s},
-                     {"dp_comm", r.dp_comm_s},     {"pp_comm", r.pp_comm_s},     {"bubble", r.bubble_s}};
-  for (int i = 0; i < 9; ++i) out[i] = t[i];
+constexpr int kTimeTerms = 10;
+void time_terms(const Result& r, Term out[kTimeTerms]) {
+  const Term t[kTimeTerms] = {{"forward", r.forward_s},     {"backward", r.backward_s}, {"recompute", r.recompute_s},
+                              {"optimizer", r.optimizer_s}, {"tp_comm", r.tp_comm_s},   {"cp_comm", r.cp_comm_s},
+                              {"ep_comm", r.ep_comm_s},     {"dp_comm", r.dp_comm_s},   {"pp_comm", r.pp_comm_s},
+                              {"bubble", r.bubble_s}};
+  for (int i = 0; i < kTimeTerms; ++i) out[i] = t[i];
 }
 void memory_terms(const Result& r, Term out[5]) {
   const Term t[5] = {{"weights", r.weights_bytes},
@@ -56,13 +58,14 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp}, {"cp_style", names::name(names::kCpStyle, w.cp_style)},
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
-                   {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"sharding", names::name(names::kSharding, w.sharding)},
+                   {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep},
+                   {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)}};
   j["feasible"] = r.reason == Reason::Ok;
   j["reason"] = names::name(names::kReason, r.reason);
   j["reason_message"] = names::reason_message(r.reason);
   j["time_s"] = r.time_s;
-  Term t[9];
+  Term t[kTimeTerms];
   time_terms(r, t);
   for (const auto& x : t) j["time_breakdown_s"][x.name] = x.value;
   j["memory_bytes"] = r.memory_bytes;
@@ -88,6 +91,8 @@ std::string to_text(const EvalReport& rep) {
                 w.tp, w.pp, w.cp, w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "",
                 w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
   os << buf;
+  const ModelSpec& model = rep.config.model;
+  if (model.experts > 0) os << ", " << model.experts << " experts top-" << model.top_k << " ep " << w.ep;
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
@@ -103,7 +108,7 @@ std::string to_text(const EvalReport& rep) {
   const char* unit = w.mode == Mode::Training ? "iteration" : "request";
   std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
   os << buf;
-  Term t[9];
+  Term t[kTimeTerms];
   time_terms(r, t);
   for (const auto& x : t) {
     if (x.value == 0) continue;

@@ -32,6 +32,27 @@ bool number(const std::string& text, double& out) {
   return end && *end == '\0' && std::isfinite(out);
 }
 
+// The whole number just before `word` in `text` ("8 experts", "8-expert"), else -1.
+long integer_before(const std::string& text, const char* word) {
+  const size_t at = text.find(word);
+  if (at == std::string::npos) return -1;
+  size_t end = at;
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '-')) --end;
+  size_t begin = end;
+  while (begin > 0 && std::isdigit((unsigned char)text[begin - 1])) --begin;
+  return begin < end && end - begin < 9 ? std::stol(text.substr(begin, end - begin)) : -1;
+}
+
+// The whole number just after `word` in `text` ("top-2", "top 2", "top-k=2"), else -1.
+long integer_after(const std::string& text, const char* word) {
+  const size_t at = text.find(word);
+  if (at == std::string::npos) return -1;
+  size_t begin = text.find_first_not_of(" -_k=", at + std::char_traits<char>::length(word));
+  size_t end = begin;
+  while (end < text.size() && std::isdigit((unsigned char)text[end])) ++end;
+  return begin != std::string::npos && begin < end && end - begin < 9 ? std::stol(text.substr(begin, end - begin)) : -1;
+}
+
 // Why a column that should hold a number does not: blank, or something else.
 std::string not_a_number(const std::string& column, const std::string& text) {
   return text.empty() ? column + " is blank" : column + " '" + text + "' is not a finite number";
@@ -236,7 +257,8 @@ ValidationReport validate_collectives(const CsvTable& t) {
 //   distributed optimizer (ZeRO-1) when the sharding column says distributed; fused (flash)
 //   attention on H100 / H200 recipes, off on the 2021-2022 A100 Megatron runs; a blank dp or
 //   global batch follows from the other columns;
-// - mixture-of-experts rows are refused (no expert layers in the model).
+// - mixture of experts: experts per layer and top-k from arch_family ("8 experts, top-2"), ep
+//   from its column; a mixture-of-experts row without them is refused.
 bool groundtruth_config(const std::map<std::string, std::string>& row, Config& out, std::string& why) {
   auto get = [&](const char* k) {
     auto it = row.find(k);
@@ -265,17 +287,18 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
           " ...)";
     return false;
   };
-  // Mixture-of-experts rows: the model has no experts, so it would score them as a dense model.
-  if (number(get("ep"), v) && v > 1) {
-    why = "ep '" + get("ep") + "': mixture-of-experts layers (expert parallelism) are not modelled";
+  // Mixture of experts: arch_family gives the experts per layer and top-k ("MoE, 8 experts,
+  // top-2"); a row that has ep > 1 or names experts without both is refused, not scored as dense.
+  const std::string arch = lower(get("arch_family"));
+  const long experts = integer_before(arch, "expert"), top_k = integer_after(arch, "top");
+  bool moe = number(get("ep"), v) && v > 1;
+  for (const char* column : {"arch_family", "model_name"})
+    for (const char* w : {"moe", "mixture", "expert", "mixtral"}) moe = moe || contains(get(column), w);
+  if (moe && (experts < 2 || top_k < 1)) {
+    why = "a mixture-of-experts row (ep '" + get("ep") + "', arch_family '" + get("arch_family") +
+          "') without the experts per layer and top-k in arch_family (e.g. \"8 experts, top-2\")";
     return false;
   }
-  for (const char* column : {"arch_family", "model_name"})
-    for (const char* w : {"moe", "mixture", "expert", "mixtral"})
-      if (contains(get(column), w)) {
-        why = std::string(column) + " '" + get(column) + "' names a mixture-of-experts model: experts are not modelled";
-        return false;
-      }
   std::string precision, rc, sp, sharding;
   if (!word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc) ||
       !word("sequence_parallel", {"yes", "true", "on", "no", "false", "off", "likely", "not stated"}, true, sp))
@@ -320,6 +343,10 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   model["seq"] = get("seq_len");
   model["vocab"] = number(get("vocab_size"), v) ? get("vocab_size") : "51200";
   model["mlp"] = swiglu ? "swiglu" : "gelu";
+  if (experts >= 2 && top_k >= 1) {
+    model["experts"] = experts;
+    model["top_k"] = top_k;
+  }
   if (contains(get("arch_family"), "nemotron")) {  // Nemotron-4 report: untied embeddings, no biases
     model["tied_embeddings"] = false;
     model["biases"] = false;
@@ -405,6 +432,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   work["cp"] = get("cp").empty() ? "1" : get("cp");
   if (get("dp").empty()) work["dp"] = (long long)dp;
   else work["dp"] = get("dp");
+  if (!get("ep").empty()) work["ep"] = get("ep");
   // Not stated (blank, "likely"): the recipes' default, on with tensor parallelism.
   work["sequence_parallel"] = starts(sp, {"yes", "true", "on"}) ||
                               ((sp.empty() || starts(sp, {"likely", "not stated"})) && tp > 1);

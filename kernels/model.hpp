@@ -80,17 +80,32 @@ COSMIC_HD inline Span merge_spans(const Span& a, const Span& b) {
 // ---------------------------------------------------------------------------------------------
 // Parameter and FLOP counts.
 
+// Parameters of one MLP (one expert of a mixture-of-experts layer): nmat matrices of h x F, with
+// biases (nmat - 1) F + h.
+COSMIC_HD inline double mlp_params(const ModelSpec& m) {
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+  return nmat * double(m.hidden) * m.ffn + (m.biases ? (nmat - 1) * m.ffn + m.hidden : 0.0);
+}
+
 // Parameters of one transformer layer (whole layer, before tensor parallelism).
 // Attention: Q and output projections h^2 each, K and V h^2 g/a each (GQA with g KV heads);
 // MLP: 2 (GELU) or 3 (SwiGLU) matrices of h x F; LayerNorm scales 2h. With biases (GPT):
 // QKV h (1 + 2g/a), output h, MLP F + h, LayerNorm shifts 2h. For GPT (g = a, F = 4h) this is
-// 12 h^2 + 13 h, Narayanan et al. 2021's per-layer count.
+// 12 h^2 + 13 h, Narayanan et al. 2021's per-layer count. A mixture-of-experts layer (Shazeer
+// et al. 2017; Mixtral: Jiang et al. 2024) holds `experts` such MLPs and a router of h x experts.
 COSMIC_HD inline double layer_params(const ModelSpec& m) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   double p = h * h * (2 + 2 * kv) + nmat * h * F + 2 * h;
   if (m.biases) p += h * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
+  if (m.experts > 0) p += (m.experts - 1) * mlp_params(m) + h * m.experts;  // the other experts and the router
   return p;
+}
+
+// Parameters of one layer that a rank of the expert-parallel group holds: the layer's with its
+// experts / ep experts instead of all of them (before tensor parallelism).
+COSMIC_HD inline double rank_layer_params(const ModelSpec& m, const Workload& w) {
+  return m.experts > 0 ? layer_params(m) - (m.experts - m.experts / w.ep) * mlp_params(m) : layer_params(m);
 }
 
 // Whole-model parameters: layers, input embedding V h, plus an output projection when untied.
@@ -103,11 +118,14 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
 // 2 nmat s h F, attention scores and values 4 s_q s_kv h; logits 2 s_q h V. For GPT with
 // s_q = s_kv = s this is 24 s h^2 + 4 s^2 h per layer (Narayanan et al. 2021); 3x it gives
 // the model-FLOPs formula 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); for Llama it is the NVIDIA
-// recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3.
+// recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3. Mixture of experts:
+// each token passes through top_k expert MLPs, after the router's 2 s h experts.
 COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
-  const double layer = 2 * s_q * h * h * (1 + 2 * kv) + 2 * s_q * h * h + 2 * nmat * s_q * h * F + 4 * s_q * s_kv * h;
+  const double routed = m.experts > 0 ? m.top_k : 1.0;  // MLPs each token passes through
+  double layer = 2 * s_q * h * h * (1 + 2 * kv) + 2 * s_q * h * h + 2 * nmat * s_q * h * F * routed + 4 * s_q * s_kv * h;
+  if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
   return m.layers * layer + 2 * logit_tokens * h * m.vocab;
 }
 
@@ -137,6 +155,8 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
 //   attention scores (skipped by selective recompute and fused attention):
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
+//   mixture of experts: the MLP terms for each of the top_k experts a token visits, plus the
+//     dispatched token copies D T h top_k (/ t with sequence parallelism).
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
@@ -147,7 +167,11 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double kv_width = kv_width_per_rank(m, w.tp);
   const double whole = (4 * D + 2) * T * h / sp_div;
-  const double split = D * T * (2 * h / t + 2 * kv_width) + D * T * F * nmat / t;
+  // Mixture of experts: the F-wide activations of each of the top_k experts a token visits, and
+  // the token copies dispatched to them (D h each, split by t like the layer's input).
+  const double routed = m.experts > 0 ? m.top_k : 1.0;
+  double split = D * T * (2 * h / t + 2 * kv_width) + D * T * F * nmat / t * routed;
+  if (m.experts > 0) split += D * T * h * m.top_k / sp_div;
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
@@ -217,10 +241,21 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
 
   const double W = m.dtype_bytes;  // the GEMMs' operands: FP8 where the model is
-  const double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps, W)     // QKV projection
-                       + gemm_s(c, T, h / t, h, peak, mem_Bps, W)             // output projection
-                       + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
-                       + gemm_s(c, T, F / t, h, peak, mem_Bps, W);            // MLP down
+  double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps, W)  // QKV projection
+                 + gemm_s(c, T, h / t, h, peak, mem_Bps, W);         // output projection
+  if (m.experts == 0) {
+    gemms = gemms + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
+            + gemm_s(c, T, F / t, h, peak, mem_Bps, W);                    // MLP down
+  } else {
+    // Mixture of experts, balanced routing: the rank's experts / ep experts receive T top_k
+    // tokens in all, spread over min(local experts, T top_k) of them (a decode step's few
+    // tokens reach few experts, whose weights alone are read); each expert's MLP is split by
+    // t like the dense one. The router (h x experts, 16-bit) scores the rank's T tokens.
+    const double local = double(m.experts) / c.work.ep, routed = T * m.top_k;
+    const double active = routed < local ? routed : local, Te = routed / active;
+    gemms += active * (gemm_s(c, Te, h, (nmat - 1) * F / t, peak, mem_Bps, W) + gemm_s(c, Te, F / t, h, peak, mem_Bps, W)) +
+             gemm_s(c, T, h, m.experts, peak16, mem_Bps, D);
+  }
 
   // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O. Unfused
   // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
@@ -232,7 +267,12 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
   const double sp_div = c.work.seq_parallel ? t : 1.0;
-  const double elem_bytes = D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t);
+  // Mixture of experts: the F-wide element-wise kernels once per routed token copy, and the
+  // permutation that gathers the copies before the experts and scatters them back (each reads
+  // and writes D h per copy).
+  const double elem_bytes = m.experts == 0 ? D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t)
+                                           : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * m.top_k +
+                                                      4 * h * m.top_k / sp_div);
   const double elem = elem_bytes / mem_Bps;
 
   LayerTime lt;
@@ -272,9 +312,10 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (npus > kMaxNpus) return Reason::InvalidInput;  // more NPUs than any system
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
       m.kv_heads > m.heads || m.heads % m.kv_heads != 0 ||
-      !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4))
+      !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4) || m.experts < 0 || m.experts == 1 ||
+      (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)))
     return Reason::InvalidInput;
-  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 ||
+  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
     return Reason::InvalidInput;
   if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||
@@ -293,6 +334,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
+  if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::HeadsNotDivisible;  // dense: no experts to split
   // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
   // TP rank holds, at least one, must split over cp too); a decode step splits its cache instead.
   if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && w.cp > 1) {
@@ -327,12 +369,44 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
 struct Groups {
   Span span[kNumGroups];
   Span dp_cp;  // gradient reduction group: DP x CP replicas of the same weights
+  Span ep;     // expert parallelism: the innermost ep ranks of the DP group
+  Span ep_dp;  // replicas of the same experts: the DP ranks outside the EP group, x CP
 };
+
+// Splits a group's span into its innermost `inner` ranks and the ranks that step over them (the
+// expert-parallel group inside the DP group, and the DP ranks holding the same experts). False
+// when `inner` does not divide the group dimension by dimension.
+COSMIC_HD inline bool split_span(const Span& s, int32_t ndims, int32_t inner, Span& in, Span& out) {
+  in = Span{};
+  out = s;
+  for (int32_t i = 0; i < ndims && inner > 1; ++i) {
+    const int32_t k = s.k[i];
+    if (k <= 1) continue;
+    int32_t take;
+    if (inner % k == 0) take = k;
+    else if (k % inner == 0) take = inner;
+    else return false;
+    in.k[i] = take;
+    in.stride[i] = s.stride[i];
+    out.k[i] = k / take;
+    out.stride[i] = out.k[i] > 1 ? s.stride[i] * take : 1;
+    inner /= take;
+  }
+  return inner == 1;
+}
+
+// The EP group inside the DP group (g.ep) and the DP ranks outside it (`expert_dp`); false
+// when ep does not split the DP group's dimensions.
+COSMIC_HD inline bool place_experts(const Config& c, Groups& g, Span& expert_dp) {
+  expert_dp = g.span[int(Group::DP)];
+  return c.work.ep <= 1 || split_span(g.span[int(Group::DP)], c.net.ndims, c.work.ep, g.ep, expert_dp);
+}
 
 // Per-layer communication of one micro-batch, each distinct collective timed once.
 struct LayerComm {
   double tp_fwd_s = 0, tp_bwd_s = 0;  // tensor parallelism, forward and backward pass
   double cp_fwd_s = 0, cp_bwd_s = 0;  // context sharding, forward and backward pass
+  double ep_fwd_s = 0, ep_bwd_s = 0;  // expert parallelism, forward and backward pass
   // One collective of the layer's activations (D T h bytes) over the TP group, before tp_overlap:
   // all-reduce without sequence parallelism, all-gather and reduce-scatter with it.
   double tp_ar_s = 0, tp_ag_s = 0, tp_rs_s = 0;
@@ -352,6 +426,10 @@ struct LayerComm {
 // AllToAll (DeepSpeed-Ulysses) attention runs on whole heads instead: all-to-alls of the local
 // tokens' Q, K, V and of the output, the same compute and memory per rank (s/cp queries against s
 // keys on a/(t cp) heads rather than s/cp queries on a/t heads).
+// Expert parallelism (mixture of experts, ep > 1): each pass sends the rank's routed token
+// copies to the ranks of their experts and brings the outputs back, two all-to-alls over the EP
+// group of D T top_k h / t bytes per rank (each TP rank dispatches its 1/t of the tokens, as
+// under sequence parallelism, which Megatron requires for experts with TP); exposed.
 // `tp_overlap` / `cp_overlap` hide a fraction of each.
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
@@ -389,6 +467,10 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
       lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
                     lc.cp_fwd_s;
     }
+  }
+  if (c.work.ep > 1) {
+    const double bytes = act_bytes(c.model) * T / c.work.tp * c.model.top_k * c.model.hidden;
+    lc.ep_fwd_s = lc.ep_bwd_s = 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus);
   }
   return lc;
 }
@@ -455,11 +537,26 @@ COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
   return double(v * ((m.layers + chunks - 1) / chunks));
 }
 
-COSMIC_HD inline double stage_params_per_rank(const ModelSpec& m, const Workload& w) {
+// Parameters per rank of the worst stage, by how they are replicated: `dense` over the DP x CP
+// ranks, `expert` (the rank's experts / ep experts of a mixture-of-experts layer) over the DP x CP
+// ranks that hold the same experts, dp cp / ep of them.
+struct RankParams {
+  double dense = 0, expert = 0;
+  COSMIC_HD double total() const { return dense + expert; }
+};
+COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Workload& w) {
   const double layers = stage_layers(m, w);
   const double emb = double(m.vocab) * m.hidden / w.tp;
   const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
-  return layers * layer_params(m) / w.tp + n_emb * emb;
+  RankParams p;
+  if (m.experts == 0) {
+    p.dense = layers * layer_params(m) / w.tp + n_emb * emb;
+    return p;
+  }
+  const double experts = double(m.experts) / w.ep * mlp_params(m);
+  p.expert = layers * experts / w.tp;
+  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + n_emb * emb;
+  return p;
 }
 
 // Peak memory per NPU, bytes, by part: what evaluate() reports and checks against the
@@ -483,7 +580,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
   const double stage_layers = cosmic::stage_layers(m, w);
   const double replicas = double(w.dp) * w.cp;
-  const double P_rank = stage_params_per_rank(m, w);
+  const RankParams P = stage_params_per_rank(m, w);
   Workload none = w;
   none.recompute = Recompute::None;
   MemoryBytes mb;
@@ -499,10 +596,16 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     mb.activation = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
     if (w.recompute == Recompute::Full) mb.activation += layer_activation_bytes(m, none, b, s_q, s_kv);
     if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits
-    mb.weights = D * P_rank / (zero3 ? replicas : 1);
-    mb.grads = c.cal.grad_bytes * P_rank / (w.sharding >= Sharding::Zero2 ? replicas : 1);
-    mb.optimizer = c.cal.master_bytes * P_rank / (w.sharding >= Sharding::Zero1 ? replicas : 1);
-    if (zero3 && replicas > 1) mb.weights += 2 * D * layer_params(m) / t;  // gathered layer + prefetch
+    mb.weights = D * P.dense / (zero3 ? replicas : 1);
+    mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
+    mb.optimizer = c.cal.master_bytes * P.dense / (w.sharding >= Sharding::Zero1 ? replicas : 1);
+    if (P.expert > 0) {  // sharded over the ranks holding the same experts
+      const double expert_replicas = replicas / w.ep;
+      mb.weights += D * P.expert / (zero3 ? expert_replicas : 1);
+      mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? expert_replicas : 1);
+      mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? expert_replicas : 1);
+    }
+    if (zero3 && replicas > 1) mb.weights += 2 * D * rank_layer_params(m, w) / t;  // gathered layer + prefetch
     return mb;
   }
   const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
@@ -510,7 +613,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
                            : w.mode == Mode::Decode ? w.kv_len + 1.0
                                                     : prompt + w.output_tokens;  // Generate
   const double resident = double(w.global_batch) / w.dp;
-  mb.weights = m.dtype_bytes * P_rank;
+  mb.weights = m.dtype_bytes * P.total();
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
   const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
   // A decode step attends to the rank's share of the cache, kv_len / cp keys.
@@ -541,6 +644,11 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   Groups g;
   r.reason = place_groups(c.net, c.work, g.span);
   if (r.reason != Reason::Ok) return r;
+  Span expert_dp;
+  if (!place_experts(c, g, expert_dp)) {
+    r.reason = Reason::PlacementMismatch;
+    return r;
+  }
   const MemoryBytes mem = memory_per_npu(c);
   auto set_memory = [&] {
     r.weights_bytes = mem.weights;
@@ -556,6 +664,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     return r;
   }
   g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
+  if (c.model.experts > 0) g.ep_dp = merge_spans(expert_dp, g.span[int(Group::CP)]);
 
   const ModelSpec& m = c.model;
   const Workload& w = c.work;
@@ -568,8 +677,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const bool zero3 = w.sharding == Sharding::Zero3;
   const double replicas = double(w.dp) * w.cp;  // ranks holding the same weights
+  const double expert_replicas = replicas / w.ep;  // ranks holding the same experts
   const Span& pp_span = g.span[int(Group::PP)];
-  const double P_rank = stage_params_per_rank(m, w);
+  const RankParams P = stage_params_per_rank(m, w);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
 
   // Pipeline p2p: one activation tensor per micro-batch per stage boundary, forward and
@@ -603,18 +713,21 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double rec = stage_layers * rc;
     const double tpc = stage_layers * (lc.tp_fwd_s + lc.tp_bwd_s + (full ? lc.tp_fwd_s : 0)) + ec.fwd_s + ec.bwd_s;
     const double cpc = stage_layers * (lc.cp_fwd_s + lc.cp_bwd_s + (full ? lc.cp_fwd_s : 0));
+    const double epc = stage_layers * (lc.ep_fwd_s + lc.ep_bwd_s + (full ? lc.ep_fwd_s : 0));
     const double p2p = 2 * v * p2p_s(T);
 
-    // Weight and gradient traffic over the DP x CP replicas, each collective timed once.
+    // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
+    // `coll` of `per_param` bytes per parameter, the dense parameters over DP x CP, then the
+    // experts' over the ranks that hold the same experts.
     const bool sync = replicas > 1;
-    const double gather_w = sync && w.sharding != Sharding::None
-                                ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::AllGather,
-                                                           D * P_rank, npus)
-                                : 0.0;
-    const double scatter_g = sync && w.sharding != Sharding::None
-                                 ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::ReduceScatter,
-                                                            c.cal.grad_bytes * P_rank, npus)
-                                 : 0.0;
+    auto replica_coll = [&](Coll coll, double per_param) {
+      double s = collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus);
+      if (P.expert > 0 && expert_replicas > 1)
+        s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
+      return s;
+    };
+    const double gather_w = sync && w.sharding != Sharding::None ? replica_coll(Coll::AllGather, D) : 0.0;
+    const double scatter_g = sync && w.sharding != Sharding::None ? replica_coll(Coll::ReduceScatter, c.cal.grad_bytes) : 0.0;
     // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
     // layer ahead, so only what exceeds the pass's compute is exposed; backward also
     // reduce-scatters the gradients (Zhao et al. 2023, FSDP).
@@ -630,7 +743,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
     const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
     const double z2 = z2_each && scatter_g > bwd_window ? scatter_g - bwd_window : 0.0;
-    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2;
+    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
 
     // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
     // (no sharding) or reduce-scatter (ZeRO-1/2, the distributed optimizer) overlaps the last
@@ -639,16 +752,15 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // next iteration's first forward (Megatron's overlap-param-gather), by the same fraction.
     double dp_exposed = 0;
     if (sync && !zero3) {
-      const double grads = w.sharding == Sharding::None
-                               ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, Coll::AllReduce,
-                                                          c.cal.grad_bytes * P_rank, npus)
-                               : (z2_each ? 0.0 : scatter_g);
+      const double grads = w.sharding == Sharding::None ? replica_coll(Coll::AllReduce, c.cal.grad_bytes)
+                                                        : (z2_each ? 0.0 : scatter_g);
       const double fwd_window = c.cal.dp_overlap * stage_layers * lt.fwd_s;
       dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
     }
 
     // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
-    const double opt_params = w.sharding == Sharding::None ? P_rank : P_rank / replicas;
+    double opt_params = w.sharding == Sharding::None ? P.dense : P.dense / replicas;
+    if (P.expert > 0) opt_params += w.sharding == Sharding::None ? P.expert : P.expert / expert_replicas;
     r.optimizer_s = opt_params * c.cal.optimizer_bytes_per_param / mem_Bps;
 
     r.forward_s = micro * fwd;
@@ -657,6 +769,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.tp_comm_s = micro * tpc;
     r.cp_comm_s = micro * cpc;
     r.pp_comm_s = micro * p2p;
+    r.ep_comm_s = micro * epc;
     // Tied embeddings with pp > 1: the last stage keeps a copy of the word embeddings, and the
     // two copies' gradients (grad_bytes V h / t per rank) are all-reduced between the first and
     // the last stage after the DP synchronisation (Megatron's embedding group), exposed: an
@@ -679,13 +792,13 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
     const double tokens = double(w.global_batch) * m.seq;
     r.time_s = r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
-               r.dp_comm_s + r.pp_comm_s + r.bubble_s;
+               r.dp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
     r.tokens_per_s = tokens / r.time_s;
   } else {
     // Inference: forward only; the DP replicas serve global_batch / dp sequences each, in
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
     const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
-    struct Pass { double fwd, tp, cp, p2p; };
+    struct Pass { double fwd, tp, cp, p2p, ep; };
     auto pass = [&](double s_q_total, double s_kv) {
       // s_q_total query tokens per sequence (sharded over cp), s_kv keys per sequence.
       const double s_q = s_q_total >= w.cp ? s_q_total / w.cp : s_q_total;
@@ -708,17 +821,19 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       p.tp = stage_layers * lc.tp_fwd_s + ec.fwd_s;
       p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);
+      p.ep = stage_layers * lc.ep_fwd_s;
       return p;
     };
     // `repeat` passes one after another (decode steps): the first fills the pipeline in
     // (m + pp - 1) stage times; afterwards each micro-batch's next token starts as soon as its
     // previous one has left the last stage, so a step takes max(m, pp) stage times.
     auto add = [&](const Pass& p, double repeat) {
-      const double t_mb = p.fwd + p.tp + p.cp + p.p2p;
+      const double t_mb = p.fwd + p.tp + p.cp + p.p2p + p.ep;
       r.forward_s += repeat * micro * p.fwd;
       r.tp_comm_s += repeat * micro * p.tp;
       r.cp_comm_s += repeat * micro * p.cp;
       r.pp_comm_s += repeat * micro * p.p2p;
+      r.ep_comm_s += repeat * micro * p.ep;
       const double idle_per_step = (micro < pp ? pp - micro : 0.0) * t_mb;
       r.bubble_s += (pp - 1) * t_mb + (repeat - 1) * idle_per_step;
     };
@@ -740,7 +855,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       r.model_flops = B * (forward_flops_per_sequence(m, prompt, prompt, 1) +
                            w.output_tokens * forward_flops_per_sequence(m, 1, mid, 1));
     }
-    r.time_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s;
+    r.time_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
     r.tokens_per_s = tokens / r.time_s;
   }
 
@@ -762,12 +877,13 @@ COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
   int64_t npus = 1;
   if (check_config(c, npus) != Reason::Ok) return out;
   Groups g;
-  if (place_groups(c.net, c.work, g.span) != Reason::Ok) return out;
+  Span expert_dp;
+  if (place_groups(c.net, c.work, g.span) != Reason::Ok || !place_experts(c, g, expert_dp)) return out;
   const double s_q = double(c.model.seq) / c.work.cp, T = c.work.micro_batch * s_q;
   const LayerTime lt = layer_time(c, c.work.micro_batch, s_q, c.model.seq);
   const LayerComm lc = layer_comm(c, g, T, npus);
-  out.forward_s = lt.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s;
-  out.backward_s = lt.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s;
+  out.forward_s = lt.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s + lc.ep_fwd_s;
+  out.backward_s = lt.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s + lc.ep_bwd_s;
   if (c.work.recompute == Recompute::Full) out.backward_s += out.forward_s;
   else if (c.work.recompute == Recompute::Selective) out.backward_s += lt.attn_fwd_s;
   return out;

@@ -30,6 +30,8 @@ struct ModelSpec {
   int32_t dtype_bytes = 2;       // bytes per weight / activation element (2 = fp16/bf16, 1 = fp8)
   bool tied_embeddings = true;   // output projection shares the input embedding (GPT) or not (Llama)
   bool biases = true;            // linear layers and LayerNorms carry biases (GPT) or not (Llama)
+  int32_t experts = 0;           // mixture of experts: routed experts per layer, each an MLP of ffn; 0 = dense
+  int32_t top_k = 1;             // experts each token is routed to (experts > 0)
 };
 
 enum class Mode : int8_t {
@@ -64,6 +66,7 @@ struct Workload {
   int32_t prompt_tokens = 0;    // inference prompt length; 0 = the model's seq
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
   int32_t output_tokens = 0;    // Generate: tokens produced after the prompt
+  int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
 };
 
 enum class Topology : int8_t { Ring = 0, Switch = 1, FullyConnected = 2 };
@@ -161,12 +164,12 @@ enum class Reason : int32_t {
   InvalidInput = 1,        // a non-positive size, bandwidth, peak, ...
   ProductMismatch = 2,     // dp*tp*pp*cp != NPUs of the network
   TpExceedsHeads = 3,      // more tensor-parallel ranks than attention heads
-  HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp
+  HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp, or experts by ep
   BatchNotDivisible = 5,   // global batch not divisible by dp * micro_batch
   LayersNotDivisible = 6,  // layers not divisible by pp (* vpp when interleaved)
   SeqNotDivisible = 7,     // sequence not divisible by cp (or by tp with sequence parallelism;
                            // decode: micro-batch not divisible by tp with sequence parallelism)
-  PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions
+  PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions (or ep onto dp)
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
   SwitchNotPriced = 10,    // a Switch on the innermost of 4+ tiers has no LIBRA price
 };
@@ -178,6 +181,7 @@ struct Result {
   double time_s = 0;
   double forward_s = 0, backward_s = 0, recompute_s = 0, optimizer_s = 0;
   double tp_comm_s = 0, cp_comm_s = 0, dp_comm_s = 0, pp_comm_s = 0, bubble_s = 0;
+  double ep_comm_s = 0;        // expert parallelism's token all-to-alls (mixture of experts)
   // memory per NPU, bytes (worst pipeline stage); the parts add up to memory_bytes
   double weights_bytes = 0, grads_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, kv_cache_bytes = 0;
   double memory_bytes = 0;

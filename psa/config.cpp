@@ -164,7 +164,7 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
-                "vocab", "mlp", "dtype", "tied_embeddings", "biases"});
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -180,12 +180,17 @@ ModelSpec convert_model(const Section& s) {
   m.tied_embeddings = s.boolean("tied_embeddings", m.mlp == Mlp::Gelu);
   m.biases = s.boolean("biases", m.mlp == Mlp::Gelu);
   if (m.heads % m.kv_heads != 0) s.fail("kv_heads", "a divisor of heads (" + std::to_string(m.heads) + ")");
+  // Mixture of experts: 0 experts is a dense model; top_k is read only with experts.
+  m.experts = int32_t(s.integer("experts", 0, 0, 1 << 20));
+  if (m.experts == 1) s.fail("experts", "0 (a dense model) or at least 2");
+  m.top_k = int32_t(s.integer("top_k", m.experts > 0 ? 2 : 1, 1, 1 << 20));
+  if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
   return m;
 }
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "uneven_stages", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "ep", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -200,6 +205,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.vpp = int32_t(s.integer("vpp", 1, 1, 1 << 16));
   if (w.vpp > 1 && w.schedule != Schedule::Interleaved) s.fail("vpp", "1 unless schedule is interleaved");
   w.uneven_stages = s.boolean("uneven_stages", false);
+  w.ep = int32_t(s.integer("ep", 1, 1, 1 << 24));
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.flash_attention = s.boolean("flash_attention", true);

@@ -108,14 +108,15 @@ inline const char* reason_message(Reason r) {
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible:
       return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
-             "query and KV, not divisible by cp)";
+             "query and KV, not divisible by cp), or the experts not divisible by ep";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
     case Reason::LayersNotDivisible:
       return "layers not divisible by pp (x vpp when interleaved), or with uneven_stages fewer layers than chunks";
     case Reason::SeqNotDivisible:
       return "sequence not divisible by cp (or cp x tp with sequence parallelism; in decode, the micro-batch by tp)";
-    case Reason::PlacementMismatch: return "a parallel group cannot be laid evenly onto the network dimensions";
+    case Reason::PlacementMismatch:
+      return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's)";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
     case Reason::SwitchNotPriced: return "a Switch on the innermost (chiplet) tier has no LIBRA price";
   }

@@ -94,6 +94,7 @@ const ParamDef kParams[] = {
     {"workload", "sharding", Param::Sharding, Kind::Enum, false, 0, 0},
     {"workload", "recompute", Param::Recompute, Kind::Enum, false, 0, 0},
     {"workload", "cp_style", Param::CpStyle, Kind::Enum, false, 0, 0},
+    {"workload", "ep", Param::Ep, Kind::Int, false, 1, kMaxInt},
     {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
     {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
     {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
@@ -964,7 +965,8 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
       (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute))
     return true;
   if (p != Param::AlgoAllToAll) return false;
-  if (v.base.work.cp_style == CpStyle::AllToAll) return false;
+  // All-to-alls run only for Ulysses context parallelism and expert parallelism.
+  if (v.base.work.cp_style == CpStyle::AllToAll || v.base.model.experts > 0) return false;
   for (int32_t g = 0; g < v.ngenes; ++g)
     if (v.gene[g].param == Param::CpStyle) return false;
   return true;

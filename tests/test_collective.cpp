@@ -240,6 +240,38 @@ TEST(Placement, StudySystem1Baseline) {
   EXPECT_EQ(place_groups(n, w, s), Reason::PlacementMismatch);
 }
 
+// Expert parallelism takes the innermost ep ranks of the DP group; the rest of the DP group
+// holds the same experts (System 1's DP: 4 on dim 2, 2 on dim 3).
+TEST(Placement, ExpertGroupInsideTheDataParallelGroup) {
+  Network n;
+  n.ndims = 4;
+  const int npus[4] = {4, 8, 4, 8};
+  for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
+  Workload w;
+  w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  Span s[kNumGroups];
+  ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
+  const Span& dp = s[int(Group::DP)];
+  Span ep, rest;
+  ASSERT_TRUE(split_span(dp, n.ndims, 2, ep, rest));  // half of dim 2
+  EXPECT_EQ(ep.k[2], 2);
+  EXPECT_EQ(ep.stride[2], 1);
+  EXPECT_EQ(ep.k[3], 1);
+  EXPECT_EQ(rest.k[2], 2);
+  EXPECT_EQ(rest.stride[2], 2);  // every other NPU of dim 2
+  EXPECT_EQ(rest.k[3], 2);
+  EXPECT_EQ(rest.stride[3], 1);
+  ASSERT_TRUE(split_span(dp, n.ndims, 8, ep, rest));  // the whole DP group
+  EXPECT_EQ(ep.k[2], 4);
+  EXPECT_EQ(ep.k[3], 2);
+  EXPECT_EQ(span_size(rest, n.ndims), 1);
+  ASSERT_TRUE(split_span(dp, n.ndims, 1, ep, rest));
+  EXPECT_EQ(span_size(ep, n.ndims), 1);
+  EXPECT_EQ(span_size(rest, n.ndims), 8);
+  EXPECT_FALSE(split_span(dp, n.ndims, 3, ep, rest));
+  EXPECT_FALSE(split_span(dp, n.ndims, 16, ep, rest));  // more than the DP group
+}
+
 // network.placement puts the groups in another order, innermost first: here DP, TP, PP, CP on
 // the same 4 x 8 x 4 x 8 network (DP 8, TP 4, PP 4, CP 8).
 TEST(Placement, OrderOtherThanTheDefault) {

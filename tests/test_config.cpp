@@ -158,6 +158,26 @@ TEST(Config, ContextParallelStyle) {
       << error_of(p, {"workload.cp_style=ring"});
 }
 
+// Mixture of experts: the Mixtral preset's experts and top-k, the workload's ep; top_k defaults
+// to 2 with experts; bad values name their key.
+TEST(Config, MixtureOfExpertsKeys) {
+  const auto lc = psa::load_config(test::data_path("configs/mixtral-8x7b-h100.yaml"));
+  EXPECT_EQ(lc.config.model.experts, 8);
+  EXPECT_EQ(lc.config.model.top_k, 2);
+  EXPECT_EQ(lc.config.work.ep, 8);
+  const std::string p = write_temp("moe.yaml", "model: {preset: GPT-22B, experts: 4}\nsystem: dgx-a100\nworkload: {tp: 8}\n");
+  EXPECT_EQ(psa::load_config(p, {}).config.model.top_k, 2);
+  EXPECT_EQ(psa::load_config(p, {}).config.work.ep, 1);
+  const std::pair<const char*, const char*> bad[] = {{"model.experts=1", "0 (a dense model) or at least 2"},
+                                                     {"model.top_k=5", "at most experts (4)"},
+                                                     {"workload.ep=0", "an integer in [1,"}};
+  for (const auto& [set, want] : bad) {
+    const std::string e = error_of(p, {set});
+    EXPECT_NE(e.find(want), std::string::npos) << e;
+    EXPECT_NE(e.find(std::string(set).substr(0, std::string(set).find('='))), std::string::npos) << e;
+  }
+}
+
 TEST(Config, ErrorsInsidePresetsNameThePresetFile) {
   const std::string model = write_temp("badmodel.yaml", "name: broken\nlayers: 4\nhidden: 64\nffn: 256\nheads: 4\n"
                                                         "seq: 128\nvocab: 100\nmlp: relu\n");

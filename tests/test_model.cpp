@@ -742,6 +742,131 @@ TEST(Feasibility, InvalidInputsAreRejectedBeforeAnyArithmetic) {
   }
 }
 
+// Mixture of experts (docs/model.md): a Mixtral-shaped layer (h 4096, 8 SwiGLU experts of
+// F = 14336, top-2, GQA 32 / 8 heads, no biases) on the test cluster: TP 8 on dim 0, DP 8 on
+// dim 1 (a Switch of 8 at 25 GB/s, 2000 ns per hop, endpoint delay 10 ns).
+ModelSpec mixtral_like(int32_t layers) {
+  return ModelSpec{layers, 4096, 14336, 32, 8, 4096, 32000, Mlp::SwiGLU, 2, false, false, 8, 2};
+}
+Config moe_cluster(int32_t ep) {
+  Config c = test::gpt175b_cluster();
+  c.model = mixtral_like(8);
+  c.work.tp = 8;
+  c.work.pp = 1;
+  c.work.dp = 8;
+  c.work.ep = ep;
+  c.work.global_batch = 8;  // one micro-batch per DP rank
+  c.work.recompute = Recompute::None;
+  c.compute.mem_capacity_bytes = 1e15;
+  return c;
+}
+
+TEST(MixtureOfExperts, ParametersAndFlopsByHand) {
+  // Mixtral 8x7B: per layer attention 4096^2 (2 + 2 x 8/32) = 41,943,040, LayerNorms 8,192,
+  // router 4096 x 8 = 32,768, experts 8 x 3 x 4096 x 14336 = 1,409,286,144; x 32 layers plus
+  // untied embeddings 2 x 32000 x 4096: 46,702,788,608 (the published 46.7 B).
+  const ModelSpec m = mixtral_like(32);
+  EXPECT_EQ(mlp_params(m), 176160768.0);
+  EXPECT_EQ(layer_params(m), 1451270144.0);
+  EXPECT_EQ(model_params(m), 46702788608.0);
+  // A rank of an EP group of 4 holds 2 experts: 41,984,000 + 2 x 176,160,768.
+  Workload w;
+  w.ep = 4;
+  EXPECT_EQ(rank_layer_params(m, w), 41984000.0 + 2 * 176160768.0);
+  // FLOPs: each token passes through 2 experts, as through a dense MLP twice as wide, plus the
+  // router's 2 s h experts per layer.
+  ModelSpec dense = m;
+  dense.experts = 0;
+  dense.ffn = 2 * 14336;
+  const double s = 4096;
+  EXPECT_NEAR(forward_flops_per_sequence(m, s, s, s),
+              forward_flops_per_sequence(dense, s, s, s) + 32 * 2 * s * 4096 * 8, 1e-12 * forward_flops_per_sequence(m, s, s, s));
+}
+
+TEST(MixtureOfExperts, ExpertsSplitOverEpRanks) {
+  // Per rank, 8 layers, TP 8: dense 8 x 41,984,000 / 8 + untied embeddings 2 x 32000 x 4096 / 8
+  // = 74,752,000; experts 8 x (8 / ep) x 176,160,768 / 8.
+  for (int32_t ep : {1, 2, 8}) {
+    Config c = moe_cluster(ep);
+    const double dense = 74752000, expert = 8.0 * (8 / ep) * 176160768 / 8;
+    Result r = evaluate(c);
+    ASSERT_EQ(r.reason, Reason::Ok) << ep;
+    EXPECT_EQ(r.weights_bytes, 2 * dense + 2 * expert) << ep;    // bf16
+    EXPECT_EQ(r.grads_bytes, 2 * dense + 2 * expert) << ep;      // grad_bytes 2 (ideal calibration)
+    EXPECT_EQ(r.optimizer_bytes, 12 * dense + 12 * expert) << ep;
+    // ZeRO-1 shards the dense state over the 8 DP ranks, the experts' over the 8 / ep ranks
+    // that hold the same experts.
+    c.work.sharding = Sharding::Zero1;
+    r = evaluate(c);
+    EXPECT_NEAR(r.optimizer_bytes, 12 * dense / 8 + 12 * expert / (8 / ep), 1e-3) << ep;
+  }
+}
+
+TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
+  // Each pass dispatches and combines D T top_k h / t = 2 x 4096 x 2 x 4096 / 8 = 8,388,608 bytes
+  // per rank. EP 2: a ring all-to-all of 2 ranks on dim 1, 4.01 us + 8388608 / 2 / 25e9 s =
+  // 171.78216 us; forward 2, backward 2, x 8 layers, 1 micro-batch: 5.49702912 ms (full
+  // recompute dispatches again: 6 per layer). EP 8: 4 steps of 4.01 us + 8388608 / 8 x 16 /
+  // 25e9 s = 687.12864 us each.
+  Config c = moe_cluster(2);
+  Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.ep_comm_s, 32 * 171.78216e-6, 1e-12);
+  EXPECT_NEAR(r.time_s, r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
+                            r.dp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s, 1e-12 * r.time_s);
+  c.work.recompute = Recompute::Full;
+  EXPECT_NEAR(evaluate(c).ep_comm_s, 48 * 171.78216e-6, 1e-12);
+  c = moe_cluster(8);
+  EXPECT_NEAR(evaluate(c).ep_comm_s, 32 * 687.12864e-6, 1e-12);
+  EXPECT_EQ(evaluate(moe_cluster(1)).ep_comm_s, 0.0);
+  // Inference: forward only, the two all-to-alls of each layer.
+  c = moe_cluster(2);
+  c.work.mode = Mode::Prefill;
+  r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.ep_comm_s, 16 * 171.78216e-6, 1e-12);
+}
+
+TEST(MixtureOfExperts, ReasonsAndWhatExpertsCost) {
+  // ep must divide the experts and fit in the DP group; a dense model has no experts to split.
+  Config c = moe_cluster(3);
+  EXPECT_EQ(evaluate(c).reason, Reason::HeadsNotDivisible);
+  c = moe_cluster(4);
+  c.work.dp = 2;
+  c.work.pp = 4;  // DP 2 on dim 1: 4 EP ranks do not fit
+  EXPECT_EQ(evaluate(c).reason, Reason::PlacementMismatch);
+  c = moe_cluster(2);
+  c.model.experts = 0;
+  EXPECT_EQ(evaluate(c).reason, Reason::HeadsNotDivisible);
+  c.work.ep = 1;
+  EXPECT_EQ(evaluate(c).reason, Reason::Ok);
+  for (auto [experts, top_k] : {std::pair<int32_t, int32_t>{1, 1}, {8, 0}, {8, 9}, {-2, 1}}) {
+    c = moe_cluster(1);
+    c.model.experts = experts;
+    c.model.top_k = top_k;
+    EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput) << experts << " " << top_k;
+  }
+  // More experts per token cost forward time; more EP ranks cut memory.
+  c = moe_cluster(2);
+  const Result top2 = evaluate(c);
+  c.model.top_k = 4;
+  const Result top4 = evaluate(c);
+  EXPECT_GT(top4.forward_s, top2.forward_s);
+  EXPECT_GT(top4.ep_comm_s, top2.ep_comm_s);
+  EXPECT_LT(evaluate(moe_cluster(8)).memory_bytes, evaluate(moe_cluster(2)).memory_bytes);
+  // A decode step's one token per rank, routed to one expert, reads that expert's weights only:
+  // more experts of the same size leave its forward time as it was.
+  c = moe_cluster(1);
+  c.model.top_k = 1;
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 1024;
+  c.work.micro_batch = 1;
+  c.work.global_batch = 8;
+  const double decode8 = evaluate(c).forward_s;
+  c.model.experts = 64;
+  EXPECT_EQ(evaluate(c).forward_s, decode8);
+}
+
 TEST(Cost, LibraStudySystems) {
   // shared/reference/cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
   using test::dim;
