@@ -218,14 +218,25 @@ TEST(PhysicalCollective, MoreBandwidthNeverSlower) {
       }
 }
 
-TEST(Placement, StudySystem1Baseline) {
-  // System 1: dims of 4, 8, 4, 8 NPUs; TP 4, CP 8, DP 8, PP 4 placed TP innermost.
+// System 1's shape: Ring dimensions of 4, 8, 4, 8 NPUs (100 GB/s, 100 ns), and its baseline
+// layout TP 4, CP 8, DP 8, PP 4.
+Network system1_rings() {
   Network n;
   n.ndims = 4;
   const int npus[4] = {4, 8, 4, 8};
   for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
+  return n;
+}
+Workload system1_layout() {
   Workload w;
   w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  return w;
+}
+
+TEST(Placement, StudySystem1Baseline) {
+  // System 1: dims of 4, 8, 4, 8 NPUs; TP 4, CP 8, DP 8, PP 4 placed TP innermost.
+  Network n = system1_rings();
+  Workload w = system1_layout();
   Span s[kNumGroups];
   ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
   EXPECT_EQ(s[int(Group::TP)].k[0], 4);
@@ -243,12 +254,8 @@ TEST(Placement, StudySystem1Baseline) {
 // Expert parallelism takes the innermost ep ranks of the DP group; the rest of the DP group
 // holds the same experts (System 1's DP: 4 on dim 2, 2 on dim 3).
 TEST(Placement, ExpertGroupInsideTheDataParallelGroup) {
-  Network n;
-  n.ndims = 4;
-  const int npus[4] = {4, 8, 4, 8};
-  for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
-  Workload w;
-  w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  Network n = system1_rings();
+  Workload w = system1_layout();
   Span s[kNumGroups];
   ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
   const Span& dp = s[int(Group::DP)];
@@ -275,14 +282,10 @@ TEST(Placement, ExpertGroupInsideTheDataParallelGroup) {
 // network.placement puts the groups in another order, innermost first: here DP, TP, PP, CP on
 // the same 4 x 8 x 4 x 8 network (DP 8, TP 4, PP 4, CP 8).
 TEST(Placement, OrderOtherThanTheDefault) {
-  Network n;
-  n.ndims = 4;
-  const int npus[4] = {4, 8, 4, 8};
-  for (int i = 0; i < 4; ++i) n.dim[i] = dim(Topology::Ring, npus[i], 100, 100);
+  Network n = system1_rings();
   const Group order[kNumGroups] = {Group::DP, Group::TP, Group::PP, Group::CP};
   for (int i = 0; i < kNumGroups; ++i) n.order[i] = order[i];
-  Workload w;
-  w.tp = 4; w.cp = 8; w.dp = 8; w.pp = 4;
+  Workload w = system1_layout();
   Span s[kNumGroups];
   ASSERT_EQ(place_groups(n, w, s), Reason::Ok);
   const Span& dp = s[int(Group::DP)];
