@@ -93,6 +93,7 @@ std::string to_text(const EvalReport& rep) {
   os << buf;
   const ModelSpec& model = rep.config.model;
   if (model.experts > 0) os << ", " << model.experts << " experts top-" << model.top_k << " ep " << w.ep;
+  else if (w.ep > 1) os << ", ep " << w.ep << " (a dense model: no experts)";
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "

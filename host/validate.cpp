@@ -32,25 +32,43 @@ bool number(const std::string& text, double& out) {
   return end && *end == '\0' && std::isfinite(out);
 }
 
-// The whole number just before `word` in `text` ("8 experts", "8-expert"), else -1.
+// The whole number just before an occurrence of `word` in `text` ("8 experts", "8-expert"; the
+// first occurrence that has one), else -1.
 long integer_before(const std::string& text, const char* word) {
-  const size_t at = text.find(word);
-  if (at == std::string::npos) return -1;
-  size_t end = at;
-  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '-')) --end;
-  size_t begin = end;
-  while (begin > 0 && std::isdigit((unsigned char)text[begin - 1])) --begin;
-  return begin < end && end - begin < 9 ? std::stol(text.substr(begin, end - begin)) : -1;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    size_t end = at;
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '-')) --end;
+    size_t begin = end;
+    while (begin > 0 && std::isdigit((unsigned char)text[begin - 1])) --begin;
+    if (begin < end && end - begin < 9) return std::stol(text.substr(begin, end - begin));
+  }
+  return -1;
 }
 
-// The whole number just after `word` in `text` ("top-2", "top 2", "top-k=2"), else -1.
+// The whole number just after an occurrence of `word` in `text` ("top-2", "top 2", "top-k=2",
+// "top_k: 2"), else -1.
 long integer_after(const std::string& text, const char* word) {
-  const size_t at = text.find(word);
-  if (at == std::string::npos) return -1;
-  size_t begin = text.find_first_not_of(" -_k=", at + std::char_traits<char>::length(word));
-  size_t end = begin;
-  while (end < text.size() && std::isdigit((unsigned char)text[end])) ++end;
-  return begin != std::string::npos && begin < end && end - begin < 9 ? std::stol(text.substr(begin, end - begin)) : -1;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const size_t begin = text.find_first_not_of(" -_k=:", at + std::char_traits<char>::length(word));
+    size_t end = begin;
+    while (end < text.size() && std::isdigit((unsigned char)text[end])) ++end;
+    if (begin != std::string::npos && begin < end && end - begin < 9) return std::stol(text.substr(begin, end - begin));
+  }
+  return -1;
+}
+
+// The words of `text`: runs of letters and digits, lower case.
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char ch : text + " ")
+    if (std::isalnum((unsigned char)ch)) {
+      w += char(std::tolower((unsigned char)ch));
+    } else if (!w.empty()) {
+      out.push_back(w);
+      w.clear();
+    }
+  return out;
 }
 
 // Why a column that should hold a number does not: blank, or something else.
@@ -293,42 +311,60 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   const long experts = integer_before(arch, "expert"), top_k = integer_after(arch, "top");
   bool moe = number(get("ep"), v) && v > 1;
   for (const char* column : {"arch_family", "model_name"})
-    for (const char* w : {"moe", "mixture", "expert", "mixtral"}) moe = moe || contains(get(column), w);
+    for (const std::string& w : words_of(get(column)))
+      moe = moe || w == "moe" || w == "mixture" || w == "experts" || w == "mixtral";
   if (moe && (experts < 2 || top_k < 1)) {
     why = "a mixture-of-experts row (ep '" + get("ep") + "', arch_family '" + get("arch_family") +
           "') without the experts per layer and top-k in arch_family (e.g. \"8 experts, top-2\")";
     return false;
   }
-  std::string precision, rc, sp, sharding;
-  if (!word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc) ||
-      !word("sequence_parallel", {"yes", "true", "on", "no", "false", "off", "likely", "not stated"}, true, sp))
+  std::string rc;
+  if (!word("activation_recompute", {"full", "selective", "none", "not stated"}, true, rc)) return false;
+  // Sequence parallelism by the cell's first word: on, off, or not stated (blank, "likely",
+  // "not stated": the recipes' default).
+  const std::vector<std::string> sp_words = words_of(get("sequence_parallel"));
+  const std::string sp = sp_words.empty() ? "" : sp_words[0];
+  const bool sp_on = sp == "yes" || sp == "true" || sp == "on";
+  const bool sp_default = sp.empty() || sp == "likely" || (sp == "not" && sp_words.size() > 1 && sp_words[1] == "stated");
+  if (!sp_on && !sp_default && sp != "no" && sp != "false" && sp != "off") {
+    why = "sequence_parallel '" + get("sequence_parallel") +
+          "' not understood (expected yes, true, on, no, false, off, likely, not stated or blank ...)";
     return false;
-  // The precision word may stand anywhere in the cell ("fp16 mixed", "mixed (BF16)").
-  precision = lower(get("precision"));
+  }
+  // The precision the cell names first ("fp16 mixed", "mixed (BF16)", "BF16 (FP8 disabled)").
+  const std::string cell = lower(get("precision"));
+  std::string precision;
+  size_t first = std::string::npos;
   for (const char* p : {"fp8", "bf16", "fp16"})
-    if (precision.find(p) != std::string::npos) {
+    if (cell.find(p) < first) {
+      first = cell.find(p);
       precision = p;
-      break;
     }
-  if (precision != "fp8" && precision != "bf16" && precision != "fp16") {
+  if (precision.empty()) {
     why = "precision '" + get("precision") + "' not understood (expected a cell naming fp8, bf16 or fp16)";
     return false;
   }
   // ZeRO stages in any spelling ("ZeRO-3", "zero stage 2", "ZeRO1"); Megatron's distributed
-  // optimizer shards the optimizer state as ZeRO-1 does; FSDP shards as ZeRO-3 does.
-  sharding = lower(get("optimizer_sharding"));
+  // optimizer shards the optimizer state as ZeRO-1 does; FSDP shards as ZeRO-3 does. Offloading
+  // and hybrid (intra-node) sharding are not modelled.
+  const std::string sharding = lower(get("optimizer_sharding"));
   Sharding zero = Sharding::None;
-  if (starts(sharding, {"distributed"})) {
+  if (contains(sharding, "offload") || contains(sharding, "hybrid")) {
+    why = "optimizer_sharding '" + get("optimizer_sharding") + "': offloading and hybrid sharding are not modelled";
+    return false;
+  } else if (starts(sharding, {"distributed optim"})) {
     zero = Sharding::Zero1;
   } else if (starts(sharding, {"fsdp"})) {
     zero = Sharding::Zero3;
-  } else if (!sharding.empty() && !starts(sharding, {"none"})) {
-    // "zero", then separators or "stage", then the stage 1-3
-    const size_t digit = sharding.find_first_not_of("-_ stage", 4);
-    const char stage = starts(sharding, {"zero"}) && digit < sharding.size() ? sharding[digit] : '?';
+  } else if (!sharding.empty() && sharding != "no" &&
+             !starts(sharding, {"none", "no sharding", "ddp", "distributed data parallel"})) {
+    // "zero" ("DeepSpeed ZeRO-2" too), then separators or "stage", then the stage 1-3
+    const size_t at = sharding.find("zero");
+    const size_t digit = at == std::string::npos ? at : sharding.find_first_not_of("-_ (stage", at + 4);
+    const char stage = digit < sharding.size() ? sharding[digit] : '?';
     if (stage < '1' || stage > '3' || (digit + 1 < sharding.size() && std::isdigit((unsigned char)sharding[digit + 1]))) {
       why = "optimizer_sharding '" + get("optimizer_sharding") +
-            "' not understood (expected none, distributed, ZeRO-1, ZeRO-2, ZeRO-3, FSDP or blank ...)";
+            "' not understood (expected none, DDP, distributed optimizer, ZeRO-1, ZeRO-2, ZeRO-3, FSDP or blank ...)";
       return false;
     }
     zero = Sharding(stage - '0');
@@ -382,7 +418,9 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   YAML::Node system;
   system["preset"] = preset;
   system["compute"]["peak_tflops"][fp8 ? "fp8" : "bf16"] = peak;
-  if (contains(gpu, "a100") && contains(gpu, "40gb")) {  // A100 40 GB datasheet: 1555 GB/s HBM2
+  std::string gpu_joined;  // "A100 40 GB", "A100-SXM4-40GB" -> "a10040gb", "a100sxm440gb"
+  for (const std::string& w : words_of(gpu)) gpu_joined += w;
+  if (contains(gpu_joined, "a100") && contains(gpu_joined, "40gb")) {  // A100 40 GB datasheet: 1555 GB/s HBM2
     system["compute"]["memory_GiB"] = 40;
     system["compute"]["memory_bw_GBps"] = 1555;
   }
@@ -433,9 +471,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   if (get("dp").empty()) work["dp"] = (long long)dp;
   else work["dp"] = get("dp");
   if (!get("ep").empty()) work["ep"] = get("ep");
-  // Not stated (blank, "likely"): the recipes' default, on with tensor parallelism.
-  work["sequence_parallel"] = starts(sp, {"yes", "true", "on"}) ||
-                              ((sp.empty() || starts(sp, {"likely", "not stated"})) && tp > 1);
+  work["sequence_parallel"] = sp_on || (sp_default && tp > 1);
   double vpp = 1;
   if (number(get("vpp_chunks"), vpp) && vpp > 1) {
     work["schedule"] = "interleaved";
@@ -447,11 +483,13 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   // Sequences per step: global_batch_size, else global_batch_tokens / seq_len, else micro-batches
   // per DP rank x micro_batch_size x dp; a per-layer row without them times one micro-batch.
   if (get("global_batch_size").empty()) {
-    if (number(get("global_batch_tokens"), tokens) && number(get("seq_len"), v)) global = tokens / v;
-    else if (number(get("num_microbatches_per_dp_rank"), per_rank)) global = per_rank * micro * dp;
+    auto whole = [](double x) { return x >= 1 && x == std::floor(x); };
+    if (number(get("global_batch_tokens"), tokens) && number(get("seq_len"), v) && whole(tokens / v)) global = tokens / v;
+    else if (number(get("num_microbatches_per_dp_rank"), per_rank) && whole(per_rank * micro * dp)) global = per_rank * micro * dp;
     else if (contains(get("metric_scope"), "per transformer layer")) global = micro;
-    if (!(global >= 1) || global != std::floor(global)) {
-      why = "global batch not given (global_batch_size, global_batch_tokens / seq_len or num_microbatches_per_dp_rank)";
+    if (!whole(global)) {
+      why = "global batch not given (global_batch_size, or a whole number from global_batch_tokens / seq_len or "
+            "num_microbatches_per_dp_rank x micro_batch_size x dp)";
       return false;
     }
     work["global_batch"] = (long long)global;

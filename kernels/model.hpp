@@ -156,7 +156,7 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
 //   mixture of experts: the MLP terms for each of the top_k experts a token visits, plus the
-//     dispatched token copies D T h top_k (/ t with sequence parallelism).
+//     dispatched token copies D T h top_k / t (each TP rank's share, as layer_comm sends them).
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
@@ -168,10 +168,10 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double kv_width = kv_width_per_rank(m, w.tp);
   const double whole = (4 * D + 2) * T * h / sp_div;
   // Mixture of experts: the F-wide activations of each of the top_k experts a token visits, and
-  // the token copies dispatched to them (D h each, split by t like the layer's input).
+  // the token copies dispatched to them (D h each; a TP rank keeps its 1/t).
   const double routed = m.experts > 0 ? m.top_k : 1.0;
   double split = D * T * (2 * h / t + 2 * kv_width) + D * T * F * nmat / t * routed;
-  if (m.experts > 0) split += D * T * h * m.top_k / sp_div;
+  if (m.experts > 0) split += D * T * h * m.top_k / t;  // each TP rank's share, as the dispatch (layer_comm)
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
@@ -269,10 +269,10 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double sp_div = c.work.seq_parallel ? t : 1.0;
   // Mixture of experts: the F-wide element-wise kernels once per routed token copy, and the
   // permutation that gathers the copies before the experts and scatters them back (each reads
-  // and writes D h per copy).
+  // and writes D h per copy; a TP rank permutes its 1/t of the copies).
   const double elem_bytes = m.experts == 0 ? D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t)
                                            : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * m.top_k +
-                                                      4 * h * m.top_k / sp_div);
+                                                      4 * h * m.top_k / t);
   const double elem = elem_bytes / mem_Bps;
 
   LayerTime lt;
@@ -438,15 +438,28 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const double bytes = act_bytes(c.model) * T * c.model.hidden;
     const Span& s = g.span[int(Group::TP)];
     const double keep = 1 - c.cal.tp_overlap;
+    // Mixture of experts: the MLP half of the layer's TP collectives carries the routed copies,
+    // top_k times the tokens (the experts' inputs gathered over TP after the dispatch, their
+    // outputs reduce-scattered before the combine).
+    const double k = c.model.experts > 0 ? c.model.top_k : 1.0;
     if (c.work.seq_parallel) {
       const double ag = lc.tp_ag_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
       const double rs = lc.tp_rs_s =
           collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
-      lc.tp_fwd_s = keep * 2 * (ag + rs);
-      lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
+      if (k == 1) {
+        lc.tp_fwd_s = keep * 2 * (ag + rs);
+        lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
+      } else {
+        const double ag_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, k * bytes, npus);
+        const double rs_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, k * bytes, npus);
+        lc.tp_fwd_s = keep * (ag + rs + ag_k + rs_k);
+        lc.tp_bwd_s = keep * (ag + rs + ag_k + rs_k + ag + ag_k);
+      }
     } else {
       lc.tp_ar_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
-      lc.tp_fwd_s = lc.tp_bwd_s = keep * 2 * lc.tp_ar_s;
+      lc.tp_fwd_s = lc.tp_bwd_s =
+          k == 1 ? keep * 2 * lc.tp_ar_s
+                 : keep * (lc.tp_ar_s + collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, k * bytes, npus));
     }
   }
   if (c.work.cp > 1) {
@@ -605,7 +618,11 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
       mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? expert_replicas : 1);
       mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? expert_replicas : 1);
     }
-    if (zero3 && replicas > 1) mb.weights += 2 * D * rank_layer_params(m, w) / t;  // gathered layer + prefetch
+    // ZeRO-3's gathered layer and its prefetch; experts held by one rank each are never gathered.
+    if (zero3 && replicas > 1) {
+      const double unique_experts = m.experts > 0 && replicas / w.ep <= 1 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
+      mb.weights += 2 * D * (rank_layer_params(m, w) - unique_experts) / t;
+    }
     return mb;
   }
   const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;

@@ -133,6 +133,16 @@ std::string node_text(const YAML::Node& n) {
 
 namespace {
 
+// Keys that say the same thing in other units: writing one over a preset replaces the other
+// (`--set system.compute.memory_GiB=141` on a preset that gives memory_GB), unless the writer
+// `over` gives both, which the reader then refuses.
+void set_replacing_alternative(YAML::Node map, const std::string& key, const YAML::Node& value,
+                               const YAML::Node& over = YAML::Node()) {
+  for (const auto& [a, b] : {std::pair<const char*, const char*>{"memory_GiB", "memory_GB"}, {"memory_GB", "memory_GiB"}})
+    if (key == a && !(over.IsMap() && over[b])) map.remove(b);
+  map[key] = value;
+}
+
 // Writes `over` onto `base`, mapping by mapping, recording where each value came from; the key
 // `preset` of the top mapping (the preset's name) is not merged.
 void merge_into(YAML::Node base, const YAML::Node& over, const std::string& path, const std::string& label,
@@ -144,7 +154,7 @@ void merge_into(YAML::Node base, const YAML::Node& over, const std::string& path
     if (it->second.IsMap() && base[key].IsMap()) {
       merge_into(base[key], it->second, kp, label, src, false);
     } else {
-      base[key] = it->second;
+      set_replacing_alternative(base, key, it->second, over);
       src.override_from[kp] = label;
     }
   }
@@ -439,7 +449,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     if (idx >= parent.size()) throw ConfigError("--set " + assignment + ": index '" + last + "' out of range");
     parent[idx] = value;
   } else {
-    parent[last] = value;
+    set_replacing_alternative(parent, last, value);
   }
   sources.override_from[path] = "--set";
 }

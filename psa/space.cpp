@@ -966,9 +966,9 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
     return true;
   if (p != Param::AlgoAllToAll) return false;
   // All-to-alls run only for Ulysses context parallelism and expert parallelism.
-  if (v.base.work.cp_style == CpStyle::AllToAll || v.base.model.experts > 0) return false;
+  if (v.base.work.cp_style == CpStyle::AllToAll || (v.base.model.experts > 0 && v.base.work.ep > 1)) return false;
   for (int32_t g = 0; g < v.ngenes; ++g)
-    if (v.gene[g].param == Param::CpStyle) return false;
+    if (v.gene[g].param == Param::CpStyle || (v.gene[g].param == Param::Ep && v.base.model.experts > 0)) return false;
   return true;
 }
 

@@ -800,6 +800,15 @@ TEST(MixtureOfExperts, ExpertsSplitOverEpRanks) {
     r = evaluate(c);
     EXPECT_NEAR(r.optimizer_bytes, 12 * dense / 8 + 12 * expert / (8 / ep), 1e-3) << ep;
   }
+  // ZeRO-3: weights sharded likewise, plus two gathered layers (dense part 41,984,000 and the
+  // rank's experts, / t): EP 2, 2 x 74,752,000 / 8 + 2 x 704,643,072 / 4 + 2 x 2 x (41,984,000 +
+  // 4 x 176,160,768) / 8 = 744,323,072 bytes. EP 8 leaves one copy of each expert: never
+  // gathered, so the buffer holds the dense part only: 18,688,000 + 352,321,536 + 20,992,000.
+  Config z = moe_cluster(2);
+  z.work.sharding = Sharding::Zero3;
+  EXPECT_NEAR(evaluate(z).weights_bytes, 744323072.0, 1e-3);
+  z.work.ep = 8;
+  EXPECT_NEAR(evaluate(z).weights_bytes, 392001536.0, 1e-3);
 }
 
 TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
@@ -819,6 +828,17 @@ TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
   c = moe_cluster(8);
   EXPECT_NEAR(evaluate(c).ep_comm_s, 32 * 687.12864e-6, 1e-12);
   EXPECT_EQ(evaluate(moe_cluster(1)).ep_comm_s, 0.0);
+  // With TP (8 on dim 0: a Switch at 300 GB/s, 500 ns per hop) and sequence parallelism, the MLP
+  // half of each layer's TP collectives carries top_k copies: a ring all-gather or
+  // reduce-scatter of 8 takes 7 x 1.01 us + 7/8 x bytes / 300e9 s: 104.93709333 us for D T h =
+  // 33,554,432 bytes, 202.80418667 us for twice that. Top-2 over top-1, per layer: forward
+  // 2 x 97.86709333 us more, backward that and the re-gathered expert input's 97.86709333 us more;
+  // x 8 layers: 3.91468373 ms.
+  c = moe_cluster(2);
+  c.model.top_k = 1;
+  const double tp1 = evaluate(c).tp_comm_s;
+  c.model.top_k = 2;
+  EXPECT_NEAR(evaluate(c).tp_comm_s - tp1, 8 * 5 * 97.867093333e-6, 1e-11);
   // Inference: forward only, the two all-to-alls of each layer.
   c = moe_cluster(2);
   c.work.mode = Mode::Prefill;

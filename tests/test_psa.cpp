@@ -103,6 +103,26 @@ TEST(Psa, ContextParallelStyleIsAGene) {
   for (size_t g = 0; g < ds.genes.size(); ++g) EXPECT_FALSE(psa::gene_has_no_effect(ds, g)) << ds.genes[g].name;
 }
 
+// A mixture of experts exchanges tokens by all-to-all only when its experts are split (ep > 1 in
+// the base or an ep gene): otherwise the all-to-all algorithm changes no result.
+TEST(Psa, AllToAllCountsWithExpertParallelism) {
+  auto a2a_idle = [](const std::string& ep_gene, const std::string& base_ep) {
+    const std::string path = write_psa("moe-a2a.yaml",
+        "base: " + test::data_path("configs/mixtral-8x7b-h100.yaml") +
+        "\nparameters:\n  workload:\n    dp: [8, 16]\n" + ep_gene +
+        "  collective:\n    all_to_all_algorithm: {values: [ring, direct], per_dim: true}\n"
+        "derived: {tp: auto}\nobjectives: latency\n");
+    const psa::DesignSpace ds = psa::load_psa(path, {"base.workload.ep=" + base_ep});
+    bool idle = true;
+    for (size_t g = 0; g < ds.genes.size(); ++g)
+      if (ds.genes[g].name.rfind("collective.all_to_all_algorithm", 0) == 0) idle = idle && psa::gene_has_no_effect(ds, g);
+    return idle;
+  };
+  EXPECT_FALSE(a2a_idle("", "8"));
+  EXPECT_FALSE(a2a_idle("    ep: [1, 2]\n", "1"));
+  EXPECT_TRUE(a2a_idle("", "1"));
+}
+
 // A gap row is marked "(other space)" when the agent's space differs from the optimum's: the
 // same edits in another order are the same space; a key edited to another final value is not.
 TEST(Psa, StudySpacesCompareByTheirFinalEdits) {

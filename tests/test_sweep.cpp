@@ -568,6 +568,13 @@ TEST(Sweep, GenesWithNoEffectChangeNoResult) {
   for (const std::string& file : shipped_psa_files()) spaces.push_back(psa::load_psa(file));
   spaces.push_back(space_with_idle_genes());
   spaces.push_back(space_with_idle_genes({"base.workload.cp_style=alltoall"}));  // the all-to-all counts
+  // A mixture of experts whose experts are not split: its all-to-all algorithms are idle.
+  const std::string moe = ::testing::TempDir() + "idle-moe.yaml";
+  std::ofstream(moe) << "base: " << COSMIC_DATA_DIR << "/configs/mixtral-8x7b-h100.yaml\n"
+      "parameters:\n  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    pp: [1, 2, 4]\n    sharding: [none, zero3]\n"
+      "  collective:\n    all_to_all_algorithm: {values: [ring, direct], per_dim: true}\n"
+      "derived: {tp: auto}\nobjectives: [latency, memory]\n";
+  spaces.push_back(psa::load_psa(moe, {"base.workload.ep=1"}));
   // Inference: the training-only schedule, vpp, sharding and recompute are idle too.
   const std::string path = ::testing::TempDir() + "idle-inference.yaml";
   std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"

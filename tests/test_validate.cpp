@@ -206,6 +206,8 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(config(row7, {{"dp", ""}}).second.work.dp, 24);
   EXPECT_EQ(config(row7, {{"global_batch_size", ""}}).second.work.global_batch, 2304);
   EXPECT_EQ(config(row7, {{"global_batch_size", ""}, {"global_batch_tokens", ""}}).second.work.global_batch, 2304);
+  EXPECT_EQ(config(row7, {{"global_batch_size", ""}, {"global_batch_tokens", "1000000"}}).second.work.global_batch, 2304)
+      << "tokens / seq_len not whole: from the micro-batches";
   std::string why;
   EXPECT_FALSE(config(row7, {{"global_batch_size", ""}, {"global_batch_tokens", ""}, {"num_microbatches_per_dp_rank", ""}},
                       &why).first);
@@ -216,9 +218,11 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   const std::pair<const char*, Sharding> shardings[] = {
       {"", Sharding::None}, {"none", Sharding::None}, {"distributed optimizer", Sharding::Zero1},
       {"ZeRO-1", Sharding::Zero1}, {"zero stage 2", Sharding::Zero2}, {"ZeRO-3 (DeepSpeed)", Sharding::Zero3},
-      {"zero3", Sharding::Zero3}, {"FSDP (full shard)", Sharding::Zero3}};
+      {"zero3", Sharding::Zero3}, {"FSDP (full shard)", Sharding::Zero3}, {"DeepSpeed ZeRO-2", Sharding::Zero2},
+      {"ZeRO (stage 2)", Sharding::Zero2}, {"Distributed Data Parallel (no sharding)", Sharding::None},
+      {"DDP", Sharding::None}, {"no", Sharding::None}};
   for (const auto& [text, want] : shardings) EXPECT_EQ(config(row7, {{"optimizer_sharding", text}}).second.work.sharding, want) << text;
-  for (const char* text : {"zero", "zero-4", "zero-12", "zeroes"}) {
+  for (const char* text : {"zero", "zero-4", "zero-12", "zeroes", "ZeRO++ (stage 3)", "ZeRO-3 offload", "FSDP (HYBRID_SHARD)"}) {
     EXPECT_FALSE(config(row7, {{"optimizer_sharding", text}}, &why).first) << text;
     EXPECT_NE(why.find(std::string("optimizer_sharding '") + text + "'"), std::string::npos) << why;
   }
@@ -226,16 +230,20 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   for (const char* on : {"yes", "True", "on", "likely", "not stated", ""})
     EXPECT_TRUE(config(row7, {{"sequence_parallel", on}}).second.work.seq_parallel) << on;
   for (const char* off : {"no", "false", "off"}) EXPECT_FALSE(config(row7, {{"sequence_parallel", off}}).second.work.seq_parallel) << off;
+  for (const char* other : {"only with TP", "unknown", "not used"}) EXPECT_FALSE(config(row7, {{"sequence_parallel", other}}).first) << other;
   EXPECT_FALSE(config(row7, {{"sequence_parallel", "likely"}, {"tp", "1"}, {"dp", "192"}}).second.work.seq_parallel);
   // The precision word anywhere in the cell.
   EXPECT_EQ(config(row7, {{"precision", "mixed (BF16)"}}).second.model.dtype_bytes, 2);
   EXPECT_EQ(config(row7, {{"precision", "FP8 hybrid"}}).second.model.dtype_bytes, 1);
+  EXPECT_EQ(config(row7, {{"precision", "BF16 (FP8 disabled)"}}).second.model.dtype_bytes, 2);  // the first named
   // GPU types: the A100 40 GB's memory; H200 rows on the dgx-h200 preset; no preset for GH200.
-  const auto a40 = config(row7, {{"gpu_type", "A100-SXM4-40GB"}}).second;
-  EXPECT_EQ(a40.compute.mem_capacity_bytes, 40.0 * (1 << 30));
-  EXPECT_EQ(a40.compute.mem_bw_GBps, 1555);
+  for (const char* a100_40 : {"A100-SXM4-40GB", "A100 40 GB"}) {
+    const auto a40 = config(row7, {{"gpu_type", a100_40}}).second;
+    EXPECT_EQ(a40.compute.mem_capacity_bytes, 40.0 * (1 << 30)) << a100_40;
+    EXPECT_EQ(a40.compute.mem_bw_GBps, 1555) << a100_40;
+  }
   const auto h200 = config(row7, {{"gpu_type", "H200-SXM-141GB"}}).second;
-  EXPECT_EQ(h200.compute.mem_capacity_bytes, 141e9);
+  EXPECT_EQ(h200.compute.mem_capacity_bytes, 140.0 * (1 << 30));
   EXPECT_EQ(h200.compute.mem_bw_GBps, 4800);
   EXPECT_TRUE(h200.work.flash_attention);
   EXPECT_FALSE(c7.work.flash_attention);
@@ -260,6 +268,10 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_GT(evaluate(moe).ep_comm_s, 0.0);  // timed (8 experts of Llama 8B's MLP do not fit: OUT_OF_MEMORY)
   EXPECT_EQ(config(row_of("92"), {{"arch_family", "Mixtral-style 16-expert MoE, top 4"}}).second.model.top_k, 4);
   EXPECT_EQ(config(row_of("92"), {{"arch_family", "Mixtral-style 16-expert MoE, top 4"}}).second.model.experts, 16);
+  const auto named_first = config(row_of("92"), {{"arch_family", "Mixture-of-Experts (8 experts, top_k: 2)"}}).second;
+  EXPECT_EQ(named_first.model.experts, 8);  // the "Experts" of the name has no number: the next does
+  EXPECT_EQ(named_first.model.top_k, 2);
+  EXPECT_EQ(config(row7, {{"model_name", "Homoeomorphic GPT"}}).second.model.experts, 0);  // "moe" inside a word
   EXPECT_EQ(validate_file(one_row_with(gt, "ep", "1", "gt_ep1.csv")).rows.size(), 1u);
 }
 
