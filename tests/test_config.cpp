@@ -158,6 +158,18 @@ TEST(Config, ContextParallelStyle) {
       << error_of(p, {"workload.cp_style=ring"});
 }
 
+// A preset's memory in one unit gives way to an override in the other (file or --set); one
+// mapping that writes both is refused.
+TEST(Config, MemoryInEitherUnitReplacesThePresets) {
+  const std::string p = write_temp("mem.yaml", "model: GPT-22B\nsystem: {preset: dgx-h100, nodes: 1, compute: {memory_GB: 100}}\n"
+                                               "workload: {tp: 8}\n");
+  EXPECT_EQ(psa::load_config(p, {}).config.compute.mem_capacity_bytes, 100e9);
+  EXPECT_EQ(psa::load_config(p, {"system.compute.memory_GiB=40"}).config.compute.mem_capacity_bytes, 40.0 * (1 << 30));
+  const std::string both = write_temp("mem2.yaml", "model: GPT-22B\nsystem: {preset: dgx-h100, nodes: 1, compute: "
+                                                   "{memory_GB: 100, memory_GiB: 90}}\nworkload: {tp: 8}\n");
+  EXPECT_NE(error_of(both).find("exactly one of memory_GiB or memory_GB"), std::string::npos) << error_of(both);
+}
+
 // Mixture of experts: the Mixtral preset's experts and top-k, the workload's ep; top_k defaults
 // to 2 with experts; bad values name their key.
 TEST(Config, MixtureOfExpertsKeys) {
