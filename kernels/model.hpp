@@ -5,7 +5,7 @@
 //
 // Structure (per NPU, worst pipeline stage; sources in each function's comment):
 //   iteration = m x t_mb + bubble + exposed DP sync + optimizer step          (training)
-//   t_mb      = stage layers x (forward + backward + recompute + exposed TP and CP communication)
+//   t_mb      = stage layers x (forward + backward + recompute + exposed TP, CP and EP communication)
 //               + logits and the output layer's TP collectives (last stage; the embedding's
 //               too when pp = 1) + pipeline p2p + exposed ZeRO-3 gathers
 //   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks)
