@@ -97,7 +97,8 @@ done
 
 # Small sweeps with --keep all (rows written by the kernel; rows of points it does not score stay
 # at reason -1), one of them with ASTRA-sim collectives (the kernels' Conventions::Any
-# instantiation): CUDA against CPU, every dataset of the files compared.
+# instantiation), one a mixture of experts (expert parallelism, all-to-alls): CUDA against CPU,
+# every dataset of the files compared.
 cat >"$work/astra-base.yaml" <<'EOF'
 name: astra-base
 model: GPT3-175B
@@ -117,7 +118,7 @@ constraints: ["workload.dp * workload.cp * workload.pp <= 1024"]
 objectives: [runtime_x_bw, memory]
 EOF
 for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduced-system1.yaml \
-           "$work/astra-workload.yaml"; do
+           data/psa/moe/mixtral-h100.yaml "$work/astra-workload.yaml"; do
   name=$(basename "$psa" .yaml)
   fits 15 "keep-all sweeps of $name" || continue
   for b in cuda cpu; do

@@ -16,8 +16,9 @@
 namespace cosmic {
 namespace {
 
-// Random configurations; with `astra`, a third use the ASTRA-sim convention, else none does
-// (the CUDA backend then launches the kernel built without the ASTRA-sim flow shop).
+// Random configurations (a quarter of them mixtures of experts); with `astra`, a third use the
+// ASTRA-sim convention, else none does (the CUDA backend then launches the kernel built without
+// the ASTRA-sim flow shop).
 std::vector<Config> sample_configs(size_t n, bool astra) {
   std::mt19937_64 rng(7);
   std::vector<Config> out(n, test::gpt175b_cluster());
@@ -38,6 +39,12 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
       c.work.cp = 2;
       c.work.dp /= 2;
       c.work.cp_style = CpStyle(rng() % 2);
+    }
+    if (rng() % 4 == 0) {  // a mixture of experts, its experts split over up to 8 DP ranks
+      c.model.experts = 8;
+      c.model.top_k = 1 + int(rng() % 2);
+      c.work.ep = 1 << (rng() % 4);
+      while (c.work.dp % c.work.ep != 0) c.work.ep /= 2;
     }
     c.work.mode = Mode(rng() % 4);  // training, prefill, decode, generate
     c.work.kv_len = 1024;

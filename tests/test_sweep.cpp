@@ -239,13 +239,14 @@ TEST(Sweep, EvaluatedCountEqualsFeasibleCountOfTheSpace) {
 TEST(Sweep, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "CUDA sweep not tested: " << dev.why;
-  for (int which = 0; which < 3; ++which) {
+  for (int which = 0; which < 4; ++which) {
     const psa::DesignSpace ds = which == 0   ? test::small_system1()
                                 : which == 1 ? test::system1_fullstack()
-                                             : test::with_astra_sim(test::system1_fullstack());
+                                : which == 2 ? test::with_astra_sim(test::system1_fullstack())
+                                             : psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/moe/mixtral-h100.yaml");
     SCOPED_TRACE(ds.name);
     u128 begin = 0, end = space_size(*ds.view);
-    if (which >= 1) {
+    if (which == 1 || which == 2) {
       int32_t g[kMaxGenes] = {};
       g[15] = 0, g[16] = 1, g[17] = 0, g[18] = 1;  // NPUs 4 x 8 x 4 x 8 = 1024; the run before is dead
       begin = rank(*ds.view, g) - 20000000;
