@@ -278,12 +278,18 @@ std::vector<std::string> shipped_psa_files() {
   return out;
 }
 
+// Writes a PSA file to the test folder, based on data/configs/`base`; returns its path.
+std::string temp_psa(const std::string& name, const std::string& base, const std::string& body) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/" << base << "\n" << body;
+  return path;
+}
+
 // A space whose constraints use every rule of the read sets: derived TP (dp, cp, npus genes),
 // algorithms that follow the topology, per-NPU bandwidth (topology genes change the per-link
 // bandwidth and the per-NPU reading), network_cost and npu_bandwidth_total. 20,412 points.
 psa::DesignSpace every_rule_space() {
-  const std::string path = ::testing::TempDir() + "every-rule.yaml";
-  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+  const std::string path = temp_psa("every-rule.yaml", "cosmic-system1-baseline.yaml",
       "parameters:\n"
       "  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    cp: [1, 2, 4]\n"
       "  network:\n    topology: {values: [Ring, Switch, FullyConnected], per_dim: true}\n"
@@ -297,7 +303,7 @@ psa::DesignSpace every_rule_space() {
       "  - \"network.npu_bandwidth_GBps.0 >= 100\"\n"
       "  - \"network_cost <= 3000000\"\n"
       "  - \"npu_bandwidth_total <= 1400\"\n"
-      "objectives: latency\n";
+      "objectives: latency\n");
   return psa::load_psa(path);
 }
 
@@ -306,13 +312,12 @@ psa::DesignSpace every_rule_space() {
 // it: a third of the points passed `algorithm.0 == ring`, and Switch points were timed with the
 // ring). 12,000 points, 4,000 pass.
 psa::DesignSpace topology_only_space() {
-  const std::string path = ::testing::TempDir() + "topology-only.yaml";
-  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+  const std::string path = temp_psa("topology-only.yaml", "cosmic-system1-baseline.yaml",
       "parameters:\n  network:\n    topology.0: [Ring, Switch, FullyConnected]\n"
       "    latency_ns.1: {range: {min: 1, max: 100}}\n    latency_ns.2: {range: {min: 1, max: 40}}\n"
       "derived: {algorithm: follows_topology}\n"
       "constraints: [\"collective.algorithm.0 == ring\"]\n"
-      "objectives: latency\n";
+      "objectives: latency\n");
   return psa::load_psa(path);
 }
 
@@ -547,8 +552,7 @@ TEST(Sweep, WalkInSmallPartsVisitsEachPassingPointOnce) {
 // A space with genes no result depends on: the scheduling policy and the all-to-all algorithm
 // per dimension (32 copies of each result), beside genes that count. 1,792 points.
 psa::DesignSpace space_with_idle_genes(const std::vector<std::string>& sets = {}) {
-  const std::string path = ::testing::TempDir() + "idle-genes.yaml";
-  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+  const std::string path = temp_psa("idle-genes.yaml", "cosmic-system1-baseline.yaml",
       "parameters:\n"
       "  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    cp: [1, 2]\n"
       "  collective:\n    policy: [LIFO, FIFO]\n    chunks: [2, 4]\n"
@@ -556,7 +560,7 @@ psa::DesignSpace space_with_idle_genes(const std::vector<std::string>& sets = {}
       "    all_reduce_algorithm.0: [ring, direct]\n"
       "derived: {tp: auto}\n"
       "constraints: [\"workload.dp * workload.cp <= 64\"]\n"
-      "objectives: [latency, memory]\n";
+      "objectives: [latency, memory]\n");
   return psa::load_psa(path, sets);
 }
 
@@ -570,21 +574,19 @@ TEST(Sweep, GenesWithNoEffectChangeNoResult) {
   spaces.push_back(space_with_idle_genes());
   spaces.push_back(space_with_idle_genes({"base.workload.cp_style=alltoall"}));  // the all-to-all counts
   // A mixture of experts whose experts are not split: its all-to-all algorithms are idle.
-  const std::string moe = ::testing::TempDir() + "idle-moe.yaml";
-  std::ofstream(moe) << "base: " << COSMIC_DATA_DIR << "/configs/mixtral-8x7b-h100.yaml\n"
+  const std::string moe = temp_psa("idle-moe.yaml", "mixtral-8x7b-h100.yaml",
       "parameters:\n  workload:\n    dp: {pow2: {min: 1, max: 64}}\n    pp: [1, 2, 4]\n    sharding: [none, zero3]\n"
       "  collective:\n    all_to_all_algorithm: {values: [ring, direct], per_dim: true}\n"
-      "derived: {tp: auto}\nobjectives: [latency, memory]\n";
+      "derived: {tp: auto}\nobjectives: [latency, memory]\n");
   spaces.push_back(psa::load_psa(moe, {"base.workload.ep=1"}));
   // Inference: the training-only schedule, vpp, sharding and recompute are idle too.
-  const std::string path = ::testing::TempDir() + "idle-inference.yaml";
-  std::ofstream(path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+  const std::string path = temp_psa("idle-inference.yaml", "cosmic-system1-baseline.yaml",
       "parameters:\n"
       "  workload:\n    dp: {pow2: {min: 4, max: 64}}\n    pp: [1, 2, 4]\n    cp: [1, 2]\n    vpp: [1, 2]\n"
       "    schedule: [1f1b, gpipe]\n    sharding: [none, zero3]\n    recompute: [none, full]\n"
       "  collective:\n    policy: [LIFO, FIFO]\n"
       "derived: {tp: auto}\n"
-      "objectives: latency\n";
+      "objectives: latency\n");
   for (const char* mode : {"prefill", "decode", "generate"})
     spaces.push_back(psa::load_psa(path, {std::string("base.workload.mode=") + mode, "base.workload.kv_len=2048",
                                           "base.workload.output_tokens=64", "base.workload.schedule=interleaved",
