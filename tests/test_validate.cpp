@@ -236,7 +236,7 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(config(row7, {{"precision", "mixed (BF16)"}}).second.model.dtype_bytes, 2);
   EXPECT_EQ(config(row7, {{"precision", "FP8 hybrid"}}).second.model.dtype_bytes, 1);
   EXPECT_EQ(config(row7, {{"precision", "BF16 (FP8 disabled)"}}).second.model.dtype_bytes, 2);  // the first named
-  // GPU types: the A100 40 GB's memory; H200 rows on the dgx-h200 preset; no preset for GH200.
+  // GPU types: the A100 40 GB's memory; H200 and B200 rows on their presets; none for GH200, GB200.
   for (const char* a100_40 : {"A100-SXM4-40GB", "A100 40 GB"}) {
     const auto a40 = config(row7, {{"gpu_type", a100_40}}).second;
     EXPECT_EQ(a40.compute.mem_capacity_bytes, 40.0 * (1 << 30)) << a100_40;
@@ -247,8 +247,13 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(h200.compute.mem_bw_GBps, 4800);
   EXPECT_TRUE(h200.work.flash_attention);
   EXPECT_FALSE(c7.work.flash_attention);
-  EXPECT_FALSE(config(row7, {{"gpu_type", "GH200"}}, &why).first);
-  EXPECT_NE(why.find("no system preset for gpu_type 'GH200'"), std::string::npos) << why;
+  const auto b200 = config(row7, {{"gpu_type", "B200 SXM 180GB"}}).second;  // the dgx-b200 preset: 180 GB
+  EXPECT_EQ(b200.compute.mem_capacity_bytes, 180e9);
+  EXPECT_EQ(b200.compute.mem_bw_GBps, 8000);
+  for (const char* unmapped : {"GH200", "GB200"}) {
+    EXPECT_FALSE(config(row7, {{"gpu_type", unmapped}}, &why).first) << unmapped;
+    EXPECT_NE(why.find(std::string("no system preset for gpu_type '") + unmapped + "'"), std::string::npos) << why;
+  }
   // Mixture-of-experts rows: modelled with the experts per layer and top-k that arch_family gives,
   // else listed, not scored as the dense model of their shape.
   for (const auto& [column, text] : {std::pair<const char*, const char*>{"ep", "8"},
