@@ -467,7 +467,8 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
                           "' (expected one of: name, description, model, system, workload)");
     }
   }
-  c.model = convert_model(Section(root["model"], "model", sources));
+  const Section model(root["model"], "model", sources);
+  c.model = convert_model(model);
   const Section sys(root["system"], "system", sources);
   sys.check_keys({"name", "description", "source", "nodes", "compute", "network", "calibration"});
   if (sys.has("nodes")) sys.integer("nodes", 1, 1, 1 << 24);
@@ -477,16 +478,26 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   convert_network(sys.sub("network"), c.net);
   const Section cal = sys.sub("calibration");
   convert_calibration(cal, c.cal);
-  c.work = convert_workload(Section(root["workload"], "workload", sources), c.model);
+  const Section work(root["workload"], "workload", sources);
+  c.work = convert_workload(work, c.model);
   // fp32 training keeps fp32 gradients and no separate master copy (the weights are fp32): 4 and
   // 8 bytes per parameter unless the calibration says otherwise (the defaults are mixed precision's).
   if (c.model.dtype_bytes == 4) {
     if (!cal.has("grad_bytes")) c.cal.grad_bytes = 4;
     if (!cal.has("master_bytes")) c.cal.master_bytes = 8;
   }
-  if (c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] <= 0)
-    throw ConfigError(sources.file_of("system.compute") + ": key 'system.compute.peak_tflops': expected a peak for the " +
-                      "precision in use (" + std::to_string(c.model.dtype_bytes) + "-byte elements)");
+  // A precision the system has no peak for: the error is the key that chose the precision
+  // (workload.precision, else model.dtype), else the system's peaks (the default, bf16).
+  if (c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] <= 0) {
+    const char* name = c.model.dtype_bytes == 1 ? "fp8" : c.model.dtype_bytes == 2 ? "16-bit (bf16 / fp16)" : "fp32";
+    const Section compute = sys.sub("compute");
+    const std::string peaks = where(sources, "system.compute.peak_tflops", compute.raw("peak_tflops"));
+    const std::string why = std::string("a precision the system has a peak for: system.compute.peak_tflops (") + peaks +
+                            ") gives no " + name + " peak";
+    if (work.has("precision")) work.fail("precision", why);
+    if (model.has("dtype")) model.fail("dtype", why);
+    compute.fail("peak_tflops", std::string("a ") + name + " peak, for the model's precision (bf16 unless set)");
+  }
   return c;
 }
 

@@ -219,6 +219,29 @@ TEST(Config, ErrorsInPresetOverridesNameTheirOwnFileAndLine) {
   EXPECT_NE(e.find("model.layers"), std::string::npos) << e;
 }
 
+// A precision the system has no peak for is an error of the key that chose it (--set, the
+// workload or the model), naming where the system's peaks are; without one, of the peaks.
+TEST(Config, PrecisionWithoutAPeakNamesTheKeyThatChoseIt) {
+  const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");  // bf16 / fp16 peaks only
+  std::string e = error_of(base, {"workload.precision=fp8"});
+  EXPECT_EQ(e.rfind("--set: key 'workload.precision'", 0), 0u) << e;
+  EXPECT_NE(e.find("cosmic-system1.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("gives no fp8 peak"), std::string::npos) << e;
+  const std::string model = write_temp("dtype8.yaml", "model: {preset: GPT3-13B, dtype: fp8}\nsystem: cosmic-system1\nworkload: {}\n");
+  e = error_of(model);
+  EXPECT_EQ(e.rfind(model + ":1:", 0), 0u) << e;
+  EXPECT_NE(e.find("key 'model.dtype'"), std::string::npos) << e;
+  const std::string peaks = write_temp("fp32only.yaml",
+                                       "model: {layers: 2, hidden: 64, ffn: 256, heads: 4, seq: 128, vocab: 100}\n"
+                                       "system:\n  compute: {peak_tflops: {fp32: 19.5}, memory_bw_GBps: 1000, memory_GiB: 80}\n"
+                                       "  network: {dims: [{topology: Ring, npus: 8, bandwidth_GBps: 100}]}\n"
+                                       "workload: {dp: 8}\n");
+  e = error_of(peaks);
+  EXPECT_NE(e.find("key 'system.compute.peak_tflops'"), std::string::npos) << e;
+  EXPECT_NE(e.find("16-bit"), std::string::npos) << e;
+  EXPECT_EQ(error_of(peaks, {"workload.precision=fp32"}), "") << "fp32 has its peak";
+}
+
 TEST(Config, MalformedYamlNamesFileAndLine) {
   const std::string p = write_temp("malformed.yaml", "model: GPT-22B\nsystem: [dgx-a100\nworkload: {}\n");
   const std::string e = error_of(p);
