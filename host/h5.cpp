@@ -89,6 +89,19 @@ hid_t check(hid_t id, const std::string& what) {
   return id;
 }
 
+// As check(), for reading: the error names the file that `obj` (a file, group or dataset) is
+// in, so that a damaged or foreign result file is named by whoever reads it.
+[[noreturn]] void fail_in(hid_t obj, const std::string& what) {
+  const ssize_t n = H5Fget_name(obj, nullptr, 0);
+  std::string file(n > 0 ? size_t(n) + 1 : 0, '\0');
+  if (n > 0) H5Fget_name(obj, file.data(), file.size());
+  throw Error((n > 0 ? std::string(file.c_str()) + ": " : std::string()) + "HDF5: " + what + " failed");
+}
+hid_t check_in(hid_t obj, hid_t id, const std::string& what) {
+  if (id < 0) fail_in(obj, what);
+  return id;
+}
+
 template <class T>
 hid_t native();
 template <> hid_t native<int8_t>() { return H5T_NATIVE_INT8; }
@@ -109,7 +122,7 @@ Handle string_type() {
 // the object header keeps its layout), else a new one.
 Handle new_attr(hid_t obj, const std::string& name, hid_t type, hid_t space) {
   if (H5Aexists(obj, name.c_str()) > 0) {
-    Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+    Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
     Handle t(H5Aget_type(a.id()), H5Tclose, "H5Aget_type");
     Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
     if (H5Tequal(t.id(), type) > 0 && H5Sextent_equal(s.id(), space) > 0) return a;
@@ -257,7 +270,7 @@ std::string soft_link_target(hid_t parent, const std::string& name) {
 
 Handle group(hid_t parent, const std::string& name, bool create) {
   if (exists(parent, name)) return Handle(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), H5Gclose, "open group " + name);
-  if (!create) throw Error("HDF5: no group " + name);
+  if (!create) fail_in(parent, "open group " + name + " (there is none)");
   return Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                 "create group " + name);
 }
@@ -294,42 +307,42 @@ void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& v
 bool has_attr(hid_t obj, const std::string& name) { return H5Aexists(obj, name.c_str()) > 0; }
 
 std::string attr_string(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   Handle t = string_type();
   char* p = nullptr;
-  check(H5Aread(a.id(), t.id(), &p), "read attribute " + name);
+  check_in(obj, H5Aread(a.id(), t.id(), &p), "read attribute " + name);
   std::string s = p ? p : "";
   H5free_memory(p);
   return s;
 }
 
 int64_t attr_int(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   int64_t v = 0;
-  check(H5Aread(a.id(), H5T_NATIVE_INT64, &v), "read attribute " + name);
+  check_in(obj, H5Aread(a.id(), H5T_NATIVE_INT64, &v), "read attribute " + name);
   return v;
 }
 
 uint64_t attr_uint(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   uint64_t v = 0;
-  check(H5Aread(a.id(), H5T_NATIVE_UINT64, &v), "read attribute " + name);
+  check_in(obj, H5Aread(a.id(), H5T_NATIVE_UINT64, &v), "read attribute " + name);
   return v;
 }
 
 double attr_double(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   double v = 0;
-  check(H5Aread(a.id(), H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
+  check_in(obj, H5Aread(a.id(), H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
   return v;
 }
 
 std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
   Handle t = string_type();
   std::vector<char*> p(size_t(H5Sget_simple_extent_npoints(s.id())), nullptr);
-  if (!p.empty()) check(H5Aread(a.id(), t.id(), p.data()), "read attribute " + name);
+  if (!p.empty()) check_in(obj, H5Aread(a.id(), t.id(), p.data()), "read attribute " + name);
   std::vector<std::string> out;
   for (char* c : p) {
     out.emplace_back(c ? c : "");
@@ -339,15 +352,15 @@ std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
 }
 
 std::vector<uint64_t> attr_uints(hid_t obj, const std::string& name) {
-  Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   Handle s(H5Aget_space(a.id()), H5Sclose, "H5Aget_space");
   std::vector<uint64_t> v(size_t(H5Sget_simple_extent_npoints(s.id())));
-  if (!v.empty()) check(H5Aread(a.id(), H5T_NATIVE_UINT64, v.data()), "read attribute " + name);
+  if (!v.empty()) check_in(obj, H5Aread(a.id(), H5T_NATIVE_UINT64, v.data()), "read attribute " + name);
   return v;
 }
 
 size_t column_size(hid_t parent, const std::string& name) {
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   hsize_t n = 0;
   H5Sget_simple_extent_dims(s.id(), &n, nullptr);
@@ -355,7 +368,7 @@ size_t column_size(hid_t parent, const std::string& name) {
 }
 
 size_t stored_rows(hid_t parent, const std::string& name, size_t rows) {
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle space(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   hsize_t extent = 0;
   H5Sget_simple_extent_dims(space.id(), &extent, nullptr);
@@ -411,7 +424,7 @@ Handle open_column(hid_t parent, const std::string& name, hid_t type, const Colu
     Handle d(H5Dcreate2(parent, name.c_str(), type, space.id(), H5P_DEFAULT, plist.id(), H5P_DEFAULT), H5Dclose,
              "create dataset " + name);
   }
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   H5Sget_simple_extent_dims(s.id(), &rows, nullptr);
   return d;
@@ -511,7 +524,7 @@ size_t append_columns(hid_t parent, const std::vector<ColumnRows>& columns) {
 template <class T>
 void write_column(hid_t parent, const std::string& name, const std::vector<T>& data, const ColumnFormat& format) {
   if (exists(parent, name)) {
-    Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+    Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
     const hsize_t zero = 0;
     check(H5Dset_extent(d.id(), &zero), "truncate " + name);
   }
@@ -533,7 +546,7 @@ void overwrite_column(hid_t parent, const std::string& name, const std::vector<T
 }
 
 void resize_column(hid_t parent, const std::string& name, size_t rows) {
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   const hsize_t n = rows;
   check(H5Dset_extent(d.id(), &n), "resize " + name);
 }
@@ -549,12 +562,12 @@ std::vector<T> read_column(hid_t parent, const std::string& name, size_t first, 
   first = std::min(first, rows);
   std::vector<T> out(std::min(count, rows - first));
   if (out.empty()) return out;
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle file_space(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   const hsize_t start = first, n = out.size();
   check(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &n, nullptr), "select rows of " + name);
   Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
-  check(H5Dread(d.id(), native<T>(), mem_space.id(), file_space.id(), H5P_DEFAULT, out.data()), "read " + name);
+  check_in(parent, H5Dread(d.id(), native<T>(), mem_space.id(), file_space.id(), H5P_DEFAULT, out.data()), "read " + name);
   return out;
 }
 
@@ -586,13 +599,13 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
 }
 
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + name);
+  Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
   hsize_t n = 0;
   H5Sget_simple_extent_dims(s.id(), &n, nullptr);
   std::vector<char*> p(n, nullptr);
   Handle t = string_type();
-  if (n) check(H5Dread(d.id(), t.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()), "read " + name);
+  if (n) check_in(parent, H5Dread(d.id(), t.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()), "read " + name);
   std::vector<std::string> out;
   for (char* c : p) {
     out.emplace_back(c ? c : "");

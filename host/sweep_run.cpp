@@ -360,8 +360,6 @@ void publish(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
   root_counters(f, st, m, slot);
 }
 
-// The copy state_slot names; -1: a format 1 file (reductions in /top, ..., counters at the root).
-int current_slot(hid_t f) { return h5::has_attr(f, "state_slot") ? int(h5::attr_int(f, "state_slot")) : -1; }
 
 // Steps 1-4: writes the copy that is not current and makes it current (slot: the current copy).
 void save_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m,
@@ -416,7 +414,12 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");
   // The counters of the copy of the reductions that state_slot names (format 1: the root's).
-  m.slot = current_slot(f);
+  // The copy state_slot names; -1: a format 1 file (reductions in /top, ..., counters at the root).
+  const bool has_slot = h5::has_attr(f, "state_slot");
+  const int64_t slot_attr = has_slot ? h5::attr_int(f, "state_slot") : -1;
+  if (has_slot && slot_attr != 0 && slot_attr != 1)
+    throw std::runtime_error(path + ": damaged: state_slot is " + std::to_string(slot_attr) + ", expected 0 or 1");
+  m.slot = int(slot_attr);
   h5::Handle slot;
   if (m.slot >= 0) slot = h5::group(f, kSlot[m.slot], false);
   const hid_t c = m.slot >= 0 ? slot.id() : f;

@@ -324,7 +324,9 @@ class ExprCompiler {
   };
 
   [[noreturn]] void fail(const std::string& msg) const {
-    throw ConfigError(where_ + ": " + msg + " in '" + t_ + "' at column " + std::to_string(pos_ + 1));
+    const size_t kQuote = 100;  // a long expression is quoted up to here
+    const std::string text = t_.size() > kQuote ? t_.substr(0, kQuote) + "..." : t_;
+    throw ConfigError(where_ + ": " + msg + " in '" + text + "' at column " + std::to_string(pos_ + 1));
   }
   [[noreturn]] void fail_at(size_t at, const std::string& msg) {
     pos_ = at;
@@ -406,10 +408,15 @@ class ExprCompiler {
     skip();
     if (pos_ >= t_.size()) fail("expected a parameter, number or '(' but the expression ended");
     const char c = t_[pos_];
+    // Parentheses and signs recurse: a depth limit keeps a hostile expression from overflowing
+    // the parser's stack (no program that fits kMaxProgram needs more).
+    if ((c == '(' || c == '-') && ++depth_ > kMaxNesting)
+      fail("parentheses and signs nested more than " + std::to_string(kMaxNesting) + " deep");
     if (c == '(') {
       ++pos_;
       const Operand inner = sum();
       if (!eat(")")) fail("expected ')'");
+      --depth_;
       return inner;
     }
     if (c == '-') {
@@ -418,6 +425,7 @@ class ExprCompiler {
       const Operand x = factor();
       no_arithmetic(x, Operand{}, "-");
       code_.push_back(Instr{Op::Sub, -1, 0});
+      --depth_;
       return {};
     }
     const bool digit_first = std::isdigit(static_cast<unsigned char>(c)) || c == '.';
@@ -519,6 +527,8 @@ class ExprCompiler {
   int ndims_;
   std::string where_;
   size_t pos_ = 0;
+  static constexpr int kMaxNesting = 64;
+  int depth_ = 0;  // parentheses and signs open at pos_
   std::vector<Instr> code_;
 };
 

@@ -329,6 +329,22 @@ class SweepFile(unittest.TestCase):
             r = sweep(psa, os.path.join(self.dir, "batch.h5"), "--batch-seconds", bad, check=False)
             self.assertEqual(r.returncode, 2, bad)
             self.assertIn("--batch-seconds expects seconds above 0", r.stderr)
+        # Damaged attributes: an out-of-range state_slot is refused (it was read as an index), and
+        # an unreadable attribute's error names the file, for each command that reads it.
+        for name, edit, says in (("slot.h5", lambda f: f.attrs.modify("state_slot", 7), "damaged: state_slot is 7"),
+                                 ("psa.h5", lambda f: f.attrs.__setitem__("psa", 3.5), "read attribute psa")):
+            damaged = os.path.join(self.dir, name)
+            sweep(psa, damaged, "--shard", "0/2")
+            with h5py.File(damaged, "r+") as f:
+                edit(f)
+            other = os.path.join(self.dir, "other-" + name)
+            sweep(psa, other, "--shard", "1/2")
+            for cmd in ([COSMIC, "merge", os.path.join(self.dir, "m-" + name), damaged, other, "-q"],
+                        [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", psa), "-o", damaged, "--resume", "-q"]):
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(damaged + ": ", r.stderr)
+                self.assertIn(says, r.stderr)
 
     def test_results_of_another_base_or_model_are_not_mixed(self):
         # A PSA whose base file changes after the runs: --resume and a search's --resume refuse

@@ -396,11 +396,21 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"range_step.yaml:4:", "key 'parameters.workload.dp.range.step'", "(1.5)"}},
       {"stack_twice.yaml", head + "    dp: [1, 2]\n  workload:\n    pp: [4]\nobjectives: [latency]\n",
        {"stack_twice.yaml:5:3:", "key 'parameters.workload' is given twice (first on line 3)"}},
+      // Hostile nesting is an error, not a stack overflow of the parser; 64 levels still parse.
+      {"deep_parens.yaml",
+       head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(20000, '(') + "1" + std::string(20000, ')') +
+           " > 0\"\nobjectives: [latency]\n",
+       {"deep_parens.yaml:6:5:", "key 'constraints.0'", "nested more than 64 deep", "column 65"}},
+      {"deep_signs.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(30000, '-') + "1 < 0\"\nobjectives: [latency]\n",
+       {"deep_signs.yaml:6:5:", "nested more than 64 deep"}},
   };
   for (const auto& c : cases) {
     const std::string msg = error_of(write_psa(c.file, c.text));
-    for (const auto& e : c.expect) EXPECT_NE(msg.find(e), std::string::npos) << c.file << ": " << msg;
+    for (const auto& e : c.expect) EXPECT_NE(msg.find(e), std::string::npos) << c.file << ": " << msg.substr(0, 300);
   }
+  EXPECT_EQ(error_of(write_psa("nest64.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(64, '(') +
+                                                  "workload.dp" + std::string(64, ')') + " > 0\"\nobjectives: [latency]\n")),
+            "");
   // The CLI prints the same message and exits 1.
   const test::CliRun r = test::run_cli("space " + write_psa("cli_bad.yaml", head + "    dp: {pow2: {min: 1}}\nobjectives: latency\n"));
   EXPECT_EQ(r.status, 1);
