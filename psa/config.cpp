@@ -331,7 +331,11 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
   if (n.IsScalar()) {
     preset = n.Scalar();
   } else if (n.IsMap() && n["preset"].IsDefined()) {
-    preset = n["preset"].as<std::string>();
+    const YAML::Node p = n["preset"];
+    if (!p.IsScalar())
+      throw ConfigError(where(src, std::string(key) + ".preset", p) + ": key '" + key +
+                        ".preset': expected a preset name or a file, got " + node_text(p));
+    preset = p.Scalar();
     overrides = n;  // not a clone: a clone's nodes lose their place in the file, which errors name
   }
   const std::string written_in = src.file_of(key);  // where the overrides are, before the preset's file is known
@@ -478,6 +482,7 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   convert_network(sys.sub("network"), c.net);
   const Section cal = sys.sub("calibration");
   convert_calibration(cal, c.cal);
+  if (!top.has("workload")) top.fail("workload", "a mapping (required; {} takes every default)");
   const Section work(root["workload"], "workload", sources);
   c.work = convert_workload(work, c.model);
   // fp32 training keeps fp32 gradients and no separate master copy (the weights are fp32): 4 and

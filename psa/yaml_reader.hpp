@@ -69,6 +69,9 @@ class Section {
         throw ConfigError(where(src_, key_path(k), at) + ": unknown key '" + key_path(k) + "' (expected one of: " + list +
                           ")");
       }
+      // A key written without a value (`fp16:`, `fp16: null`) is a mistake, not "use the default".
+      // An override's value has the place in the user's file; a preset's key may not.
+      if (it->second.IsNull()) fail_node(it->second, key_path(k), "a value", it->second.Mark().line >= 0 ? nullptr : &it->first);
     }
   }
 

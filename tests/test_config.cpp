@@ -252,7 +252,28 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
 TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   // Shapes the strict reader does not foresee still come back as ConfigError with a place.
   const std::string preset_map = write_temp("shape1.yaml", "model: {preset: {a: 1}}\nsystem: dgx-a100\nworkload: {}\n");
-  EXPECT_NE(error_of(preset_map).find(preset_map + ":1:"), std::string::npos) << error_of(preset_map);
+  EXPECT_NE(error_of(preset_map).find(preset_map + ":1:17: key 'model.preset': expected a preset name or a file, got a mapping"),
+            std::string::npos)
+      << error_of(preset_map);
+  const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
+  EXPECT_NE(error_of(base, {"system={preset: [a]}"}).find("--set: key 'system.preset': expected a preset name or a "
+                                                           "file, got a list of 1 item"),
+            std::string::npos)
+      << error_of(base, {"system={preset: [a]}"});
+  // A key without a value is an error at its place, in the file or next to a preset (whose own
+  // key has another line), not a default.
+  const std::string empty = write_temp("shape_null.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, compute: "
+                                                          "{peak_tflops: {bf16: }}}\nworkload: {dp: ~}\n");
+  EXPECT_EQ(error_of(empty).rfind(empty + ":2:", 0), 0u) << error_of(empty);
+  EXPECT_NE(error_of(empty).find("key 'system.compute.peak_tflops.bf16': expected a value, got nothing"), std::string::npos)
+      << error_of(empty);
+  // A configuration without a workload is an error (it read as every default, dp = tp = 1).
+  const std::string no_work = write_temp("shape_nowork.yaml", "model: GPT-22B\nsystem: dgx-a100\n");
+  EXPECT_NE(error_of(no_work).find(no_work + ":1:1: key 'workload': expected a mapping (required"), std::string::npos)
+      << error_of(no_work);
+  const std::string empty_dp = write_temp("shape_null2.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {dp: ~}\n");
+  EXPECT_NE(error_of(empty_dp).find(empty_dp + ":3:16: key 'workload.dp': expected a value"), std::string::npos)
+      << error_of(empty_dp);
   const std::string dims = write_temp(
       "shape2.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 2, network: {dims: [5]}}\nworkload: {}\n");
   EXPECT_EQ(error_of(dims).rfind(dims + ":2:", 0), 0u) << error_of(dims);
