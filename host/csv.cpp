@@ -1,5 +1,6 @@
 #include "host/csv.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -7,6 +8,8 @@
 namespace cosmic {
 
 CsvTable read_csv(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, expected a CSV file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open file");
   std::stringstream ss;
@@ -45,7 +48,8 @@ CsvTable read_csv(const std::string& path) {
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != t.header.size())
       throw std::runtime_error(path + ":" + std::to_string(starts[r]) + ": expected " + std::to_string(t.header.size()) +
-                               " fields, found " + std::to_string(records[r].size()));
+                               " fields (as the header on line " + std::to_string(starts[0]) + "), found " +
+                               std::to_string(records[r].size()) + " (is it a CSV file?)");
     std::map<std::string, std::string> row;
     for (size_t c = 0; c < t.header.size(); ++c) row[t.header[c]] = records[r][c];
     t.rows.push_back(std::move(row));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -187,8 +188,17 @@ ValidationReport validate_collectives(const CsvTable& t) {
     const auto coll = names::parse(names::kColl, row.at("collective"));
     const auto md = names::parse(names::kMultiDim, row.at("multidim"));
     const auto algos = split_list(row.at("algorithm"));  // one for all dims, or one per dim
-    if (!coll || !md || (algos.size() != 1 && algos.size() != topo.size())) {
-      fail("unknown collective or multidim name, or algorithm list of the wrong length");
+    if (!coll) {
+      fail("unknown collective '" + row.at("collective") + "' (one of " + names::choices(names::kColl) + ")");
+      continue;
+    }
+    if (!md) {
+      fail("unknown multidim '" + row.at("multidim") + "' (one of " + names::choices(names::kMultiDim) + ")");
+      continue;
+    }
+    if (algos.size() != 1 && algos.size() != topo.size()) {
+      fail("algorithm '" + row.at("algorithm") + "': one for all dimensions or one per dimension (" +
+           std::to_string(topo.size()) + ")");
       continue;
     }
     Network net;
@@ -556,7 +566,16 @@ std::string csv_kind(const CsvTable& t, const std::string& path) {
 
 ValidationReport validate_file(const std::string& path) {
   const CsvTable t = read_csv(path);
-  return csv_kind(t, path) == "collectives" ? validate_collectives(t) : validate_training(t);
+  if (csv_kind(t, path) == "collectives") return validate_collectives(t);
+  // Runs are named by row_id (--row ID picks one): each must be given once.
+  std::map<std::string, int> first_line;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const auto [at, fresh] = first_line.emplace(t.rows[i].at("row_id"), t.line[i]);
+    if (!fresh)
+      throw std::runtime_error(path + ":" + std::to_string(t.line[i]) + ": row_id '" + at->first +
+                               "' is given twice (first on line " + std::to_string(at->second) + ")");
+  }
+  return validate_training(t);
 }
 
 nlohmann::json to_json(const ValidationReport& r) {

@@ -152,10 +152,12 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
   }
   const CsvTable as = read_csv(test::data_path("validation/astrasim-collectives-dev.csv"));
   ASSERT_EQ(validate_file(one_row_with(as, "mode", as.rows[0].at("mode"), "as_ok.csv")).rows.size(), 1u);
-  for (const auto& [column, text] : {std::pair<const char*, const char*>{"mode", "whatever"}, {"latency_ns", "-5"}}) {
+  for (const auto& [column, text] : {std::pair<const char*, const char*>{"mode", "whatever"}, {"latency_ns", "-5"},
+                                     {"collective", "all_whatever"}, {"multidim", "sideways"}, {"algorithm", "ring,ring"}}) {
     const ValidationReport r = validate_file(one_row_with(as, column, text, "as_bad.csv"));
     EXPECT_TRUE(r.rows.empty()) << column;
-    EXPECT_EQ(r.skipped.size(), 1u) << column;
+    ASSERT_EQ(r.skipped.size(), 1u) << column;
+    EXPECT_NE(r.skipped[0].second.find(text), std::string::npos) << r.skipped[0].second;  // the reason quotes it
   }
   // Numbers outside what configuration files accept (a bandwidth of 1e-300 GB/s predicted inf
   // before) skip the row, naming the column and the value.
@@ -281,7 +283,25 @@ TEST(Validate, RowsMapToTheirConfiguration) {
 }
 
 TEST(Validate, RejectsOtherCsv) {
-  EXPECT_THROW(validate_file(test::data_path("models/GPT-22B.yaml")), std::runtime_error);
+  EXPECT_NE(error_of(test::data_path("models/GPT-22B.yaml")).find("ground-truth CSV without the column(s) row_id"),
+            std::string::npos)
+      << error_of(test::data_path("models/GPT-22B.yaml"));
+  const std::string yaml = test::data_path("configs/cosmic-system1-baseline.yaml");  // rows of other widths
+  EXPECT_NE(error_of(yaml).find("(is it a CSV file?)"), std::string::npos) << error_of(yaml);
+  EXPECT_NE(error_of(::testing::TempDir()).find("is a directory, expected a CSV file"), std::string::npos)
+      << error_of(::testing::TempDir());
+  // Runs are named by row_id (--row): a second row of the same id is an error naming both lines.
+  const CsvTable gt = read_csv(test::data_path("validation/groundtruth-dev.csv"));
+  std::string text;
+  {
+    std::FILE* f = std::fopen(one_row_with(gt, "row_id", "7", "gt_dup.csv").c_str(), "r");
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+  }
+  const std::string row = text.substr(text.find('\n') + 1);
+  const std::string dup = write_csv("gt_dup2.csv", (text + row).c_str());
+  EXPECT_NE(error_of(dup).find(dup + ":3: row_id '7' is given twice (first on line 2)"), std::string::npos) << error_of(dup);
 }
 
 }  // namespace
