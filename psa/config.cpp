@@ -280,6 +280,8 @@ void convert_network(const Section& s, Network& net) {
     dim.latency_ns = d.number("latency_ns", 0, 0, 1e15);
     convert_algorithms(d, dim);
   }
+  if (total_npus(net) > kMaxNpus)
+    s.fail_node(dims, s.key_path("dims"), "dimensions of at most " + std::to_string(kMaxNpus) + " NPUs in all");
 }
 
 void convert_compute(const Section& s, Compute& c) {

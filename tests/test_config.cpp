@@ -267,6 +267,14 @@ TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   EXPECT_EQ(error_of(empty).rfind(empty + ":2:", 0), 0u) << error_of(empty);
   EXPECT_NE(error_of(empty).find("key 'system.compute.peak_tflops.bf16': expected a value, got nothing"), std::string::npos)
       << error_of(empty);
+  // NPUs beyond the model's range (the count saturated and was printed as 2^31 + 1).
+  const std::string big = write_temp("shape_big.yaml",
+                                     "model: GPT-22B\nsystem:\n  compute: {peak_tflops: 100, memory_bw_GBps: 1000, "
+                                     "memory_GiB: 80}\n  network: {dims: [{topology: Ring, npus: 65536, bandwidth_GBps: 1}, "
+                                     "{topology: Ring, npus: 65536, bandwidth_GBps: 1}]}\nworkload: {}\n");
+  EXPECT_NE(error_of(big).find(big + ":4:19: key 'system.network.dims': expected dimensions of at most 2147483648 NPUs"),
+            std::string::npos)
+      << error_of(big);
   // A configuration without a workload is an error (it read as every default, dp = tp = 1).
   const std::string no_work = write_temp("shape_nowork.yaml", "model: GPT-22B\nsystem: dgx-a100\n");
   EXPECT_NE(error_of(no_work).find(no_work + ":1:1: key 'workload': expected a mapping (required"), std::string::npos)
