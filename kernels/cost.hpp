@@ -7,7 +7,8 @@
 // extra inner ones are priced as chiplet tiers (our extension; the study has 4).
 // Cost of one block of a dimension with n NPUs and per-link bandwidth b:
 //   Ring 2 n link b;  FullyConnected n (n-1) link b;  Switch 2 n link b + n switch b (+ n nic b).
-// Total = sum over dims of (NPUs / n_d) x block cost. The chiplet tier has no switch price: a
+// Total = sum over dims of (NPUs / n_d) x block cost; a dimension of one NPU costs nothing (our
+// reading: it has no links; the study's spaces have none). The chiplet tier has no switch price: a
 // Switch there makes the cost undefined (Reason::SwitchNotPriced), as in the study's constraint.
 #pragma once
 
@@ -46,6 +47,7 @@ COSMIC_HD inline double network_cost_usd(const Network& net, bool& ok) {
   ok = true;
   for (int32_t i = 0; i < net.ndims; ++i) {
     const NetDim& dim = net.dim[i];
+    if (dim.npus == 1) continue;  // one NPU: no links, no switch (our reading; the study has none)
     const TierPrice p = libra_price(tier_of_dim(i, net.ndims));
     const double n = double(dim.npus), b = dim.link_bw_GBps;
     double block = 0;

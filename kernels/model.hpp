@@ -33,7 +33,10 @@ namespace cosmic {
 //    gathered again in backward under full recompute; efficiencies capped at the peak; fp32
 //    training's gradient and optimizer bytes; inference ignores interleaving; unfused decode
 //    scores over the rank's share of the cache.
-constexpr int64_t kModelRevision = 3;
+// 4: K / V weights replicated when tp exceeds the KV heads counted in every per-rank parameter
+//    figure (weights, gradients, optimizer state, DP traffic); ZeRO-3 gathers one layer ahead
+//    only where the stage holds two; a dimension of one NPU has no links and costs nothing.
+constexpr int64_t kModelRevision = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -142,6 +145,15 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
   const double head_dim = double(m.hidden) / m.heads;
   const double kv_heads = double(m.kv_heads) / tp;
   return (kv_heads < 1 ? 1 : kv_heads) * head_dim;
+}
+
+// K and V projection parameters a tensor-parallel rank holds beyond its 1/t share of a layer's:
+// with t > g each rank keeps a whole KV head (kv_width_per_rank), replicated over t / g ranks.
+// 0 when t <= g (an even split).
+COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
+  if (m.kv_heads >= tp) return 0.0;
+  const double h = m.hidden, kv_width = double(m.kv_heads) * h / m.heads, per_rank = kv_width_per_rank(m, tp);
+  return (2 * h + (m.biases ? 2 : 0)) * (per_rank - kv_width / tp);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -561,14 +573,15 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
   const double layers = stage_layers(m, w);
   const double emb = double(m.vocab) * m.hidden / w.tp;
   const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
+  const double kv_replicas = layers * kv_replica_params(m, w.tp);
   RankParams p;
   if (m.experts == 0) {
-    p.dense = layers * layer_params(m) / w.tp + n_emb * emb;
+    p.dense = layers * layer_params(m) / w.tp + n_emb * emb + kv_replicas;
     return p;
   }
   const double experts = double(m.experts) / w.ep * mlp_params(m);
   p.expert = layers * experts / w.tp;
-  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + n_emb * emb;
+  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + n_emb * emb + kv_replicas;
   return p;
 }
 
@@ -618,10 +631,12 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
       mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? expert_replicas : 1);
       mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? expert_replicas : 1);
     }
-    // ZeRO-3's gathered layer and its prefetch; experts held by one rank each are never gathered.
+    // ZeRO-3's gathered layer and its prefetch (one layer when the stage holds one); experts
+    // held by one rank each are never gathered.
     if (zero3 && replicas > 1) {
       const double unique_experts = m.experts > 0 && replicas / w.ep <= 1 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
-      mb.weights += 2 * D * (rank_layer_params(m, w) - unique_experts) / t;
+      const double gathered = stage_layers < 2 ? stage_layers : 2.0;
+      mb.weights += gathered * D * (rank_layer_params(m, w) - unique_experts) / t + gathered * D * kv_replica_params(m, w.tp);
     }
     return mb;
   }

@@ -196,6 +196,58 @@ TEST(Memory, ShardingAndScheduleOrdering) {
   EXPECT_EQ(evaluate(c).weights_bytes, unsharded);
 }
 
+// With more TP ranks than KV heads each rank holds a whole KV head (as its KV cache and QKV GEMM
+// already assumed): the weights, gradients and optimizer state count those copies.
+TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
+  // Llama 3.1 8B: h 4096, 32 heads, 8 KV heads (head 128), F 14336, V 128256, untied, no biases.
+  Config c = test::gpt175b_cluster();
+  c.model = ModelSpec{32, 4096, 14336, 32, 8, 8192, 128256, Mlp::SwiGLU, 2, false, false};
+  c.work.pp = 1;
+  c.work.dp = 64 / c.work.tp;
+  c.work.sharding = Sharding::None;
+  // A layer: attention h^2 (2 + 2 x 8/32) = 41,943,040, MLP 3 h F = 176,160,768, LayerNorms 2h
+  // = 8,192: 218,112,000; 32 layers 6,979,584,000; embedding and output 2 V h = 1,050,673,152.
+  const double whole = 32 * 218112000.0 + 1050673152.0;
+  for (int32_t tp : {1, 2, 8}) {  // up to the KV heads: an even split
+    c.work.tp = tp;
+    c.work.dp = 64 / tp;
+    EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, 2 * whole / tp) << tp;
+  }
+  // tp 16: a rank holds one KV head (K and V, 2 x 4096 x 128 each layer) instead of half of one:
+  // 2 h (128 - 1024 / 16) = 524,288 more per layer; tp 32: 2 h (128 - 32) = 786,432.
+  for (auto [tp, extra] : {std::pair<int32_t, double>{16, 524288.0}, {32, 786432.0}}) {
+    c.work.tp = tp;
+    c.work.dp = 64 / tp;
+    const Result r = evaluate(c);
+    const double P = whole / tp + 32 * extra;
+    EXPECT_DOUBLE_EQ(r.weights_bytes, 2 * P) << tp;
+    EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * P) << tp;
+    EXPECT_DOUBLE_EQ(r.optimizer_bytes, c.cal.master_bytes * P) << tp;
+  }
+  // ZeRO-3's two gathered layers carry the copies too: 2 x 2 x (218,112,000 / 32 + 786,432) bytes.
+  c.work.sharding = Sharding::Zero3;
+  const double sharded = 2 * (whole / 32 + 32 * 786432.0) / 2;  // dp 2
+  EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, sharded + 2 * 2 * (218112000.0 / 32 + 786432.0));
+}
+
+// ZeRO-3 gathers a layer and prefetches the next: two layers' buffers, one when the stage holds
+// a single layer (before, two were counted there too, and ZeRO-3 could exceed ZeRO-2).
+TEST(Memory, Zero3GathersNoMoreLayersThanTheStageHolds) {
+  Config c = test::gpt175b_cluster();  // GPT-175B layers: 12 h^2 + 13 h = 1,812,099,072 parameters
+  const double layer = 1812099072.0, emb = 12288.0 * 51200;
+  c.work.sharding = Sharding::Zero3;
+  c.work.dp = 2;
+  c.work.tp = 8;
+  c.work.pp = 96;  // one layer per stage (the first stage also holds the embedding)
+  c.net.dim[1].npus = 192;
+  double expected = 2 * (layer + emb) / 8 / 2 + 1 * 2 * layer / 8;
+  EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, expected);
+  c.work.pp = 48;  // two layers: both buffers
+  c.net.dim[1].npus = 96;
+  expected = 2 * (2 * layer + emb) / 8 / 2 + 2 * 2 * layer / 8;
+  EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, expected);
+}
+
 TEST(Time, OutputLayerStays16BitUnderFp8) {
   // docs/model.md: the output layer runs at the 16-bit peak on 16-bit operands in an FP8 model,
   // so its time is that of the same model in bf16.
@@ -904,6 +956,20 @@ TEST(Cost, LibraStudySystems) {
   one.ndims = 1;
   one.dim[0] = dim(Topology::Switch, 16, 10, 100);
   EXPECT_NEAR(network_cost_usd(one, ok), 3360.0, 1e-9);
+  // A dimension of one NPU has no links and no switch ports (a one-node DGX preset's InfiniBand
+  // dimension, say): it costs nothing, whatever its topology, and a Switch there needs no price.
+  Network node;
+  node.ndims = 2;
+  node.dim[0] = dim(Topology::Switch, 16, 10, 100);
+  for (Topology t : {Topology::Ring, Topology::Switch, Topology::FullyConnected}) {
+    node.dim[1] = dim(t, 1, 50, 2000);
+    EXPECT_NEAR(network_cost_usd(node, ok), 3360.0, 1e-9);
+    EXPECT_TRUE(ok);
+  }
+  Network chiplet = s1;  // dimension 0 is the chiplet tier, which has no switch price
+  chiplet.dim[0] = dim(Topology::Switch, 1, 187.5, 20);
+  network_cost_usd(chiplet, ok);
+  EXPECT_TRUE(ok);
 }
 
 TEST(Model, MoreBandwidthOrComputeNeverSlower) {
