@@ -84,7 +84,12 @@ YAML::Node load_yaml_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
   try {
-    YAML::Node root = YAML::LoadFile(path);
+    const std::vector<YAML::Node> docs = YAML::LoadAllFromFile(path);
+    // A second document ("---") would be ignored: more likely a mistake than an intent.
+    if (docs.size() > 1)
+      throw ConfigError(path + ":" + std::to_string(docs[1].Mark().line + 1) +
+                        ": a second YAML document ('---'); a file holds one");
+    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     check_unique_keys(root, path);
     return root;
   } catch (const YAML::BadFile&) {

@@ -247,6 +247,9 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
   const std::string e = error_of(p);
   EXPECT_NE(e.find(p + ":"), std::string::npos) << e;
   EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
+  // A second document was ignored; now it is named.
+  const std::string two = write_temp("two_docs.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {}\n---\nworkload: {dp: 2}\n");
+  EXPECT_NE(error_of(two).find(two + ":5: a second YAML document"), std::string::npos) << error_of(two);
 }
 
 TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
