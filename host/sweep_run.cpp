@@ -360,7 +360,6 @@ void publish(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
   root_counters(f, st, m, slot);
 }
 
-
 // Steps 1-4: writes the copy that is not current and makes it current (slot: the current copy).
 void save_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const SweepState& st, const FileMeta& m,
                 int& slot) {
@@ -413,8 +412,8 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   m.space = attr_u128(f, "space_size");
   m.begin = attr_u128(f, "range_begin");
   m.end = attr_u128(f, "range_end");
-  // The counters of the copy of the reductions that state_slot names (format 1: the root's).
-  // The copy state_slot names; -1: a format 1 file (reductions in /top, ..., counters at the root).
+  // The counters of the copy of the reductions that state_slot names, 0 or 1; a format 1 file
+  // has no state_slot (slot -1: reductions in /top, ..., counters at the root).
   const bool has_slot = h5::has_attr(f, "state_slot");
   const int64_t slot_attr = has_slot ? h5::attr_int(f, "state_slot") : -1;
   if (has_slot && slot_attr != 0 && slot_attr != 1)
