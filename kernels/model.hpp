@@ -83,6 +83,12 @@ COSMIC_HD inline Span merge_spans(const Span& a, const Span& b) {
 // ---------------------------------------------------------------------------------------------
 // Parameter and FLOP counts.
 
+// Width of the attention's queries and of its output, a x head width: h unless the model gives
+// heads a width of their own (Qwen3, Gemma: head_dim x a need not be h).
+COSMIC_HD inline double q_width(const ModelSpec& m) {
+  return m.head_dim > 0 ? double(m.heads) * m.head_dim : double(m.hidden);
+}
+
 // Parameters of one MLP (one expert of a mixture-of-experts layer): nmat matrices of h x F, with
 // biases (nmat - 1) F + h.
 COSMIC_HD inline double mlp_params(const ModelSpec& m) {
@@ -91,16 +97,17 @@ COSMIC_HD inline double mlp_params(const ModelSpec& m) {
 }
 
 // Parameters of one transformer layer (whole layer, before tensor parallelism).
-// Attention: Q and output projections h^2 each, K and V h^2 g/a each (GQA with g KV heads);
+// Attention: Q and output projections h q each, K and V h q g/a each (GQA with g KV heads; q =
+// q_width, h unless the heads have a width of their own);
 // MLP: 2 (GELU) or 3 (SwiGLU) matrices of h x F; LayerNorm scales 2h. With biases (GPT):
 // QKV h (1 + 2g/a), output h, MLP F + h, LayerNorm shifts 2h. For GPT (g = a, F = 4h) this is
 // 12 h^2 + 13 h, Narayanan et al. 2021's per-layer count. A mixture-of-experts layer (Shazeer
 // et al. 2017; Mixtral: Jiang et al. 2024) holds `experts` such MLPs and a router of h x experts.
 COSMIC_HD inline double layer_params(const ModelSpec& m) {
-  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
+  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
-  double p = h * h * (2 + 2 * kv) + nmat * h * F + 2 * h;
-  if (m.biases) p += h * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
+  double p = h * q * (2 + 2 * kv) + nmat * h * F + 2 * h;
+  if (m.biases) p += q * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
   if (m.experts > 0) p += (m.experts - 1) * mlp_params(m) + h * m.experts;  // the other experts and the router
   return p;
 }
@@ -117,17 +124,18 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
 }
 
 // Forward FLOPs of one sequence of s_q query tokens attending to s_kv keys, whole model
-// (2 FLOPs per multiply-add). Per layer: QKV 2 s h (h + 2 h g/a), output 2 s h^2, MLP
-// 2 nmat s h F, attention scores and values 4 s_q s_kv h; logits 2 s_q h V. For GPT with
+// (2 FLOPs per multiply-add). Per layer: QKV 2 s h (q + 2 q g/a), output 2 s h q, MLP
+// 2 nmat s h F, attention scores and values 4 s_q s_kv q; logits 2 s_q h V (q = q_width = h
+// unless the heads have a width of their own). For GPT with
 // s_q = s_kv = s this is 24 s h^2 + 4 s^2 h per layer (Narayanan et al. 2021); 3x it gives
 // the model-FLOPs formula 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); for Llama it is the NVIDIA
 // recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3. Mixture of experts:
 // each token passes through top_k expert MLPs, after the router's 2 s h experts.
 COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
-  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads;
+  const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double routed = m.experts > 0 ? m.top_k : 1.0;  // MLPs each token passes through
-  double layer = 2 * s_q * h * h * (1 + 2 * kv) + 2 * s_q * h * h + 2 * nmat * s_q * h * F * routed + 4 * s_q * s_kv * h;
+  double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * routed + 4 * s_q * s_kv * q;
   if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
   return m.layers * layer + 2 * logit_tokens * h * m.vocab;
 }
@@ -142,7 +150,7 @@ COSMIC_HD inline double act_bytes(const ModelSpec& m) { return m.dtype_bytes < 2
 // Width of K (or V) held per tensor-parallel rank: g/t KV heads, at least one (KV heads are
 // replicated when t > g, as Megatron does).
 COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
-  const double head_dim = double(m.hidden) / m.heads;
+  const double head_dim = m.head_dim > 0 ? double(m.head_dim) : double(m.hidden) / m.heads;
   const double kv_heads = double(m.kv_heads) / tp;
   return (kv_heads < 1 ? 1 : kv_heads) * head_dim;
 }
@@ -152,7 +160,7 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
 // 0 when t <= g (an even split).
 COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
   if (m.kv_heads >= tp) return 0.0;
-  const double h = m.hidden, kv_width = double(m.kv_heads) * h / m.heads, per_rank = kv_width_per_rank(m, tp);
+  const double h = m.hidden, kv_width = double(m.kv_heads) * q_width(m) / m.heads, per_rank = kv_width_per_rank(m, tp);
   return (2 * h + (m.biases ? 2 : 0)) * (per_rank - kv_width / tp);
 }
 
@@ -162,7 +170,7 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
 // T = b s_q tokens, D bytes per element, 1-byte dropout masks:
 //   kept whole (split by t only with sequence parallelism): two LayerNorm inputs 2DTh, QKV
 //     input DTh, MLP input DTh, two dropout masks 2Th            -> (4D + 2) T h = 10 sbh
-//   split by t: Q D T h, K and V D T h g/a each, output-projection input D T h,
+//   split by t: Q D T q, K and V D T q g/a each, output-projection input D T q (q = q_width),
 //     MLP activation inputs D T F (nmat - 1) and output D T F    -> 24 sbh / t for GPT
 //   attention scores (skipped by selective recompute and fused attention):
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
@@ -182,7 +190,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   // Mixture of experts: the F-wide activations of each of the top_k experts a token visits, and
   // the token copies dispatched to them (D h each; a TP rank keeps its 1/t).
   const double routed = m.experts > 0 ? m.top_k : 1.0;
-  double split = D * T * (2 * h / t + 2 * kv_width) + D * T * F * nmat / t * routed;
+  double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * routed;
   if (m.experts > 0) split += D * T * h * m.top_k / t;  // each TP rank's share, as the dispatch (layer_comm)
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
@@ -253,8 +261,9 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
 
   const double W = m.dtype_bytes;  // the GEMMs' operands: FP8 where the model is
-  double gemms = gemm_s(c, T, h, h / t + 2 * kvw, peak, mem_Bps, W)  // QKV projection
-                 + gemm_s(c, T, h / t, h, peak, mem_Bps, W);         // output projection
+  const double q = q_width(m);
+  double gemms = gemm_s(c, T, h, q / t + 2 * kvw, peak, mem_Bps, W)  // QKV projection
+                 + gemm_s(c, T, q / t, h, peak, mem_Bps, W);         // output projection
   if (m.experts == 0) {
     gemms = gemms + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
             + gemm_s(c, T, F / t, h, peak, mem_Bps, W);                    // MLP down
@@ -269,12 +278,12 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
              gemm_s(c, T, h, m.experts, peak16, mem_Bps, D);
   }
 
-  // Attention core: QK^T and PV, 4 b s_q s_kv h / t FLOPs; reads Q, K, V, writes O. Unfused
+  // Attention core: QK^T and PV, 4 b s_q s_kv q / t FLOPs; reads Q, K, V, writes O. Unfused
   // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
   // QK^T writes them (D), the fused scale-mask-softmax reads and writes them (2D), dropout
   // reads them and writes its output and a 1-byte mask (2D + 1), PV reads them (D): 6D + 1.
-  const double attn_flops = 4 * b * s_q * s_kv * h / t;
-  double attn_bytes = D * b * (2 * s_q * h / t + 2 * s_kv * kvw);
+  const double attn_flops = 4 * b * s_q * s_kv * q / t;
+  double attn_bytes = D * b * (2 * s_q * q / t + 2 * s_kv * kvw);
   if (!c.work.flash_attention) attn_bytes += (6 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
   const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
@@ -325,7 +334,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
       m.kv_heads > m.heads || m.heads % m.kv_heads != 0 ||
       !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4) || m.experts < 0 || m.experts == 1 ||
-      (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)))
+      (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0)
     return Reason::InvalidInput;
   if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
@@ -480,9 +489,9 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const double keep = 1 - c.cal.cp_overlap;
     if (c.work.cp_style == CpStyle::AllToAll) {
       // DeepSpeed-Ulysses (Jacobs et al. 2023): the local tokens' queries, keys and values go to
-      // the ranks of their heads (an all-to-all of D T (h/t + 2 kv-width)) and the attention
-      // output comes back (D T h/t); backward sends their gradients the same ways.
-      const double out = D * T * c.model.hidden / c.work.tp;  // Q and the attention output alike
+      // the ranks of their heads (an all-to-all of D T (q/t + 2 kv-width)) and the attention
+      // output comes back (D T q/t); backward sends their gradients the same ways.
+      const double out = D * T * q_width(c.model) / c.work.tp;  // Q and the attention output alike
       lc.cp_fwd_s = lc.cp_bwd_s =
           keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out + D * T * 2 * kvw, npus) +
                   collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
@@ -840,7 +849,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       Pass p;
       p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
       // Prefill gathers keys/values over cp (layer_comm's forward); decode combines partial
-      // attention outputs (an all-reduce of D b h / t) across the cp ranks that each hold
+      // attention outputs (an all-reduce of D b q / t, q = q_width) across the cp ranks that each hold
       // s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
       const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
@@ -849,7 +858,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
                          : prefill ? lc.cp_fwd_s
                                    : cp_keep * collective_time_s<kConv>(c.net, c.compute, c.cal,
                                                                         g.span[int(Group::CP)], Coll::AllReduce,
-                                                                        D * b * h / t, npus);
+                                                                        D * b * q_width(m) / t, npus);
       p.tp = stage_layers * lc.tp_fwd_s + ec.fwd_s;
       p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);

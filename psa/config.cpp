@@ -179,7 +179,7 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
-                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k"});
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "head_dim"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -188,6 +188,7 @@ ModelSpec convert_model(const Section& s) {
   m.ffn = int32_t(s.integer("ffn", 0, 1, 1 << 26));
   m.heads = int32_t(s.integer("heads", 0, 1, 1 << 16));
   m.kv_heads = int32_t(s.integer("kv_heads", m.heads, 1, m.heads));
+  m.head_dim = int32_t(s.integer("head_dim", 0, 1, 1 << 16));  // absent: hidden / heads
   m.seq = int32_t(s.integer("seq", 0, 1, 1 << 26));
   m.vocab = int32_t(s.integer("vocab", 0, 1, 1 << 26));
   m.mlp = s.choice("mlp", Mlp::Gelu, names::kMlp);

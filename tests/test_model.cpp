@@ -74,6 +74,49 @@ TEST(Params, NarayananCount) {
   EXPECT_NEAR(model_params(m) + s * h, expect, 1e-12 * expect);
 }
 
+// Heads with a width of their own (head_dim): Qwen3's released configurations, counted by hand.
+TEST(Params, HeadsOfTheirOwnWidth) {
+  // Qwen3-32B: h 5120, 64 heads and 8 KV heads of 128 (queries 8192 wide), F 25600, V 151936,
+  // untied. A layer: Q and output 2 x 5120 x 8192, K and V 2 x 5120 x 1024, MLP 3 x 5120 x 25600,
+  // norms 2 x 5120: 94,371,840 + 393,216,000 + 10,240 = 487,598,080; 64 of them and 2 x 151936 x
+  // 5120 of embeddings: 32,762,101,760 (the report's 32.8 B).
+  ModelSpec q32{64, 5120, 25600, 64, 8, 4096, 151936, Mlp::SwiGLU, 2, false, false};
+  q32.head_dim = 128;
+  EXPECT_EQ(layer_params(q32), 487598080.0);
+  EXPECT_EQ(model_params(q32), 32762101760.0);
+  // Forward FLOPs of one 4,096-token sequence: QKV 2 s h (8192 + 2 x 1024), output 2 s h 8192,
+  // MLP 6 s h F, attention 4 s^2 8192 per layer; logits 2 s h V.
+  const double s = 4096, h = 5120;
+  const double layer = 2 * s * h * (8192 + 2048) + 2 * s * h * 8192 + 6 * s * h * 25600 + 4 * s * s * 8192;
+  EXPECT_DOUBLE_EQ(forward_flops_per_sequence(q32, s, s, s), 64 * layer + 2 * s * h * 151936);
+  // K / V per TP rank: 8 heads of 128 split by tp (one head from tp 8 up).
+  EXPECT_EQ(kv_width_per_rank(q32, 2), 512.0);
+  EXPECT_EQ(kv_width_per_rank(q32, 16), 128.0);
+  // Qwen3-235B-A22B: 94 layers, h 4096, 64 / 4 heads of 128, 128 experts of F 1536, top 8.
+  // A layer: attention 2 x 4096 x 8192 + 2 x 4096 x 512 = 71,303,168, experts 128 x 3 x 4096 x
+  // 1536 = 2,415,919,104, router 4096 x 128 = 524,288, norms 8,192: 2,487,754,752; the model
+  // 94 x that + 2 x 151936 x 4096 = 235,093,606,400 (the name's 235 B).
+  ModelSpec q235{94, 4096, 1536, 64, 4, 4096, 151936, Mlp::SwiGLU, 2, false, false, 128, 8};
+  q235.head_dim = 128;
+  EXPECT_EQ(model_params(q235), 235093606400.0);
+  // A head width equal to h / a is the default, bit for bit.
+  const Config base = test::gpt175b_cluster();
+  Config own = base;
+  own.model.head_dim = 12288 / 96;
+  const Result a = evaluate(base), b = evaluate(own);
+  EXPECT_EQ(a.time_s, b.time_s);
+  EXPECT_EQ(a.memory_bytes, b.memory_bytes);
+  EXPECT_EQ(a.model_flops, b.model_flops);
+  // Wider heads cost more time, FLOPs and memory; a negative width is invalid input.
+  own.model.head_dim = 256;
+  const Result w = evaluate(own);
+  EXPECT_GT(w.time_s, a.time_s);
+  EXPECT_GT(w.model_flops, a.model_flops);
+  EXPECT_GT(w.memory_bytes, a.memory_bytes);
+  own.model.head_dim = -1;
+  EXPECT_EQ(evaluate(own).reason, Reason::InvalidInput);
+}
+
 // Sum of the per-micro-batch terms of a training result (everything that repeats m times).
 double per_microbatch_terms(const Result& r) {
   return r.forward_s + r.backward_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s;
