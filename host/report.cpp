@@ -92,7 +92,9 @@ std::string to_text(const EvalReport& rep) {
                 w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
   os << buf;
   const ModelSpec& model = rep.config.model;
-  if (model.experts > 0) os << ", " << model.experts << " experts top-" << model.top_k << " ep " << w.ep;
+  if (model.experts > 0)
+    os << ", " << model.experts << " experts top-" << model.top_k
+       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep;
   else if (w.ep > 1) os << ", ep " << w.ep << " (a dense model: no experts)";
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)

@@ -89,6 +89,12 @@ COSMIC_HD inline double q_width(const ModelSpec& m) {
   return m.head_dim > 0 ? double(m.heads) * m.head_dim : double(m.hidden);
 }
 
+// F-wide MLPs each token passes through in a layer: 1 in a dense model; top_k routed experts
+// and the shared ones in a mixture of experts.
+COSMIC_HD inline double mlps_per_token(const ModelSpec& m) {
+  return m.experts > 0 ? double(m.top_k) + m.shared_experts : 1.0;
+}
+
 // Parameters of one MLP (one expert of a mixture-of-experts layer): nmat matrices of h x F, with
 // biases (nmat - 1) F + h.
 COSMIC_HD inline double mlp_params(const ModelSpec& m) {
@@ -102,13 +108,14 @@ COSMIC_HD inline double mlp_params(const ModelSpec& m) {
 // MLP: 2 (GELU) or 3 (SwiGLU) matrices of h x F; LayerNorm scales 2h. With biases (GPT):
 // QKV h (1 + 2g/a), output h, MLP F + h, LayerNorm shifts 2h. For GPT (g = a, F = 4h) this is
 // 12 h^2 + 13 h, Narayanan et al. 2021's per-layer count. A mixture-of-experts layer (Shazeer
-// et al. 2017; Mixtral: Jiang et al. 2024) holds `experts` such MLPs and a router of h x experts.
+// et al. 2017; Mixtral: Jiang et al. 2024) holds `experts` such MLPs and a router of h x experts,
+// and `shared_experts` MLPs more that every token passes through (DeepSeekMoE, Dai et al. 2024).
 COSMIC_HD inline double layer_params(const ModelSpec& m) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   double p = h * q * (2 + 2 * kv) + nmat * h * F + 2 * h;
   if (m.biases) p += q * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
-  if (m.experts > 0) p += (m.experts - 1) * mlp_params(m) + h * m.experts;  // the other experts and the router
+  if (m.experts > 0) p += (m.experts - 1 + m.shared_experts) * mlp_params(m) + h * m.experts;  // other experts, router
   return p;
 }
 
@@ -130,11 +137,12 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
 // s_q = s_kv = s this is 24 s h^2 + 4 s^2 h per layer (Narayanan et al. 2021); 3x it gives
 // the model-FLOPs formula 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); for Llama it is the NVIDIA
 // recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3. Mixture of experts:
-// each token passes through top_k expert MLPs, after the router's 2 s h experts.
+// each token passes through top_k expert MLPs and the shared ones, after the router's 2 s h
+// experts.
 COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
-  const double routed = m.experts > 0 ? m.top_k : 1.0;  // MLPs each token passes through
+  const double routed = mlps_per_token(m);
   double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * routed + 4 * s_q * s_kv * q;
   if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
   return m.layers * layer + 2 * logit_tokens * h * m.vocab;
@@ -175,7 +183,8 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
 //   attention scores (skipped by selective recompute and fused attention):
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
-//   mixture of experts: the MLP terms for each of the top_k experts a token visits, plus the
+//   mixture of experts: the MLP terms for each of the top_k experts a token visits and each
+//     shared expert, plus the
 //     dispatched token copies D T h top_k / t (each TP rank's share, as layer_comm sends them).
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
@@ -187,9 +196,10 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double kv_width = kv_width_per_rank(m, w.tp);
   const double whole = (4 * D + 2) * T * h / sp_div;
-  // Mixture of experts: the F-wide activations of each of the top_k experts a token visits, and
+  // Mixture of experts: the F-wide activations of each of the top_k experts a token visits (and
+  // of the shared experts), and
   // the token copies dispatched to them (D h each; a TP rank keeps its 1/t).
-  const double routed = m.experts > 0 ? m.top_k : 1.0;
+  const double routed = mlps_per_token(m);
   double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * routed;
   if (m.experts > 0) split += D * T * h * m.top_k / t;  // each TP rank's share, as the dispatch (layer_comm)
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
@@ -276,6 +286,10 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
     const double active = routed < local ? routed : local, Te = routed / active;
     gemms += active * (gemm_s(c, Te, h, (nmat - 1) * F / t, peak, mem_Bps, W) + gemm_s(c, Te, F / t, h, peak, mem_Bps, W)) +
              gemm_s(c, T, h, m.experts, peak16, mem_Bps, D);
+    // Shared experts: one MLP of shared x F over every token, split by t.
+    const double Fs = double(m.shared_experts) * F;
+    if (m.shared_experts > 0)
+      gemms += gemm_s(c, T, h, (nmat - 1) * Fs / t, peak, mem_Bps, W) + gemm_s(c, T, Fs / t, h, peak, mem_Bps, W);
   }
 
   // Attention core: QK^T and PV, 4 b s_q s_kv q / t FLOPs; reads Q, K, V, writes O. Unfused
@@ -288,11 +302,12 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
   const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
   const double sp_div = c.work.seq_parallel ? t : 1.0;
-  // Mixture of experts: the F-wide element-wise kernels once per routed token copy, and the
+  // Mixture of experts: the F-wide element-wise kernels once per routed token copy and per
+  // shared expert, and the
   // permutation that gathers the copies before the experts and scatters them back (each reads
   // and writes D h per copy; a TP rank permutes its 1/t of the copies).
   const double elem_bytes = m.experts == 0 ? D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t)
-                                           : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * m.top_k +
+                                           : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) +
                                                       4 * h * m.top_k / t);
   const double elem = elem_bytes / mem_Bps;
 
@@ -334,7 +349,8 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.kv_heads < 1 || m.seq < 1 || m.vocab < 1 ||
       m.kv_heads > m.heads || m.heads % m.kv_heads != 0 ||
       !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4) || m.experts < 0 || m.experts == 1 ||
-      (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0)
+      (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0 || m.shared_experts < 0 ||
+      (m.shared_experts > 0 && m.experts == 0))
     return Reason::InvalidInput;
   if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
@@ -461,26 +477,29 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     const double keep = 1 - c.cal.tp_overlap;
     // Mixture of experts: the MLP half of the layer's TP collectives carries the routed copies,
     // top_k times the tokens (the experts' inputs gathered over TP after the dispatch, their
-    // outputs reduce-scattered before the combine).
+    // outputs reduce-scattered before the combine); shared experts add the tokens' own pair.
     const double k = c.model.experts > 0 ? c.model.top_k : 1.0;
+    const double shared = c.model.shared_experts > 0 ? 1.0 : 0.0;
     if (c.work.seq_parallel) {
       const double ag = lc.tp_ag_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
       const double rs = lc.tp_rs_s =
           collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
-      if (k == 1) {
+      if (k == 1 && shared == 0) {
         lc.tp_fwd_s = keep * 2 * (ag + rs);
         lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
       } else {
         const double ag_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, k * bytes, npus);
         const double rs_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, k * bytes, npus);
-        lc.tp_fwd_s = keep * (ag + rs + ag_k + rs_k);
-        lc.tp_bwd_s = keep * (ag + rs + ag_k + rs_k + ag + ag_k);
+        lc.tp_fwd_s = keep * (ag + rs + ag_k + rs_k + shared * (ag + rs));
+        lc.tp_bwd_s = keep * (ag + rs + ag_k + rs_k + ag + ag_k + shared * (ag + rs + ag));
       }
     } else {
       lc.tp_ar_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
       lc.tp_fwd_s = lc.tp_bwd_s =
-          k == 1 ? keep * 2 * lc.tp_ar_s
-                 : keep * (lc.tp_ar_s + collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, k * bytes, npus));
+          k == 1 && shared == 0
+              ? keep * 2 * lc.tp_ar_s
+              : keep * ((1 + shared) * lc.tp_ar_s +
+                        collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, k * bytes, npus));
     }
   }
   if (c.work.cp > 1) {

@@ -32,6 +32,7 @@ struct ModelSpec {
   bool biases = true;            // linear layers and LayerNorms carry biases (GPT) or not (Llama)
   int32_t experts = 0;           // mixture of experts: routed experts per layer, each an MLP of ffn; 0 = dense
   int32_t top_k = 1;             // experts each token is routed to (experts > 0)
+  int32_t shared_experts = 0;    // experts every token passes through besides its top_k (experts > 0)
   int32_t head_dim = 0;          // width of one attention head; 0 = hidden / heads
 };
 

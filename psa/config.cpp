@@ -179,7 +179,7 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
-                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "head_dim"});
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -188,7 +188,7 @@ ModelSpec convert_model(const Section& s) {
   m.ffn = int32_t(s.integer("ffn", 0, 1, 1 << 26));
   m.heads = int32_t(s.integer("heads", 0, 1, 1 << 16));
   m.kv_heads = int32_t(s.integer("kv_heads", m.heads, 1, m.heads));
-  m.head_dim = int32_t(s.integer("head_dim", 0, 1, 1 << 16));  // absent: hidden / heads
+  m.head_dim = int32_t(s.integer("head_dim", 0, 0, 1 << 16));  // 0 or absent: hidden / heads
   m.seq = int32_t(s.integer("seq", 0, 1, 1 << 26));
   m.vocab = int32_t(s.integer("vocab", 0, 1, 1 << 26));
   m.mlp = s.choice("mlp", Mlp::Gelu, names::kMlp);
@@ -201,6 +201,8 @@ ModelSpec convert_model(const Section& s) {
   if (m.experts == 1) s.fail("experts", "0 (a dense model) or at least 2");
   m.top_k = int32_t(s.integer("top_k", m.experts > 0 ? 2 : 1, 1, 1 << 20));
   if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
+  m.shared_experts = int32_t(s.integer("shared_experts", 0, 0, 1 << 20));
+  if (m.shared_experts > 0 && m.experts == 0) s.fail("shared_experts", "0 in a dense model (experts: 0)");
   return m;
 }
 

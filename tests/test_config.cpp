@@ -180,14 +180,24 @@ TEST(Config, MixtureOfExpertsKeys) {
   const std::string p = write_temp("moe.yaml", "model: {preset: GPT-22B, experts: 4}\nsystem: dgx-a100\nworkload: {tp: 8}\n");
   EXPECT_EQ(psa::load_config(p, {}).config.model.top_k, 2);
   EXPECT_EQ(psa::load_config(p, {}).config.work.ep, 1);
+  EXPECT_EQ(psa::load_config(p, {"model.shared_experts=2"}).config.model.shared_experts, 2);
+  // head_dim 0 is the default width (a preset's own may be reset with --set).
+  const std::string q = test::data_path("configs/qwen3-235b-a22b-h100.yaml");
+  EXPECT_EQ(psa::load_config(q).config.model.head_dim, 128);
+  EXPECT_EQ(psa::load_config(q, {"model.head_dim=0"}).config.model.head_dim, 0);
   const std::pair<const char*, const char*> bad[] = {{"model.experts=1", "0 (a dense model) or at least 2"},
                                                      {"model.top_k=5", "at most experts (4)"},
-                                                     {"workload.ep=0", "an integer in [1,"}};
+                                                     {"workload.ep=0", "an integer in [1,"},
+                                                     {"model.head_dim=-1", "an integer in [0, 65536]"}};
   for (const auto& [set, want] : bad) {
     const std::string e = error_of(p, {set});
     EXPECT_NE(e.find(want), std::string::npos) << e;
     EXPECT_NE(e.find(std::string(set).substr(0, std::string(set).find('='))), std::string::npos) << e;
   }
+  const std::string dense = write_temp("dense_shared.yaml", "model: {preset: GPT-22B, shared_experts: 1}\nsystem: dgx-a100\n"
+                                                            "workload: {tp: 8}\n");
+  EXPECT_NE(error_of(dense).find("key 'model.shared_experts': expected 0 in a dense model"), std::string::npos)
+      << error_of(dense);
 }
 
 TEST(Config, ErrorsInsidePresetsNameThePresetFile) {

@@ -942,6 +942,45 @@ TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
   EXPECT_NEAR(r.ep_comm_s, 16 * 171.78216e-6, 1e-12);
 }
 
+// Shared experts (DeepSeekMoE style): every token passes through them besides its top_k; they
+// are held by every rank of the EP group, like the attention.
+TEST(MixtureOfExperts, SharedExpertsByHand) {
+  // Qwen2-57B-A14B (its released configuration; its QKV biases left out): 28 layers, h 3584, 28
+  // heads, 4 KV heads, 64 routed experts of F 2560, top 8, and a shared MLP of 20,480 = 8 x 2560.
+  // A layer: attention 3584^2 (2 + 2 x 4/28) = 29,360,128, 72 MLPs of 3 x 3584 x 2560 =
+  // 27,525,120, router 3584 x 64 = 229,376, norms 7,168: 2,011,405,312; the model 28 of them and
+  // 2 x 151936 x 3584 of embeddings: 57,408,425,984 (the name's 57 B).
+  ModelSpec q{28, 3584, 2560, 28, 4, 4096, 151936, Mlp::SwiGLU, 2, false, false, 64, 8};
+  q.shared_experts = 8;
+  EXPECT_EQ(layer_params(q), 2011405312.0);
+  EXPECT_EQ(model_params(q), 57408425984.0);
+  // A rank of an EP group of 8 holds 8 routed experts and all 8 shared ones.
+  Workload w;
+  w.ep = 8;
+  EXPECT_EQ(rank_layer_params(q, w), 29360128.0 + 229376 + 7168 + 16 * 27525120.0);
+  // FLOPs: 8 routed + 8 shared MLPs per token (active: 14.2 B parameters), the router's 2 s h 64.
+  const double s = 4096, h = 3584;
+  const double layer = 2 * s * h * h * (1 + 2.0 * 4 / 28) + 2 * s * h * h + 2 * 3 * s * h * 2560 * 16 + 4 * s * s * h +
+                       2 * s * h * 64;
+  EXPECT_NEAR(forward_flops_per_sequence(q, s, s, s), 28 * layer + 2 * s * h * 151936, 1e-12 * 28 * layer);
+  // In a cluster: the shared MLP adds its GEMMs, activations and, with TP, the tokens' own
+  // gather / scatter pair; an ep all-to-all carries only the routed copies.
+  Config c = moe_cluster(8);
+  const Result plain = evaluate(c);
+  c.model.shared_experts = 2;
+  const Result shared = evaluate(c);
+  EXPECT_GT(shared.forward_s, plain.forward_s);
+  EXPECT_GT(shared.tp_comm_s, plain.tp_comm_s);
+  EXPECT_GT(shared.activation_bytes, plain.activation_bytes);
+  EXPECT_EQ(shared.ep_comm_s, plain.ep_comm_s);
+  // Two shared experts per rank more: 8 layers x 2 x 176,160,768 / tp 8 parameters, in 2-byte weights.
+  EXPECT_DOUBLE_EQ(shared.weights_bytes - plain.weights_bytes, 2.0 * 8 * 2 * 176160768.0 / 8);
+  // In a dense model they are invalid input (config files refuse them).
+  c.model.experts = 0;
+  c.work.ep = 1;
+  EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
+}
+
 TEST(MixtureOfExperts, ReasonsAndWhatExpertsCost) {
   // ep must divide the experts and fit in the DP group; a dense model has no experts to split.
   Config c = moe_cluster(3);

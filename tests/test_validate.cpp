@@ -249,8 +249,8 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(h200.compute.mem_bw_GBps, 4800);
   EXPECT_TRUE(h200.work.flash_attention);
   EXPECT_FALSE(c7.work.flash_attention);
-  const auto b200 = config(row7, {{"gpu_type", "B200 SXM 180GB"}}).second;  // the dgx-b200 preset: 180 GB
-  EXPECT_EQ(b200.compute.mem_capacity_bytes, 180e9);
+  const auto b200 = config(row7, {{"gpu_type", "B200 SXM 180GB"}}).second;  // the dgx-b200 preset: 179 GiB
+  EXPECT_EQ(b200.compute.mem_capacity_bytes, 179.0 * (1 << 30));
   EXPECT_EQ(b200.compute.mem_bw_GBps, 8000);
   for (const char* unmapped : {"GH200", "GB200"}) {
     EXPECT_FALSE(config(row7, {{"gpu_type", unmapped}}, &why).first) << unmapped;
