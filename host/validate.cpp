@@ -317,8 +317,15 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   };
   // Mixture of experts: arch_family gives the experts per layer and top-k ("MoE, 8 experts,
   // top-2"); a row that has ep > 1 or names experts without both is refused, not scored as dense.
+  // Shared experts by their count ("64 routed experts, 2 shared experts, top-6").
   const std::string arch = lower(get("arch_family"));
-  const long experts = integer_before(arch, "expert"), top_k = integer_after(arch, "top");
+  const long routed = integer_before(arch, "routed");
+  const long experts = routed >= 0 ? routed : integer_before(arch, "expert"), top_k = integer_after(arch, "top");
+  const long shared = integer_before(arch, "shared");
+  if (contains(arch, "shared") && shared < 0) {
+    why = "arch_family '" + get("arch_family") + "' names shared experts without their count (e.g. \"2 shared experts\")";
+    return false;
+  }
   bool moe = number(get("ep"), v) && v > 1;
   for (const char* column : {"arch_family", "model_name"})
     for (const std::string& w : words_of(get(column)))
@@ -392,6 +399,7 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   if (experts >= 2 && top_k >= 1) {
     model["experts"] = experts;
     model["top_k"] = top_k;
+    if (shared > 0) model["shared_experts"] = shared;
   }
   if (contains(get("arch_family"), "nemotron")) {  // Nemotron-4 report: untied embeddings, no biases
     model["tied_embeddings"] = false;

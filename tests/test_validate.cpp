@@ -279,6 +279,14 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(named_first.model.experts, 8);  // the "Experts" of the name has no number: the next does
   EXPECT_EQ(named_first.model.top_k, 2);
   EXPECT_EQ(config(row7, {{"model_name", "Homoeomorphic GPT"}}).second.model.experts, 0);  // "moe" inside a word
+  // Shared experts by their count; routed experts named as such.
+  const auto shared = config(row_of("92"), {{"arch_family", "DeepSeekMoE (64 routed experts, 2 shared experts, top-6)"}}).second;
+  EXPECT_EQ(shared.model.experts, 64);
+  EXPECT_EQ(shared.model.top_k, 6);
+  EXPECT_EQ(shared.model.shared_experts, 2);
+  EXPECT_EQ(config(row_of("92"), {{"arch_family", "MoE, 8 experts, top-2"}}).second.model.shared_experts, 0);
+  EXPECT_FALSE(config(row_of("92"), {{"arch_family", "MoE, 8 experts, top-2, a shared expert"}}, &why).first);
+  EXPECT_NE(why.find("names shared experts without their count"), std::string::npos) << why;
   EXPECT_EQ(validate_file(one_row_with(gt, "ep", "1", "gt_ep1.csv")).rows.size(), 1u);
 }
 
