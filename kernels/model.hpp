@@ -142,8 +142,8 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
 COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
-  const double routed = mlps_per_token(m);
-  double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * routed + 4 * s_q * s_kv * q;
+  const double mlps = mlps_per_token(m);
+  double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * mlps + 4 * s_q * s_kv * q;
   if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
   return m.layers * layer + 2 * logit_tokens * h * m.vocab;
 }
@@ -184,8 +184,8 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
 //   mixture of experts: the MLP terms for each of the top_k experts a token visits and each
-//     shared expert, plus the
-//     dispatched token copies D T h top_k / t (each TP rank's share, as layer_comm sends them).
+//     shared expert, plus the dispatched token copies D T h top_k / t (each TP rank's share, as
+//     layer_comm sends them).
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
@@ -196,11 +196,10 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double kv_width = kv_width_per_rank(m, w.tp);
   const double whole = (4 * D + 2) * T * h / sp_div;
-  // Mixture of experts: the F-wide activations of each of the top_k experts a token visits (and
-  // of the shared experts), and
-  // the token copies dispatched to them (D h each; a TP rank keeps its 1/t).
-  const double routed = mlps_per_token(m);
-  double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * routed;
+  // Mixture of experts: the F-wide activations of each of the top_k experts a token visits and
+  // of the shared experts, and the token copies dispatched (D h each; a TP rank keeps its 1/t).
+  const double mlps = mlps_per_token(m);
+  double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
   if (m.experts > 0) split += D * T * h * m.top_k / t;  // each TP rank's share, as the dispatch (layer_comm)
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
@@ -303,9 +302,8 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
 
   const double sp_div = c.work.seq_parallel ? t : 1.0;
   // Mixture of experts: the F-wide element-wise kernels once per routed token copy and per
-  // shared expert, and the
-  // permutation that gathers the copies before the experts and scatters them back (each reads
-  // and writes D h per copy; a TP rank permutes its 1/t of the copies).
+  // shared expert, and the permutation that gathers the copies before the experts and scatters
+  // them back (each reads and writes D h per copy; a TP rank permutes its 1/t of the copies).
   const double elem_bytes = m.experts == 0 ? D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t)
                                            : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) +
                                                       4 * h * m.top_k / t);
@@ -868,8 +866,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       Pass p;
       p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
       // Prefill gathers keys/values over cp (layer_comm's forward); decode combines partial
-      // attention outputs (an all-reduce of D b q / t, q = q_width) across the cp ranks that each hold
-      // s_kv / cp of the cache.
+      // attention outputs (an all-reduce of D b q / t, q = q_width) across the cp ranks that
+      // each hold s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
       const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
       const EdgeComm ec = edge_comm<kConv>(c, g, lc, T, false, npus);
