@@ -616,7 +616,16 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     const std::string file = find_base(top.text("base"), path);
     if (file.empty())
       top.fail("base", "a configuration file (relative to the PSA file, the working directory or " + data_dir() + ")");
-    const LoadedConfig lc = load_config(file, base_sets);
+    // An error in a --set base.KEY names KEY within the base configuration: say which one.
+    const LoadedConfig lc = [&] {
+      try {
+        return load_config(file, base_sets);
+      } catch (const ConfigError& e) {
+        const std::string msg = e.what();
+        if (msg.rfind("--set", 0) != 0) throw;
+        throw ConfigError(msg + " (a key of the base configuration " + file + ", set by --set base.KEY)");
+      }
+    }();
     view->base = lc.config;
     ds.model_name = lc.model_name;
     ds.system_name = lc.system_name;

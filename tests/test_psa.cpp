@@ -355,6 +355,18 @@ TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   } catch (const psa::ConfigError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("--set: key 'workload.global_batch'", 0), 0u) << e.what();
   }
+  // A base file: the error says whose key it is (the user wrote base.workload.dp).
+  const std::string file_base = write_psa("file_base.yaml", "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                                                            "  workload:\n    pp: [1, 2]\nobjectives: [latency]\n");
+  try {
+    psa::load_psa(file_base, {"base.workload.dp=0"});
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("--set: key 'workload.dp'", 0), 0u) << m;
+    EXPECT_NE(m.find("(a key of the base configuration "), std::string::npos) << m;
+    EXPECT_NE(m.find("cosmic-system1-baseline.yaml, set by --set base.KEY)"), std::string::npos) << m;
+  }
 }
 
 TEST(Psa, ErrorsNameFileLineAndKey) {
