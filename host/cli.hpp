@@ -72,6 +72,14 @@ inline std::vector<std::string> list_option(const cxxopts::ParseResult& args, co
   return args.count(option) ? args[option].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
+// --set KEY=VALUE on a PSA file (cosmic space, sweep, search; psa::load_psa applies them).
+inline void add_psa_set_option(cxxopts::Options& opts) {
+  opts.add_options()("s,set",
+                     "edit a key of the PSA file (repeatable), e.g. --set derived.tp=none; base.KEY=VALUE edits the base "
+                     "configuration",
+                     cxxopts::value<std::vector<std::string>>());
+}
+
 // With --resume the file's recorded settings apply: says which of `fixed` were given anyway.
 inline void warn_ignored_with_resume(const cxxopts::Options& opts, const cxxopts::ParseResult& args,
                                      std::initializer_list<const char*> fixed) {

@@ -11,6 +11,7 @@ namespace cosmic {
 void write_provenance(hid_t file, const psa::DesignSpace& ds) {
   h5::set_attr(file, "model_revision", kModelRevision);
   h5::set_attr(file, "base_config", ds.base_text);
+  if (!ds.sets.empty()) h5::set_attr(file, "psa_sets", ds.sets);
 }
 
 std::string first_difference(const std::string& a, const std::string& b, const std::string& where_a,
@@ -33,8 +34,27 @@ Provenance read_provenance(hid_t file) {
   Provenance p;
   if (h5::has_attr(file, "model_revision")) p.model_revision = h5::attr_int(file, "model_revision");
   if (h5::has_attr(file, "base_config")) p.base_config = h5::attr_string(file, "base_config");
+  if (h5::has_attr(file, "psa_sets")) p.psa_sets = h5::attr_strings(file, "psa_sets");
   return p;
 }
+
+std::vector<std::string> recorded_psa_sets(const std::string& path) {
+  try {
+    h5::Handle f = h5::open_file(path, false);
+    return read_provenance(f.id()).psa_sets;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+namespace {
+std::string sets_text(const std::vector<std::string>& sets) {
+  if (sets.empty()) return "no --set";
+  std::string s;
+  for (const auto& x : sets) s += (s.empty() ? "--set " : ", --set ") + x;
+  return s;
+}
+}  // namespace
 
 std::string revision_mismatch(const Provenance& p) {
   const std::string again = ": its results come from another model; start the run again";
@@ -49,6 +69,8 @@ std::string revision_mismatch(const Provenance& p) {
 
 std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds) {
   if (std::string why = revision_mismatch(p); !why.empty()) return why;
+  if (p.psa_sets != ds.sets)
+    return "it was written with " + sets_text(p.psa_sets) + " and the PSA is loaded now with " + sets_text(ds.sets);
   if (p.base_config != ds.base_text)
     return "the PSA's base configuration (its base file or the presets it names) changed since the file was written (" +
            first_difference(ds.base_text, p.base_config, "now", "in the file") +

@@ -1,13 +1,14 @@
 // What a result file's numbers depend on besides its PSA text and run settings: the model's
-// revision (kModelRevision) and the base configuration the PSA resolved to (its base file and
-// presets may change after the run). Sweep and search files record both; --resume, cosmic merge
-// and a study's reuse of a finished run require both to match.
+// revision (kModelRevision), the --set edits the PSA was loaded with, and the base configuration
+// it resolved to (its base file and presets may change after the run). Sweep and search files
+// record them; --resume, cosmic merge and a study's reuse of a finished run require them to match.
 #pragma once
 
 #include <hdf5.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "psa/space.hpp"
 
@@ -16,11 +17,15 @@ namespace cosmic {
 struct Provenance {
   int64_t model_revision = -1;  // -1: not recorded (a file of an older cosmic)
   std::string base_config;
+  std::vector<std::string> psa_sets;  // --set edits (attribute psa_sets, absent when none)
 };
 
-// Writes the attributes model_revision and base_config on `file` (this build's, ds's).
+// Writes the attributes model_revision, base_config and psa_sets on `file` (this build's, ds's).
 void write_provenance(hid_t file, const psa::DesignSpace& ds);
 Provenance read_provenance(hid_t file);
+// The --set edits result file `path` was written with, for --resume to load its PSA with them;
+// none when the file cannot be read (the resume then reports why).
+std::vector<std::string> recorded_psa_sets(const std::string& path);
 
 // Empty when `p` is this model revision's (and, provenance_mismatch, with the base configuration
 // `ds` resolves to now); else why not, as a sentence to follow "FILE: ".

@@ -6,6 +6,7 @@
 
 #include "agents/factory.hpp"
 #include "host/commands.hpp"
+#include "host/provenance.hpp"
 #include "host/search.hpp"
 #include "psa/config.hpp"
 
@@ -35,6 +36,7 @@ int cmd_search(int argc, const char* const* argv) {
       ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, budget and --keep apply)")
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
+  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
@@ -53,14 +55,16 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "budget", "population", "param", "seed", "keep"});
+  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "budget", "population", "param", "seed", "keep", "set"});
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");
   if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
     return usage_error(opts, "--keep expects all, feasible or none");
   try {
-    const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
+    // A resumed search loads its PSA with the edits the file recorded.
+    const psa::DesignSpace ds =
+        psa::load_psa(args["psa"].as<std::string>(), o.resume ? recorded_psa_sets(o.out) : list_option(args, "set"));
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);

@@ -52,8 +52,16 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
 }
 
 // The model revision the results come from (files of older cosmic versions lack it).
-void model_revision(hid_t f, ojson& j) {
+void provenance_json(hid_t f, ojson& j) {
   if (h5::has_attr(f, "model_revision")) j["model_revision"] = h5::attr_int(f, "model_revision");
+  if (h5::has_attr(f, "psa_sets")) j["psa_sets"] = h5::attr_strings(f, "psa_sets");
+}
+// "  PSA edited by --set A, --set B\n" when the run applied --set edits.
+std::string sets_line(const ojson& j) {
+  if (!j.contains("psa_sets")) return "";
+  std::string s;
+  for (const auto& e : j["psa_sets"]) s += (s.empty() ? "--set " : ", --set ") + e.get<std::string>();
+  return "  PSA edited by " + s + "\n";
 }
 std::string version_text(const ojson& j) {
   std::string s = "cosmic " + j.value("tool_version", std::string("?"));
@@ -69,7 +77,7 @@ ojson sweep_summary(hid_t f, size_t top_n) {
                         "range_begin", "range_end", "next_index", "keep"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
   j["seed"] = h5::attr_uint(f, "seed");
-  model_revision(f, j);
+  provenance_json(f, j);
   j["complete"] = h5::attr_int(f, "complete") != 0;
   j["swept"] = h5::attr_uint(f, "swept_count");
   j["evaluated"] = h5::attr_uint(f, "evaluated_count");
@@ -115,7 +123,7 @@ ojson search_summary(hid_t f, size_t top_n) {
   for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "keep", "stopped"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
   for (const char* u : {"seed", "population", "budget"}) j[u] = h5::attr_uint(f, u);
-  model_revision(f, j);
+  provenance_json(f, j);
   j["complete"] = h5::attr_int(f, "complete") != 0;
   if (h5::has_attr(f, "evaluated_rows")) j["evaluated_rows"] = h5::attr_uint(f, "evaluated_rows");
   // The counts and times are written when the run stops; a file killed with SIGKILL lacks them
@@ -243,7 +251,7 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
 
 void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": " << j["kind"].get<std::string>() << " of " << j.value("space_name", std::string("?")) << " ("
-     << j.value("psa_file", std::string("?")) << ")\n";
+     << j.value("psa_file", std::string("?")) << ")\n" << sets_line(j);
   // Of this file's slice of the index range (a shard's; a merged file's is the whole space). The
   // swept count saturates at 2^64 - 1: an unmerged file's is next_index - range_begin exactly.
   const bool merged = j["kind"] == "merged sweep";
@@ -292,7 +300,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
 
 void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": search of " << j.value("space_name", std::string("?")) << " (" << j.value("psa_file", std::string("?"))
-     << ") by " << j.value("agent", std::string("?")) << ", seed " << j["seed"].get<uint64_t>() << "\n";
+     << ") by " << j.value("agent", std::string("?")) << ", seed " << j["seed"].get<uint64_t>() << "\n" << sets_line(j);
   const uint64_t gens = j["generations"].get<uint64_t>();
   os << "  " << (j["complete"].get<bool>() ? "complete" : "incomplete") << " (stopped: "
      << (j["killed"].get<bool>() ? "killed, or still running" : j.value("stopped", std::string("?")))
@@ -358,7 +366,7 @@ int cmd_show(int argc, const char* const* argv) {
       ("json", "print JSON instead of text")
       ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
                "files of cosmic before model revisions lack it)")
-      ("psa", "print only the PSA text the run used")
+      ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;
@@ -376,6 +384,8 @@ int cmd_show(int argc, const char* const* argv) {
       if (!h5::has_attr(f.id(), attr))
         throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
       std::cout << h5::attr_string(f.id(), attr);
+      if (args.count("psa") && h5::has_attr(f.id(), "psa_sets"))  // the run edited that text
+        for (const auto& e : h5::attr_strings(f.id(), "psa_sets")) std::cout << "# edited by --set " << e << "\n";
       return 0;
     }
     const ojson j = summary_json(file, size_t(top));

@@ -52,10 +52,9 @@ int cmd_space(int argc, const char* const* argv) {
   opts.positional_help("PSA.yaml");
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
-      ("s,set", "override a key of the PSA file, e.g. --set derived.tp=none; base.KEY=VALUE edits the base configuration",
-       cxxopts::value<std::vector<std::string>>())
       ("json", "print JSON instead of text")
       ("h,help", "show this help");
+  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;

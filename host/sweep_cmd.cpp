@@ -5,6 +5,7 @@
 #include "host/cli.hpp"
 
 #include "host/commands.hpp"
+#include "host/provenance.hpp"
 #include "host/sweep.hpp"
 #include "psa/config.hpp"
 
@@ -34,6 +35,7 @@ int cmd_sweep(int argc, const char* const* argv) {
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
+  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
@@ -47,7 +49,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   o.resume = args.count("resume") > 0;
   o.fold = args.count("no-fold") == 0;
   o.quiet = args.count("quiet") > 0;
-  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed", "no-fold"});
+  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed", "no-fold", "set"});
   o.batch_s = args["batch-seconds"].as<double>();
   const std::string shard = args["shard"].as<std::string>();
   const size_t slash = shard.find('/');
@@ -62,7 +64,9 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (o.top_k < 1 || o.top_k > kMaxTopK)
     return usage_error(opts, "--top expects 1 to " + std::to_string(kMaxTopK) + " (--keep all keeps every point)");
   try {
-    const psa::DesignSpace ds = psa::load_psa(args["psa"].as<std::string>());
+    // A resumed sweep loads its PSA with the edits the file recorded.
+    const psa::DesignSpace ds =
+        psa::load_psa(args["psa"].as<std::string>(), o.resume ? recorded_psa_sets(o.out) : list_option(args, "set"));
     if (ds.view->ngenes == 0) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;

@@ -783,6 +783,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   for (size_t i = 0; i < ins.size(); ++i) {
     const FileMeta& m = ins[i].m;
     const std::string differs = m.psa_text != first.psa_text     ? "its PSA text"
+                                : m.prov.psa_sets != first.prov.psa_sets ? "its list of --set edits"
                                 : m.objectives != first.objectives ? "its objectives"
                                 : m.folded != first.folded         ? "its folded genes (--no-fold)"
                                 : m.space != first.space           ? "its space's size"
@@ -806,9 +807,10 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
   }
   // The writer recomputes genomes and metrics from the PSA: the shards' recorded PSA text with
-  // the base configuration they recorded written inline, so that a merge needs neither the PSA
-  // file nor its base file (another machine, or files moved or edited since the sweeps). Every
-  // input must be of this model revision and of that base.
+  // the base configuration they recorded written inline (which holds their base.KEY edits) and
+  // their other --set edits, so that a merge needs neither the PSA file nor its base file
+  // (another machine, or files moved or edited since the sweeps). Every input must be of this
+  // model revision and of that base.
   for (const In& in : ins) {
     std::string why = revision_mismatch(in.m.prov);
     if (why.empty() && in.m.prov.base_config != first.prov.base_config)
@@ -823,6 +825,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   {
     YAML::Node root = YAML::Load(first.psa_text);
     root["base"] = YAML::Load(first.prov.base_config);
+    if (!root["name"]) root["name"] = std::filesystem::path(first.psa_file).stem().string();  // the default, not the temporary's
     YAML::Emitter em;
     em << root;
     std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
@@ -830,8 +833,11 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     if (fd < 0) throw std::runtime_error("cannot create a temporary file");
     close(fd);
     { std::ofstream(tmp) << em.c_str() << "\n"; }
+    std::vector<std::string> psa_sets;  // the base's edits are in the recorded base already
+    for (const std::string& e : first.prov.psa_sets)
+      if (e.rfind("base.", 0) != 0 && e.rfind("base=", 0) != 0) psa_sets.push_back(e);
     try {
-      ds = psa::load_psa(tmp);
+      ds = psa::load_psa(tmp, psa_sets);
     } catch (...) {
       std::remove(tmp.c_str());
       throw;
@@ -840,6 +846,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   }
   ds = psa::fold_genes(ds, first.folded);
   ds.file = first.psa_file;
+  ds.sets = first.prov.psa_sets;
   if (ds.base_text != first.prov.base_config) {  // the inline base must read back as itself
     std::cerr << "cosmic merge: " << ins[0].path << ": its recorded base configuration does not read back unchanged ("
               << first_difference(ds.base_text, first.prov.base_config, "read back", "recorded") << ")\n";

@@ -591,6 +591,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   ds.file = path;
   YAML::Node root = load_yaml_file(path);
   ds.text = read_text(path);
+  ds.sets = sets;
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, parameters, constraints and objectives");
   Sources src;
   src.config_file = path;
@@ -1012,6 +1013,7 @@ DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>&
   DesignSpace out;
   out.file = space.file;
   out.text = space.text;
+  out.sets = space.sets;
   out.base_text = space.base_text;
   out.name = space.name;
   out.model_name = space.model_name;

@@ -30,6 +30,7 @@ struct AgentSection {
 struct DesignSpace {
   std::string file;                 // the PSA file
   std::string text;                 // its full text (recorded in result files)
+  std::vector<std::string> sets;    // the --set KEY=VALUE edits applied to it, in order (recorded too)
   std::string base_text;            // the base configuration it resolves to (presets expanded), as YAML
   std::string name;
   std::string model_name, system_name;
@@ -40,7 +41,8 @@ struct DesignSpace {
   std::vector<AgentSection> agent_sections;  // the `agent:` mapping, in file order
 };
 
-// Loads a PSA file; errors (psa::ConfigError) name file, line and key.
+// Loads a PSA file, with `sets` (--set KEY=VALUE: a key of the PSA file, or base.KEY of its base
+// configuration) applied in order; errors (psa::ConfigError) name file, line and key.
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets = {});
 
 // The genes constraint k of `s` reads, ascending: gene g is listed when its value can change a

@@ -434,9 +434,11 @@ class SweepFile(unittest.TestCase):
         return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o", out, "--quiet",
                 "--shard", shard, "--backend", "cpu", "--batch-seconds", "0.1"]
 
-    def interrupted_then_resumed(self, sig):
+    def interrupted_then_resumed(self, sig, edits=()):
+        """edits: --set arguments of the interrupted run and the reference; the resume is not given
+        them (it takes the file's)."""
         out = os.path.join(self.dir, "killed.h5")
-        shard, rc = interrupt(self, lambda shard: self.kill_cmd(out, shard), self.KILL_SHARDS, sig, 1.0,
+        shard, rc = interrupt(self, lambda shard: self.kill_cmd(out, shard) + list(edits), self.KILL_SHARDS, sig, 1.0,
                               self.KILL_ENV)
         self.assertEqual(rc, 128 + sig if sig == signal.SIGINT else -sig)
         read_everything(out)
@@ -450,10 +452,11 @@ class SweepFile(unittest.TestCase):
             self.assertLess(nxt, int(f.attrs["range_end"]))
             self.assertEqual(int(f["reasons/count"][:].sum()), nxt - int(f.attrs["range_begin"]))
         subprocess.run(self.kill_cmd(out, shard) + ["--resume"], env=self.KILL_ENV, check=True)
-        if shard not in SweepFile.references:
-            SweepFile.references[shard] = tempfile.NamedTemporaryFile(suffix=".h5", delete=False).name
-            subprocess.run(self.kill_cmd(SweepFile.references[shard], shard), env=self.KILL_ENV, check=True)
-        ref = SweepFile.references[shard]
+        key = (shard, *edits)
+        if key not in SweepFile.references:
+            SweepFile.references[key] = tempfile.NamedTemporaryFile(suffix=".h5", delete=False).name
+            subprocess.run(self.kill_cmd(SweepFile.references[key], shard) + list(edits), env=self.KILL_ENV, check=True)
+        ref = SweepFile.references[key]
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["complete"], 1)
         self.assertEqual(top1(out), top1(ref))
@@ -461,6 +464,78 @@ class SweepFile(unittest.TestCase):
 
     def test_sigint_leaves_a_resumable_file(self):
         self.interrupted_then_resumed(signal.SIGINT)
+
+    def test_set_edits_are_applied_recorded_resumed_and_merged(self):
+        # --set on sweep and search gives the results of the PSA and base files edited by hand; the
+        # files record the edits (psa_sets, cosmic show), shards merge only with the same edits,
+        # and --resume applies them without being given them again.
+        edits = ["--set", "base.workload.global_batch=1024", "--set", "parameters.workload.pp=[1,2]",
+                 "--set", "objectives=[latency,memory]"]
+        base = os.path.join(self.dir, "base.yaml")
+        with open(os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml")) as f:
+            text = f.read()
+        self.assertIn("global_batch: 2048", text)
+        with open(base, "w") as f:
+            f.write(text.replace("global_batch: 2048", "global_batch: 1024"))
+        psa = os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml")
+        with open(psa) as f:
+            text = f.read()
+        for old, new in (("base: configs/cosmic-system1-baseline.yaml", "base: base.yaml"),
+                         ("pp: {values: [1, 2, 4]}", "pp: {values: [1, 2]}"),
+                         ("objectives: [runtime_x_bw]", "objectives: [latency, memory]")):
+            self.assertIn(old, text)
+            text = text.replace(old, new)
+        by_hand = os.path.join(self.dir, "by-hand.yaml")
+        with open(by_hand, "w") as f:
+            f.write(text)
+        edited, hand = os.path.join(self.dir, "edited.h5"), os.path.join(self.dir, "hand.h5")
+        sweep("workload-system1.yaml", edited, *edits)
+        subprocess.run([COSMIC, "sweep", by_hand, "-o", hand, "-q"], check=True)
+        same_result(self, edited, hand)
+        with h5py.File(edited, "r") as f:
+            self.assertEqual([e.decode() if isinstance(e, bytes) else e for e in f.attrs["psa_sets"]], edits[1::2])
+            self.assertEqual(f.attrs["space_size"], "400")  # 10 x 2 x 10 x 2 (pp 1, 2)
+            self.assertIn("global_batch: 1024", f.attrs["base_config"])
+        with h5py.File(hand, "r") as f:
+            self.assertNotIn("psa_sets", f.attrs)
+        shown = subprocess.run([COSMIC, "show", edited], check=True, capture_output=True, text=True).stdout
+        self.assertIn("PSA edited by --set base.workload.global_batch=1024, --set parameters.workload.pp=[1,2], "
+                      "--set objectives=[latency,memory]\n", shown)
+        shown = subprocess.run([COSMIC, "show", edited, "--psa"], check=True, capture_output=True, text=True).stdout
+        self.assertTrue(shown.endswith("# edited by --set objectives=[latency,memory]\n"), shown[-200:])
+        # Shards with the edits merge to the whole sweep (from the files alone); without, refused.
+        parts = [os.path.join(self.dir, f"p{i}.h5") for i in range(2)]
+        for i, part in enumerate(parts):
+            sweep("workload-system1.yaml", part, "--shard", f"{i}/2", *edits)
+        merged = os.path.join(self.dir, "m.h5")
+        subprocess.run([COSMIC, "merge", merged, *parts, "-q"], check=True)
+        same_result(self, merged, edited)
+        with h5py.File(merged, "r") as f:
+            self.assertEqual(len(f.attrs["psa_sets"]), 3)
+            self.assertEqual(f.attrs["space_name"], "workload-system1")
+        plain = os.path.join(self.dir, "plain.h5")
+        sweep("workload-system1.yaml", plain, "--shard", "1/2")
+        r = subprocess.run([COSMIC, "merge", os.path.join(self.dir, "m2.h5"), parts[0], plain, "-q"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("its list of --set edits differs", r.stderr)
+        # A search stopped after each generation and resumed without the edits equals one run
+        # through, and the search of the file edited by hand.
+        search = [COSMIC, "search", psa, "--agent", "nsga2", "--budget", "300", "--population", "20", "--seed", "4",
+                  "-q", "--backend", "cpu"]
+        stepped, through, hand_s = (os.path.join(self.dir, n) for n in ("st.h5", "th.h5", "hs.h5"))
+        subprocess.run(search + ["-o", stepped, "--time-limit", "1e-9", *edits], check=True)
+        for _ in range(20):
+            subprocess.run([COSMIC, "search", psa, "-o", stepped, "--resume", "-q", "--time-limit", "1e-9"], check=True)
+        subprocess.run(search + ["-o", through, *edits], check=True)
+        subprocess.run([c if c != psa else by_hand for c in search] + ["-o", hand_s], check=True)
+        with h5py.File(stepped, "r") as a, h5py.File(through, "r") as b, h5py.File(hand_s, "r") as c:
+            self.assertEqual(a.attrs["complete"], 1)
+            for name in b["evaluated"]:
+                np.testing.assert_array_equal(a["evaluated"][name][:], b["evaluated"][name][:], name)
+                np.testing.assert_array_equal(c["evaluated"][name][:], b["evaluated"][name][:], name)
+        # A sweep interrupted and resumed without the edits equals one run through with them.
+        self.interrupted_then_resumed(signal.SIGINT, ["--set", "base.workload.global_batch=1024"])
 
     def test_two_runs_started_together_leave_one_intact_file(self):
         # Each run makes OUT.partial exclusively: the one that loses refuses, and cannot empty the
