@@ -336,11 +336,12 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
   YAML::Node n = root[key];
   if (!n.IsDefined() || n.IsNull())
     throw ConfigError(src.config_file + ": key '" + key + "': expected a preset name, a file or a mapping (required)");
-  std::string preset;
+  std::string preset, preset_key = key;  // preset_key: where the name was written, for errors
   YAML::Node overrides;
   if (n.IsScalar()) {
     preset = n.Scalar();
   } else if (n.IsMap() && n["preset"].IsDefined()) {
+    preset_key += ".preset";
     const YAML::Node p = n["preset"];
     if (!p.IsScalar())
       throw ConfigError(where(src, std::string(key) + ".preset", p) + ": key '" + key +
@@ -357,7 +358,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
   try {
     file = find_preset(kind, preset, src.config_file);
   } catch (const ConfigError& e) {
-    throw ConfigError(where(src, key, n) + ": key '" + key + "': " + e.what());
+    throw ConfigError(where(src, preset_key, n.IsMap() ? n["preset"] : n) + ": key '" + preset_key + "': " + e.what());
   }
   YAML::Node base = load_yaml_file(file);
   if (!base.IsMap()) throw ConfigError(file + ": expected a mapping at the top level");
@@ -522,11 +523,27 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with model, system and workload");
   try {
-    // --set model=NAME / system=NAME names another preset or file: applied before presets are
-    // resolved, so that it is read as if the file named it (and errors in it name its file).
-    auto picks_preset = [](const std::string& s) { return s.rfind("model=", 0) == 0 || s.rfind("system=", 0) == 0; };
+    // --set model=NAME / system=NAME (or model.preset=NAME / system.preset=NAME, keeping the
+    // file's other keys of it, such as nodes) names another preset or file: applied before
+    // presets are resolved, so that it is read as if the file named it (and errors in it name its
+    // file).
+    auto picks_preset = [](const std::string& s) {
+      for (const char* key : {"model=", "system=", "model.preset=", "system.preset="})
+        if (s.rfind(key, 0) == 0) return true;
+      return false;
+    };
     for (const auto& s : sets)
-      if (picks_preset(s)) apply_set(root, s, out.sources);
+      if (picks_preset(s)) {
+        // X.preset=NAME where the file names X's preset alone (`system: dgx-h100`): X becomes
+        // {preset: NAME}, as if written so.
+        const std::string section = s.substr(0, s.find_first_of(".="));
+        if (s.find('.') < s.find('=') && root[section].IsScalar()) {
+          YAML::Node m(YAML::NodeType::Map);
+          m["preset"] = root[section].Scalar();
+          root[section] = m;
+        }
+        apply_set(root, s, out.sources);
+      }
     resolve_presets(root, out.sources);
     for (const auto& s : sets)
       if (picks_preset(s)) out.sources.override_from.erase(s.substr(0, s.find('=')));

@@ -69,6 +69,32 @@ TEST(Config, SetOverridesAnyKey) {
   EXPECT_EQ(e.rfind("--set: unknown key 'system.calibraton'", 0), 0u) << e;
 }
 
+TEST(Config, SetPresetKeepsTheSectionsOtherKeys) {
+  // --set system.preset=NAME swaps the preset and keeps what the file wrote next to it (nodes);
+  // on a section that names its preset alone it reads as {preset: NAME}. An unknown name is
+  // blamed on --set, and one written in the file on the file's line and column of the name.
+  const std::string p = write_temp("preset_swap.yaml",
+                                   "model: Llama-3.1-70B\nsystem: {preset: dgx-h100, nodes: 64}\n"
+                                   "workload: {tp: 8, pp: 2, dp: 32, global_batch: 512}\n");
+  const auto h200 = psa::load_config(p, {"system.preset=dgx-h200"});
+  EXPECT_EQ(h200.system_name, "dgx-h200");
+  EXPECT_EQ(h200.config.net.dim[1].npus, 64);
+  EXPECT_DOUBLE_EQ(h200.config.compute.mem_capacity_bytes, 140.0 * (1 << 30));  // the H200 preset: 140 GiB
+  const std::string q = write_temp("preset_scalar.yaml",
+                                   "model: Llama-3.1-70B\nsystem: dgx-h100\nworkload: {tp: 8, dp: 4, global_batch: 64}\n");
+  const auto small = psa::load_config(q, {"model.preset=Llama-3.1-8B", "system.preset=dgx-a100"});
+  EXPECT_EQ(small.model_name, "Llama-3.1-8B");
+  EXPECT_EQ(small.config.model.layers, 32);
+  EXPECT_EQ(small.system_name, "dgx-a100");
+  std::string e = error_of(p, {"system.preset=dgx-h900"});
+  EXPECT_EQ(e.rfind("--set: key 'system.preset': no system preset or file named 'dgx-h900'", 0), 0u) << e;
+  const std::string r = write_temp("preset_unknown.yaml",
+                                   "model: Llama-3.1-70B\nsystem: {preset: dgx-h900, nodes: 64}\n"
+                                   "workload: {tp: 8, pp: 2, dp: 32, global_batch: 512}\n");
+  e = error_of(r);
+  EXPECT_EQ(e.rfind(r + ":2:18: key 'system.preset': no system preset", 0), 0u) << e;
+}
+
 TEST(Config, NodesParameterisesASystem) {
   const std::string p = write_temp("nodes.yaml",
                                    "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 16}\n"
