@@ -47,14 +47,12 @@ std::vector<std::string> recorded_psa_sets(const std::string& path) {
   }
 }
 
-namespace {
 std::string sets_text(const std::vector<std::string>& sets) {
   if (sets.empty()) return "no --set";
   std::string s;
   for (const auto& x : sets) s += (s.empty() ? "--set " : ", --set ") + x;
   return s;
 }
-}  // namespace
 
 std::string revision_mismatch(const Provenance& p) {
   const std::string again = ": its results come from another model; start the run again";

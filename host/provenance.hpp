@@ -26,6 +26,8 @@ Provenance read_provenance(hid_t file);
 // The --set edits result file `path` was written with, for --resume to load its PSA with them;
 // none when the file cannot be read (the resume then reports why).
 std::vector<std::string> recorded_psa_sets(const std::string& path);
+// "--set A, --set B", or "no --set".
+std::string sets_text(const std::vector<std::string>& sets);
 
 // Empty when `p` is this model revision's (and, provenance_mismatch, with the base configuration
 // `ds` resolves to now); else why not, as a sentence to follow "FILE: ".

@@ -19,6 +19,7 @@
 #include "host/commands.hpp"
 #include "host/h5.hpp"
 #include "host/population.hpp"
+#include "host/provenance.hpp"
 #include "host/text.hpp"
 #include "psa/space.hpp"
 
@@ -58,10 +59,7 @@ void provenance_json(hid_t f, ojson& j) {
 }
 // "  PSA edited by --set A, --set B\n" when the run applied --set edits.
 std::string sets_line(const ojson& j) {
-  if (!j.contains("psa_sets")) return "";
-  std::string s;
-  for (const auto& e : j["psa_sets"]) s += (s.empty() ? "--set " : ", --set ") + e.get<std::string>();
-  return "  PSA edited by " + s + "\n";
+  return j.contains("psa_sets") ? "  PSA edited by " + sets_text(j["psa_sets"].get<std::vector<std::string>>()) + "\n" : "";
 }
 std::string version_text(const ojson& j) {
   std::string s = "cosmic " + j.value("tool_version", std::string("?"));
