@@ -1,10 +1,12 @@
 #include "host/provenance.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "host/h5.hpp"
 #include "kernels/model.hpp"
+#include "psa/config.hpp"
 
 namespace cosmic {
 
@@ -38,12 +40,29 @@ Provenance read_provenance(hid_t file) {
   return p;
 }
 
-std::vector<std::string> recorded_psa_sets(const std::string& path) {
+psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,
+                              const std::string& out, bool resume) {
+  if (!resume) return psa::load_psa(psa_file, sets);
+  std::vector<std::string> recorded;
+  std::string recorded_text;
   try {
-    h5::Handle f = h5::open_file(path, false);
-    return read_provenance(f.id()).psa_sets;
+    h5::Handle f = h5::open_file(out, false);
+    recorded = read_provenance(f.id()).psa_sets;
+    if (h5::has_attr(f.id(), "psa")) recorded_text = h5::attr_string(f.id(), "psa");
   } catch (const std::exception&) {
-    return {};
+    return psa::load_psa(psa_file);  // the run says why it cannot resume `out`
+  }
+  if (recorded.empty()) return psa::load_psa(psa_file);
+  std::ifstream in(psa_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in && text.str() != recorded_text)
+    throw std::runtime_error(out + " was written for a different PSA text than " + psa_file + "'s");
+  try {
+    return psa::load_psa(psa_file, recorded);
+  } catch (const psa::ConfigError& e) {
+    throw psa::ConfigError(out + " was written with " + sets_text(recorded) + ", which --resume applies to " + psa_file +
+                           " again (paths in them are looked up from the working directory); they fail: " + e.what());
   }
 }
 

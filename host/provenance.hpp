@@ -23,9 +23,12 @@ struct Provenance {
 // Writes the attributes model_revision, base_config and psa_sets on `file` (this build's, ds's).
 void write_provenance(hid_t file, const psa::DesignSpace& ds);
 Provenance read_provenance(hid_t file);
-// The --set edits result file `path` was written with, for --resume to load its PSA with them;
-// none when the file cannot be read (the resume then reports why).
-std::vector<std::string> recorded_psa_sets(const std::string& path);
+// The PSA file of a sweep or search into `out`, loaded with the --set edits `sets`; with `resume`,
+// with the edits `out` recorded instead (an error in them says they are the file's, and a PSA
+// whose text is not the one the file recorded is refused before they are applied). A file that
+// cannot be read is left for the run to report.
+psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,
+                              const std::string& out, bool resume);
 // "--set A, --set B", or "no --set".
 std::string sets_text(const std::vector<std::string>& sets);
 

@@ -64,7 +64,7 @@ int cmd_search(int argc, const char* const* argv) {
   try {
     // A resumed search loads its PSA with the edits the file recorded.
     const psa::DesignSpace ds =
-        psa::load_psa(args["psa"].as<std::string>(), o.resume ? recorded_psa_sets(o.out) : list_option(args, "set"));
+        load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume);
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);

@@ -381,9 +381,12 @@ int cmd_show(int argc, const char* const* argv) {
       h5::Handle f = h5::open_file(file, false);
       if (!h5::has_attr(f.id(), attr))
         throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
-      std::cout << h5::attr_string(f.id(), attr);
-      if (args.count("psa") && h5::has_attr(f.id(), "psa_sets"))  // the run edited that text
+      const std::string text = h5::attr_string(f.id(), attr);
+      std::cout << text;
+      if (args.count("psa") && h5::has_attr(f.id(), "psa_sets")) {  // the run edited that text
+        if (!text.empty() && text.back() != '\n') std::cout << "\n";
         for (const auto& e : h5::attr_strings(f.id(), "psa_sets")) std::cout << "# edited by --set " << e << "\n";
+      }
       return 0;
     }
     const ojson j = summary_json(file, size_t(top));

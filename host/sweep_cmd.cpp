@@ -66,7 +66,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   try {
     // A resumed sweep loads its PSA with the edits the file recorded.
     const psa::DesignSpace ds =
-        psa::load_psa(args["psa"].as<std::string>(), o.resume ? recorded_psa_sets(o.out) : list_option(args, "set"));
+        load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume);
     if (ds.view->ngenes == 0) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;

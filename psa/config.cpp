@@ -453,6 +453,21 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
       next = cur[p];
       sources.override_from[prefix] = "--set";
     }
+    // X.preset=NAME (X a model or system section) swaps X's preset and keeps X's other keys: a
+    // section that names its preset alone (`system: dgx-h100`) becomes {preset: dgx-h100}; one
+    // written out in full has no preset to swap.
+    if (i + 2 == parts.size() && parts.back() == "preset" && (p == "model" || p == "system") && !cur.IsSequence()) {
+      if (next.IsScalar()) {
+        YAML::Node m(YAML::NodeType::Map);
+        m["preset"] = next.Scalar();
+        cur[p] = m;
+        next = cur[p];
+      } else if (next.IsMap() && !next["preset"].IsDefined()) {
+        throw ConfigError("--set " + assignment + ": '" + prefix + "' (at " + where(sources, prefix, next) +
+                          ") names no preset to swap: it is written out in full; --set " + prefix +
+                          "=NAME replaces it with a preset");
+      }
+    }
     chain.push_back(next);
   }
   YAML::Node parent = chain.back();
@@ -533,17 +548,7 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
       return false;
     };
     for (const auto& s : sets)
-      if (picks_preset(s)) {
-        // X.preset=NAME where the file names X's preset alone (`system: dgx-h100`): X becomes
-        // {preset: NAME}, as if written so.
-        const std::string section = s.substr(0, s.find_first_of(".="));
-        if (s.find('.') < s.find('=') && root[section].IsScalar()) {
-          YAML::Node m(YAML::NodeType::Map);
-          m["preset"] = root[section].Scalar();
-          root[section] = m;
-        }
-        apply_set(root, s, out.sources);
-      }
+      if (picks_preset(s)) apply_set(root, s, out.sources);
     resolve_presets(root, out.sources);
     for (const auto& s : sets)
       if (picks_preset(s)) out.sources.override_from.erase(s.substr(0, s.find('=')));

@@ -596,10 +596,15 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   Sources src;
   src.config_file = path;
 
-  // --set: `base.*` goes to the base configuration when it is a file; the rest edits the PSA tree.
+  // --set: `base=...` (a file or a mapping) first, whatever its place; then `base.*` goes to the
+  // base configuration when it is a file, and the rest edits the PSA tree.
+  const auto replaces_base = [](const std::string& s) { return s.rfind("base=", 0) == 0; };
+  for (const auto& s : sets)
+    if (replaces_base(s)) apply_set(root, s, src);
   const bool base_is_file = root["base"].IsDefined() && root["base"].IsScalar();
   std::vector<std::string> base_sets;
   for (const auto& s : sets) {
+    if (replaces_base(s)) continue;
     if (base_is_file && s.rfind("base.", 0) == 0) base_sets.push_back(s.substr(5));
     else apply_set(root, s, src);
   }

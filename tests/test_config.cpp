@@ -93,6 +93,13 @@ TEST(Config, SetPresetKeepsTheSectionsOtherKeys) {
                                    "workload: {tp: 8, pp: 2, dp: 32, global_batch: 512}\n");
   e = error_of(r);
   EXPECT_EQ(e.rfind(r + ":2:18: key 'system.preset': no system preset", 0), 0u) << e;
+  // A system written out in full has no preset to swap (its keys would hide the preset's).
+  const std::string full = write_temp("preset_none.yaml",
+                                      "model: Llama-3.1-8B\nsystem:\n  compute: {peak_tflops: {bf16: 989}, memory_GiB: 80}\n"
+                                      "  network: {dims: [{topology: Switch, npus: 8, bandwidth_GBps: 450}]}\n"
+                                      "workload: {dp: 8, global_batch: 64}\n");
+  e = error_of(full, {"system.preset=dgx-b200"});
+  EXPECT_NE(e.find("'system' (at " + full + ":3:3) names no preset to swap"), std::string::npos) << e;
 }
 
 TEST(Config, NodesParameterisesASystem) {

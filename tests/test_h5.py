@@ -503,6 +503,19 @@ class SweepFile(unittest.TestCase):
                       "--set objectives=[latency,memory]\n", shown)
         shown = subprocess.run([COSMIC, "show", edited, "--psa"], check=True, capture_output=True, text=True).stdout
         self.assertTrue(shown.endswith("# edited by --set objectives=[latency,memory]\n"), shown[-200:])
+        # A PSA without a final newline: the edits still follow on lines of their own.
+        unended = os.path.join(self.dir, "unended.yaml")
+        with open(unended, "w") as f:
+            f.write(text.rstrip("\n"))
+        unended_h5 = os.path.join(self.dir, "unended.h5")
+        subprocess.run([COSMIC, "sweep", unended, "-o", unended_h5, "-q", "--set", "derived.tp=auto"], check=True)
+        shown = subprocess.run([COSMIC, "show", unended_h5, "--psa"], check=True, capture_output=True, text=True).stdout
+        self.assertTrue(shown.endswith("objectives: [latency, memory]\n# edited by --set derived.tp=auto\n"), shown)
+        # --resume with another PSA: refused as such, before the recorded edits are applied to it.
+        r = subprocess.run([COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o",
+                            edited, "--resume", "-q"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{edited} was written for a different PSA text than ", r.stderr)
         # Shards with the edits merge to the whole sweep (from the files alone); without, refused.
         parts = [os.path.join(self.dir, f"p{i}.h5") for i in range(2)]
         for i, part in enumerate(parts):

@@ -369,6 +369,31 @@ TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   }
 }
 
+// --set base=... replaces the base whatever its place among the edits and whatever form either
+// base has (a file for a mapping, a mapping for a file); base.system.preset=NAME swaps the
+// preset of an inline base's system (written as a name alone) and keeps the rest.
+TEST(Psa, SetReplacesOrEditsTheBaseInEitherForm) {
+  const std::string inl = write_psa("inline_base_swap.yaml",
+                                    "base:\n  model: GPT3-175B\n  system: cosmic-system1\n"
+                                    "  workload: {dp: 8, tp: 4, pp: 4, cp: 8, global_batch: 2048}\n"
+                                    "parameters:\n  workload:\n    dp: [1, 2]\nobjectives: [latency]\n");
+  const auto from_file =
+      psa::load_psa(inl, {"base.workload.global_batch=1024", "base=configs/cosmic-system2-baseline.yaml"});
+  EXPECT_EQ(from_file.system_name, "cosmic-system2");
+  EXPECT_EQ(from_file.view->base.work.global_batch, 1024);
+  const std::string file_base = write_psa("file_base_swap.yaml", "base: configs/cosmic-system1-baseline.yaml\n"
+                                                                 "parameters:\n  workload:\n    pp: [1, 2]\n"
+                                                                 "objectives: [latency]\n");
+  const auto from_map = psa::load_psa(
+      file_base, {"base={model: GPT3-13B, system: cosmic-system1, workload: {dp: 1024, global_batch: 512}}"});
+  EXPECT_EQ(from_map.model_name, "GPT3-13B");
+  EXPECT_EQ(from_map.view->base.work.global_batch, 512);
+  const auto swapped = psa::load_psa(inl, {"base.system.preset=cosmic-system2"});
+  EXPECT_EQ(swapped.system_name, "cosmic-system2");
+  EXPECT_EQ(swapped.view->base.work.global_batch, 2048);
+  EXPECT_EQ(swapped.base_text, psa::load_psa(inl, {"base.system=cosmic-system2"}).base_text);
+}
+
 TEST(Psa, ErrorsNameFileLineAndKey) {
   const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  workload:\n";
   struct Case {
