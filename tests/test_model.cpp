@@ -391,6 +391,31 @@ TEST(Time, Zero2ReduceScattersEachMicroBatch) {
   EXPECT_EQ(one2.dp_comm_s, evaluate(c).dp_comm_s);
 }
 
+// ZeRO-3 gathers the stage's weights each forward and gathers them again and reduce-scatters the
+// gradients each backward; dp_overlap of each pass hides that traffic, as it hides the other
+// data-parallel synchronisation.
+TEST(Time, Zero3TrafficHidesBehindTheUsableFractionOfEachPass) {
+  Config c = test::gpt175b_cluster();
+  c.work.tp = 8; c.work.pp = 4; c.work.dp = 2; c.work.global_batch = 64;  // 32 micro-batches
+  c.model.tied_embeddings = false;  // no embedding exchange; the last stage holds as many parameters
+  c.work.sharding = Sharding::Zero3;
+  c.compute.mem_capacity_bytes = 1e15;
+  // An all-gather of 2 x 5,514,940,416 weight bytes over the 2 DP ranks, and the reduce-scatter
+  // of as many gradient bytes: 4.01 us + 11,029,880,832 / 2 / 25e9 s = 0.22060162664 s each.
+  const double g = 0.22060162664;
+  c.cal.dp_overlap = 0;  // nothing hidden: forward g, backward 2 g, per micro-batch
+  Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_NEAR(r.dp_comm_s, 32 * 3 * g, 1e-9);
+  for (double overlap : {0.25, 1.0}) {
+    c.cal.dp_overlap = overlap;
+    r = evaluate(c);
+    const double fwd = r.forward_s / 32, bwd = (r.backward_s + r.recompute_s) / 32;
+    ASSERT_GT(2 * g, overlap * bwd);  // some of it exposed in both passes
+    EXPECT_NEAR(r.dp_comm_s, 32 * (std::max(0.0, g - overlap * fwd) + 2 * g - overlap * bwd), 1e-9) << overlap;
+  }
+}
+
 // Pipeline messages without sequence parallelism use Megatron's scatter / gather: each TP rank
 // sends 1/t of the activations, then the TP group all-gathers them (Narayanan et al. 2021 §4.1).
 TEST(Time, PipelineMessagesAreScatteredOverTensorParallelRanks) {
