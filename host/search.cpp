@@ -514,6 +514,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   SearchOptions o = o_in;
   const SpaceView& view = *ds.view;
   if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
+  if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.quiet && !o.resume)
+    std::cerr << "search: " << o.agent << " optimises the first objective, " << psa::objective_name(ds.objectives[0])
+              << ", alone (the file's Pareto front is of the points it evaluated); nsga2 searches for the front of all "
+              << ds.objectives.size() << "\n";
   const double t_session = now_s();
 
   h5::Handle file;

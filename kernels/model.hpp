@@ -39,6 +39,7 @@ namespace cosmic {
 // 5: ZeRO-3's weight gathers and gradient reduce-scatters hidden by the usable fraction
 //    dp_overlap of each pass, as the other data-parallel traffic (they took the whole pass);
 //    the same as before where dp_overlap is 1 (the ideal machine, the COSMIC study's systems).
+//    A derived TP that does not divide (tp 0) is PRODUCT_MISMATCH, not INVALID_INPUT.
 constexpr int64_t kModelRevision = 5;
 
 // ---------------------------------------------------------------------------------------------
@@ -353,7 +354,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
       (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0 || m.shared_experts < 0 ||
       (m.shared_experts > 0 && m.experts == 0))
     return Reason::InvalidInput;
-  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 1 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
+  // tp 0 is a derived TP that did not divide (kernels/space.hpp derive_tp): the product check
+  // below reports it as what it is.
+  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 0 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
     return Reason::InvalidInput;
   if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||

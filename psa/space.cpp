@@ -605,6 +605,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   std::vector<std::string> base_sets;
   for (const auto& s : sets) {
     if (replaces_base(s)) continue;
+    for (const char* section : {"model", "system", "workload"})  // a configuration's key, not the PSA's
+      if (s.rfind(std::string(section) + ".", 0) == 0 || s.rfind(std::string(section) + "=", 0) == 0)
+        throw ConfigError("--set " + s + ": '" + section + "' is a key of the base configuration, not of the PSA file: " +
+                          "write --set base." + s);
     if (base_is_file && s.rfind("base.", 0) == 0) base_sets.push_back(s.substr(5));
     else apply_set(root, s, src);
   }

@@ -388,6 +388,13 @@ TEST(Psa, SetReplacesOrEditsTheBaseInEitherForm) {
       file_base, {"base={model: GPT3-13B, system: cosmic-system1, workload: {dp: 1024, global_batch: 512}}"});
   EXPECT_EQ(from_map.model_name, "GPT3-13B");
   EXPECT_EQ(from_map.view->base.work.global_batch, 512);
+  // A key of the configuration without base.: the error says where it belongs.
+  try {
+    psa::load_psa(file_base, {"workload.global_batch=512"});
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("write --set base.workload.global_batch=512"), std::string::npos) << e.what();
+  }
   const auto swapped = psa::load_psa(inl, {"base.system.preset=cosmic-system2"});
   EXPECT_EQ(swapped.system_name, "cosmic-system2");
   EXPECT_EQ(swapped.view->base.work.global_batch, 2048);
