@@ -192,8 +192,18 @@ ojson search_summary(hid_t f, size_t top_n) {
 }
 
 // "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
+// An objective's value with its unit (docs/psa.md, "objectives"): seconds, seconds per token, GiB,
+// millions of dollars; the study's runtime x bandwidth and runtime x cost as they are.
+std::string objective_text(const std::string& objective, double v) {
+  if (objective == "latency") return fmt_g(v) + " s";
+  if (objective == "throughput") return fmt_g(v) + " s/token";
+  if (objective == "memory") return fmt_g(v / 1073741824.0) + " GiB";
+  if (objective == "cost") return "$" + fmt_g(v / 1e6) + "M";
+  return fmt_g(v);
+}
+
 std::string point_line(const ojson& p, const std::string& objective) {
-  return fmt_g(p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
+  return objective_text(objective, p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
          " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
          human(p["network_cost_usd"].get<double>()) + ")";
 }
@@ -238,7 +248,7 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
   for (size_t r = 0; r < j["pareto"].size(); ++r) {
     const ojson& p = j["pareto"][r];
     std::string values;
-    for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + fmt_g(v.template get<double>());
+    for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + objective_text(o, v.template get<double>());
     if (r == 0 && p.contains("genes")) {  // the first point in full, the others by what differs from it
       os << "  1. " << values << "\n";
       print_genes(os, p);
@@ -318,7 +328,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   const std::string objective = j["objectives"].at(0).get<std::string>();
   if (b.is_null()) {  // killed (or running): /best is not written yet, or is an earlier session's
     const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
-    os << (std::isfinite(so_far) ? "best " + objective + " so far " + fmt_g(so_far) + " (from /generations" : "no feasible point so far (")
+    os << (std::isfinite(so_far) ? "best " + objective + " so far " + objective_text(objective, so_far) + " (from /generations" : "no feasible point so far (")
        << "; the best point is written when the run stops: --resume finishes it)\n";
     print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
     return;
