@@ -20,6 +20,7 @@ int cmd_search(int argc, const char* const* argv) {
                         "hyperparameters: docs/agents.md. Interrupted (SIGINT, SIGTERM, --time-limit) it leaves a\n"
                         "valid file; --resume continues it with the same result as an uninterrupted run.");
   opts.positional_help("PSA.yaml");
+  add_psa_set_option(opts);
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
       ("agent", std::string("rw, ga, aco, bo or nsga2"), cxxopts::value<std::string>()->default_value("ga"))
@@ -36,7 +37,6 @@ int cmd_search(int argc, const char* const* argv) {
       ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, budget and --keep apply)")
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
-  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;

@@ -50,11 +50,11 @@ int cmd_space(int argc, const char* const* argv) {
                         "the raw size (exact) and the exact number of points satisfying the constraints\n"
                         "(before the model's memory check).");
   opts.positional_help("PSA.yaml");
+  add_psa_set_option(opts);
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
       ("json", "print JSON instead of text")
       ("h,help", "show this help");
-  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;

@@ -18,6 +18,7 @@ int cmd_sweep(int argc, const char* const* argv) {
                         "of each objective, streamed to an HDF5 file (layout: docs/results-format.md).\n"
                         "Interrupted (SIGINT, SIGTERM) it leaves a valid file marked incomplete; --resume continues.");
   opts.positional_help("PSA.yaml");
+  add_psa_set_option(opts);
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
       ("o,out", "result file (HDF5)", cxxopts::value<std::string>())
@@ -35,7 +36,6 @@ int cmd_sweep(int argc, const char* const* argv) {
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
-  add_psa_set_option(opts);
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
