@@ -511,6 +511,17 @@ class SweepFile(unittest.TestCase):
         subprocess.run([COSMIC, "sweep", unended, "-o", unended_h5, "-q", "--set", "derived.tp=auto"], check=True)
         shown = subprocess.run([COSMIC, "show", unended_h5, "--psa"], check=True, capture_output=True, text=True).stdout
         self.assertTrue(shown.endswith("objectives: [latency, memory]\n# edited by --set derived.tp=auto\n"), shown)
+        # Shards of a PSA without name: merged under the name a sweep of it has, its file's stem.
+        nameless = os.path.join(self.dir, "nameless.yaml")
+        with open(nameless, "w") as f:
+            f.write(re.sub(r"(?m)^name:.*\n", "", text))
+        nameless_parts = [os.path.join(self.dir, f"n{i}.h5") for i in range(2)]
+        for i, part in enumerate(nameless_parts):
+            subprocess.run([COSMIC, "sweep", nameless, "-o", part, "-q", "--shard", f"{i}/2"], check=True)
+        subprocess.run([COSMIC, "merge", os.path.join(self.dir, "nm.h5"), *nameless_parts, "-q"], check=True)
+        with h5py.File(nameless_parts[0], "r") as a, h5py.File(os.path.join(self.dir, "nm.h5"), "r") as b:
+            self.assertEqual(a.attrs["space_name"], "nameless")
+            self.assertEqual(b.attrs["space_name"], "nameless")
         # --resume with another PSA: refused as such, before the recorded edits are applied to it.
         r = subprocess.run([COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o",
                             edited, "--resume", "-q"], capture_output=True, text=True)
