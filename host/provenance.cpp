@@ -53,16 +53,15 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
     return psa::load_psa(psa_file);  // the run says why it cannot resume `out`
   }
   if (recorded.empty()) return psa::load_psa(psa_file);
-  std::ifstream in(psa_file);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in && text.str() != recorded_text)
+  if (std::ifstream(psa_file) && psa::read_text(psa_file) != recorded_text)
     throw std::runtime_error(out + " was written for a different PSA text than " + psa_file + "'s");
   try {
     return psa::load_psa(psa_file, recorded);
   } catch (const psa::ConfigError& e) {
+    psa::load_psa(psa_file);  // an error of the PSA or its base themselves: reported as such
     throw psa::ConfigError(out + " was written with " + sets_text(recorded) + ", which --resume applies to " + psa_file +
-                           " again (paths in them are looked up from the working directory); they fail: " + e.what());
+                           " again (a relative path in them is looked up again: next to the PSA file, then from "
+                           "the working directory); they fail: " + e.what());
   }
 }
 

@@ -191,7 +191,6 @@ ojson search_summary(hid_t f, size_t top_n) {
   return j;
 }
 
-// "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
 // An objective's value with its unit (docs/psa.md, "objectives"): seconds, seconds per token, GiB,
 // millions of dollars; the study's runtime x bandwidth and runtime x cost as they are.
 std::string objective_text(const std::string& objective, double v) {
@@ -202,6 +201,7 @@ std::string objective_text(const std::string& objective, double v) {
   return fmt_g(v);
 }
 
+// "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
 std::string point_line(const ojson& p, const std::string& objective) {
   return objective_text(objective, p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
          " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +

@@ -298,8 +298,9 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   YAML::Node root = psa::load_yaml_file(e.psa);
   psa::Sources src;
   src.config_file = e.psa;
-  for (const auto& s : e.sets)  // `base=FILE` first: it replaces the base the base.* edits apply to
-    if (s.rfind("base=", 0) == 0) psa::apply_set(root, s, src);
+  const std::vector<std::string> sets = psa::application_order(e.sets);
+  for (const auto& s : sets)  // `base=FILE` first: it replaces the base the base.* edits apply to
+    if (psa::replaces_base(s)) psa::apply_set(root, s, src);
   if (root["base"].IsScalar()) {
     const std::string base = find_file(root["base"].Scalar(), e.psa);
     if (base.empty()) throw psa::ConfigError(e.psa + ": base '" + root["base"].Scalar() + "' not found");
@@ -308,8 +309,8 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
     b.remove("description");
     root["base"] = b;
   }
-  for (const auto& s : e.sets)
-    if (s.rfind("base=", 0) != 0) psa::apply_set(root, s, src);
+  for (const auto& s : sets)
+    if (!psa::replaces_base(s)) psa::apply_set(root, s, src);
   if (!e.objectives.empty()) {
     root.remove("objective");
     root.remove("pareto");

@@ -22,6 +22,7 @@
 #include "host/provenance.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
+#include "psa/config.hpp"
 #include "psa/names.hpp"
 
 #ifndef COSMIC_VERSION
@@ -835,7 +836,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     { std::ofstream(tmp) << em.c_str() << "\n"; }
     std::vector<std::string> psa_sets;  // the base's edits are in the recorded base already
     for (const std::string& e : first.prov.psa_sets)
-      if (e.rfind("base.", 0) != 0 && e.rfind("base=", 0) != 0) psa_sets.push_back(e);
+      if (e.rfind("base.", 0) != 0 && !psa::replaces_base(e)) psa_sets.push_back(e);
     try {
       ds = psa::load_psa(tmp, psa_sets);
     } catch (...) {

@@ -200,7 +200,7 @@ COSMIC_HD inline void derive_tp(const SpaceView& s, Config& c) {
   if (!s.derive_tp) return;
   const int64_t others = int64_t(c.work.dp) * c.work.cp * c.work.pp;
   const int64_t n = total_npus(c.net);
-  // A non-integer TP leaves tp = 0, which evaluate() reports as InvalidInput; constraints
+  // A non-integer TP leaves tp = 0, which evaluate() reports as ProductMismatch; constraints
   // written in the PSA normally exclude it first.
   c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
 }

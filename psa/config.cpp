@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -448,21 +449,24 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     } else {
       next = cur[p];
     }
-    if (!next.IsDefined() || next.IsNull()) {  // a mapping --set makes: errors in it name --set
+    const bool made = !next.IsDefined() || next.IsNull();
+    if (made) {  // a mapping --set makes: errors in it name --set
       cur[p] = YAML::Node(YAML::NodeType::Map);
       next = cur[p];
       sources.override_from[prefix] = "--set";
     }
-    // X.preset=NAME (X a model or system section) swaps X's preset and keeps X's other keys: a
-    // section that names its preset alone (`system: dgx-h100`) becomes {preset: dgx-h100}; one
+    // A model or system section that names its preset alone (`system: dgx-h100`) reads as
+    // {preset: dgx-h100} when a key below it is set (presets not expanded yet: a PSA's inline
+    // base, a study's). X.preset=NAME swaps the preset and keeps X's other keys; a section
     // written out in full has no preset to swap.
-    if (i + 2 == parts.size() && parts.back() == "preset" && (p == "model" || p == "system") && !cur.IsSequence()) {
+    if ((p == "model" || p == "system") && !cur.IsSequence()) {
       if (next.IsScalar()) {
         YAML::Node m(YAML::NodeType::Map);
         m["preset"] = next.Scalar();
         cur[p] = m;
         next = cur[p];
-      } else if (next.IsMap() && !next["preset"].IsDefined()) {
+      } else if (!made && i + 2 == parts.size() && parts.back() == "preset" && next.IsMap() &&
+                 !next["preset"].IsDefined()) {
         throw ConfigError("--set " + assignment + ": '" + prefix + "' (at " + where(sources, prefix, next) +
                           ") names no preset to swap: it is written out in full; --set " + prefix +
                           "=NAME replaces it with a preset");
@@ -482,6 +486,33 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     set_replacing_alternative(parent, last, value);
   }
   sources.override_from[path] = "--set";
+}
+
+bool replaces_base(const std::string& set) { return set.rfind("base=", 0) == 0; }
+
+bool picks_preset(const std::string& set) {
+  const std::string s = set.rfind("base.", 0) == 0 ? set.substr(5) : set;
+  for (const char* key : {"model=", "system=", "model.preset=", "system.preset="})
+    if (s.rfind(key, 0) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> application_order(const std::vector<std::string>& sets) {
+  std::vector<std::string> out;
+  for (const auto& s : sets)
+    if (replaces_base(s)) out.push_back(s);
+  for (const auto& s : sets)
+    if (!replaces_base(s) && picks_preset(s)) out.push_back(s);
+  for (const auto& s : sets)
+    if (!replaces_base(s) && !picks_preset(s)) out.push_back(s);
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 Config convert_config(const YAML::Node& root, const Sources& sources) {
@@ -542,11 +573,6 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
     // file's other keys of it, such as nodes) names another preset or file: applied before
     // presets are resolved, so that it is read as if the file named it (and errors in it name its
     // file).
-    auto picks_preset = [](const std::string& s) {
-      for (const char* key : {"model=", "system=", "model.preset=", "system.preset="})
-        if (s.rfind(key, 0) == 0) return true;
-      return false;
-    };
     for (const auto& s : sets)
       if (picks_preset(s)) apply_set(root, s, out.sources);
     resolve_presets(root, out.sources);

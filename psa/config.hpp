@@ -49,6 +49,17 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
 // Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index.
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources);
 
+// --set edits that choose what the others edit, applied first whatever their place:
+// `base=...` replaces a PSA's base configuration; `model=`, `system=`, `model.preset=` and
+// `system.preset=` (also after `base.`) choose a preset, before presets are expanded.
+bool replaces_base(const std::string& set);
+bool picks_preset(const std::string& set);
+// `sets` in the order they apply: those replacing the base, then those picking presets, then
+// the rest, each group in its given order.
+std::vector<std::string> application_order(const std::vector<std::string>& sets);
+// A file's whole text ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 struct LoadedConfig {
   Config config;
   std::string model_name;

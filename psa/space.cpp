@@ -556,13 +556,6 @@ std::string find_base(const std::string& name, const std::string& psa_path) {
   return "";
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool is_per_dim(Param p) { return def_of(p).per_dim; }
 bool is_algo(Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); }
 
@@ -596,14 +589,15 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   Sources src;
   src.config_file = path;
 
-  // --set: `base=...` (a file or a mapping) first, whatever its place; then `base.*` goes to the
-  // base configuration when it is a file, and the rest edits the PSA tree.
-  const auto replaces_base = [](const std::string& s) { return s.rfind("base=", 0) == 0; };
-  for (const auto& s : sets)
+  // --set, in application_order: `base=...` (a file or a mapping) first; then `base.*` goes to
+  // the base configuration when it is a file (load_config orders those), and the rest edits the
+  // PSA tree, the base's preset picks first.
+  const std::vector<std::string> ordered = application_order(sets);
+  for (const auto& s : ordered)
     if (replaces_base(s)) apply_set(root, s, src);
   const bool base_is_file = root["base"].IsDefined() && root["base"].IsScalar();
   std::vector<std::string> base_sets;
-  for (const auto& s : sets) {
+  for (const auto& s : ordered) {
     if (replaces_base(s)) continue;
     for (const char* section : {"model", "system", "workload"})  // a configuration's key, not the PSA's
       if (s.rfind(std::string(section) + ".", 0) == 0 || s.rfind(std::string(section) + "=", 0) == 0)

@@ -100,6 +100,9 @@ TEST(Config, SetPresetKeepsTheSectionsOtherKeys) {
                                       "workload: {dp: 8, global_batch: 64}\n");
   e = error_of(full, {"system.preset=dgx-b200"});
   EXPECT_NE(e.find("'system' (at " + full + ":3:3) names no preset to swap"), std::string::npos) << e;
+  // A configuration without a system: system.preset=NAME gives it one.
+  const std::string none = write_temp("preset_absent.yaml", "model: Llama-3.1-8B\nworkload: {dp: 32, global_batch: 64}\n");
+  EXPECT_EQ(psa::load_config(none, {"system.preset=dgx-h200"}).system_name, "dgx-h200");
 }
 
 TEST(Config, NodesParameterisesASystem) {

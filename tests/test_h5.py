@@ -537,6 +537,31 @@ class SweepFile(unittest.TestCase):
         with h5py.File(merged, "r") as f:
             self.assertEqual(len(f.attrs["psa_sets"]), 3)
             self.assertEqual(f.attrs["space_name"], "workload-system1")
+        # Another base file by --set base=FILE, a path relative to where the sweeps ran: merged
+        # elsewhere from the files alone (the merge must not look for FILE again).
+        shutil.copy(os.path.join(DATA, "configs", "cosmic-system2-baseline.yaml"), os.path.join(self.dir, "other.yaml"))
+        other = [os.path.abspath(COSMIC), "sweep", os.path.abspath(psa), "-q", "--set", "base=other.yaml"]
+        other_parts = [os.path.join(self.dir, f"o{i}.h5") for i in range(2)]
+        for i, part in enumerate(other_parts):
+            subprocess.run(other + ["-o", part, "--shard", f"{i}/2"], cwd=self.dir, check=True)
+        other_whole, other_merged = os.path.join(self.dir, "ow.h5"), os.path.join(self.dir, "om.h5")
+        subprocess.run(other + ["-o", other_whole], cwd=self.dir, check=True)
+        subprocess.run([COSMIC, "merge", other_merged, *other_parts, "-q"], check=True)
+        same_result(self, other_merged, other_whole)
+        with h5py.File(other_whole, "r") as a, h5py.File(edited, "r") as b:
+            self.assertNotEqual(a.attrs["base_config"], b.attrs["base_config"])
+        # A resume whose base file has an error of its own reports that error, not the edits.
+        base_edit = os.path.join(self.dir, "base-edit.h5")
+        subprocess.run([COSMIC, "sweep", by_hand, "-o", base_edit, "-q", "--set", "objectives=[latency]"], check=True)
+        with open(base, "a") as f:
+            f.write("bogus_key: 1\n")
+        r = subprocess.run([COSMIC, "sweep", by_hand, "-o", base_edit, "--resume", "-q"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown key 'bogus_key'", r.stderr)
+        self.assertNotIn("was written with", r.stderr)
+        with open(base, "w") as f:
+            f.write(open(os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml")).read()
+                    .replace("global_batch: 2048", "global_batch: 1024"))
         plain = os.path.join(self.dir, "plain.h5")
         sweep("workload-system1.yaml", plain, "--shard", "1/2")
         r = subprocess.run([COSMIC, "merge", os.path.join(self.dir, "m2.h5"), parts[0], plain, "-q"],

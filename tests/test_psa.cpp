@@ -399,6 +399,17 @@ TEST(Psa, SetReplacesOrEditsTheBaseInEitherForm) {
   EXPECT_EQ(swapped.system_name, "cosmic-system2");
   EXPECT_EQ(swapped.view->base.work.global_batch, 2048);
   EXPECT_EQ(swapped.base_text, psa::load_psa(inl, {"base.system=cosmic-system2"}).base_text);
+  // An inline system that names its preset alone takes keys below it, in either order, and a
+  // swapped preset keeps them.
+  const std::string dgx = write_psa("inline_dgx.yaml", "base:\n  model: Llama-3.1-8B\n  system: dgx-h100\n"
+                                                       "  workload: {dp: 64, global_batch: 64}\n"
+                                                       "parameters:\n  workload:\n    pp: [1, 2]\nobjectives: [latency]\n");
+  for (const auto& order : {std::vector<std::string>{"base.system.nodes=8", "base.system.preset=dgx-h200"},
+                            std::vector<std::string>{"base.system.preset=dgx-h200", "base.system.nodes=8"}}) {
+    const auto d = psa::load_psa(dgx, order);
+    EXPECT_EQ(d.system_name, "dgx-h200") << order[0];
+    EXPECT_EQ(d.view->base.net.dim[1].npus, 8) << order[0];
+  }
 }
 
 TEST(Psa, ErrorsNameFileLineAndKey) {
