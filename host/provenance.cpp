@@ -1,7 +1,6 @@
 #include "host/provenance.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "host/h5.hpp"
@@ -53,7 +52,8 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
     return psa::load_psa(psa_file);  // the run says why it cannot resume `out`
   }
   if (recorded.empty()) return psa::load_psa(psa_file);
-  if (std::ifstream(psa_file) && psa::read_text(psa_file) != recorded_text)
+  const std::string text = psa::read_text(psa_file);  // "" unreadable: load_psa says why
+  if (!text.empty() && text != recorded_text)
     throw std::runtime_error(out + " was written for a different PSA text than " + psa_file + "'s");
   try {
     return psa::load_psa(psa_file, recorded);

@@ -38,8 +38,8 @@ namespace cosmic {
 //    only where the stage holds two; a dimension of one NPU has no links and costs nothing.
 // 5: ZeRO-3's weight gathers and gradient reduce-scatters hidden by the usable fraction
 //    dp_overlap of each pass, the fraction that hides the other data-parallel traffic (they
-//    took the whole pass);
-//    the same as before where dp_overlap is 1 (the ideal machine, the COSMIC study's systems).
+//    took the whole pass); the same as before where dp_overlap is 1 (the ideal machine, the
+//    COSMIC study's systems).
 //    A derived TP that does not divide (tp 0) is PRODUCT_MISMATCH, not INVALID_INPUT.
 constexpr int64_t kModelRevision = 5;
 

@@ -30,7 +30,7 @@ struct AgentSection {
 struct DesignSpace {
   std::string file;                 // the PSA file
   std::string text;                 // its full text (recorded in result files)
-  std::vector<std::string> sets;    // the --set KEY=VALUE edits applied to it, in order (recorded too)
+  std::vector<std::string> sets;    // the --set KEY=VALUE edits applied to it, as given (recorded too)
   std::string base_text;            // the base configuration it resolves to (presets expanded), as YAML
   std::string name;
   std::string model_name, system_name;
@@ -42,7 +42,8 @@ struct DesignSpace {
 };
 
 // Loads a PSA file, with `sets` (--set KEY=VALUE: a key of the PSA file, or base.KEY of its base
-// configuration) applied in order; errors (psa::ConfigError) name file, line and key.
+// configuration) applied in psa::application_order; errors (psa::ConfigError) name file, line
+// and key.
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets = {});
 
 // The genes constraint k of `s` reads, ascending: gene g is listed when its value can change a
