@@ -130,8 +130,8 @@ void SweepState::add_points(const std::vector<SweepPoint>& pts) {
     const bool full = t.size() >= size_t(top_k);
     const SweepPoint worst = full ? t.back() : SweepPoint{};
     for (const SweepPoint& p : pts)
-      if (!full || better_in(p, worst, j)) t.push_back(p);
-    std::sort(t.begin(), t.end(), [j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j); });
+      if (!full || better_in(p, worst, j, nobj)) t.push_back(p);
+    std::sort(t.begin(), t.end(), [this, j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j, nobj); });
     t.erase(std::unique(t.begin(), t.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.index == b.index; }),
             t.end());
     if (t.size() > size_t(top_k)) t.resize(size_t(top_k));
@@ -139,7 +139,7 @@ void SweepState::add_points(const std::vector<SweepPoint>& pts) {
   if (!want_front) return;
   // Insert candidates best-first by obj[0], so few of them evict earlier ones.
   std::vector<SweepPoint> cand = pts;
-  std::sort(cand.begin(), cand.end(), [](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0); });
+  std::sort(cand.begin(), cand.end(), [this](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0, nobj); });
   for (const SweepPoint& p : cand) {
     bool dominated = false;
     for (const SweepPoint& f : pareto) {
@@ -153,7 +153,7 @@ void SweepState::add_points(const std::vector<SweepPoint>& pts) {
     pareto.erase(std::remove_if(pareto.begin(), pareto.end(), [&](const SweepPoint& f) { return dominates(p, f, nobj); }),
                  pareto.end());
     pareto.insert(std::upper_bound(pareto.begin(), pareto.end(), p,
-                                   [](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0); }),
+                                   [this](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0, nobj); }),
                   p);
   }
   if (pareto.size() > kMaxParetoPoints) {

@@ -87,10 +87,10 @@ class CpuSweep final : public SweepBackend {
 
   void offer_top(const SweepPoint& pt, int j, const Pruning& prune, std::vector<SweepPoint>& top) const {
     const size_t K = size_t(p_.top_k);
-    if (prune.full[j] && !better_in(pt, prune.kth[j], j)) return;
-    if (top.size() == K && !better_in(pt, top.back(), j)) return;
+    if (prune.full[j] && !better_in(pt, prune.kth[j], j, p_.k.nobj)) return;
+    if (top.size() == K && !better_in(pt, top.back(), j, p_.k.nobj)) return;
     auto at = std::upper_bound(top.begin(), top.end(), pt,
-                               [j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j); });
+                               [this, j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j, p_.k.nobj); });
     top.insert(at, pt);
     if (top.size() > K) top.pop_back();
   }

@@ -42,9 +42,14 @@ struct SweepPoint {
   double obj[kMaxSweepObjectives] = {};
 };
 
-// Ordering of top-K lists: lower value first, ties broken by the lower index.
-COSMIC_HD inline bool better_in(const SweepPoint& a, const SweepPoint& b, int j) {
-  return a.obj[j] < b.obj[j] || (a.obj[j] == b.obj[j] && a.index < b.index);
+// Ordering of top-K lists by objective j of nobj: lower value first; ties broken by the other
+// objectives in their order (the cheapest networks listed fastest first, not in index order),
+// then by the lower index, so the order is total and a list unique.
+COSMIC_HD inline bool better_in(const SweepPoint& a, const SweepPoint& b, int j, int nobj) {
+  if (a.obj[j] != b.obj[j]) return a.obj[j] < b.obj[j];
+  for (int o = 0; o < nobj; ++o)
+    if (o != j && a.obj[o] != b.obj[o]) return a.obj[o] < b.obj[o];
+  return a.index < b.index;
 }
 
 // Pareto dominance (all objectives minimised): a dominates b when it is no worse in every

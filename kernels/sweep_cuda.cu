@@ -83,7 +83,7 @@ struct BlockCounts {
 
 __device__ bool is_candidate(const SweepPoint& pt, const DevPrune& pr) {
   for (int j = 0; j < c_k.nobj; ++j)
-    if (!pr.full[j] || better_in(pt, pr.kth[j], j)) return true;
+    if (!pr.full[j] || better_in(pt, pr.kth[j], j, c_k.nobj)) return true;
   if (!pr.want_front) return false;
   for (int32_t i = 0; i < pr.front_n; ++i) {
     const SweepPoint& f = pr.front[i];

@@ -20,6 +20,18 @@
 namespace cosmic {
 namespace {
 
+// The documented order of /top/<objective j> (results-format.md), written out: by the objective,
+// then the other objectives in order, then the index.
+auto in_order(int j, int nobj) {
+  const auto key = [j, nobj](const SweepPoint& p) {
+    std::vector<double> k{p.obj[j]};
+    for (int o = 0; o < nobj; ++o)
+      if (o != j) k.push_back(p.obj[o]);
+    return k;
+  };
+  return [key](const SweepPoint& a, const SweepPoint& b) { return key(a) != key(b) ? key(a) < key(b) : a.index < b.index; };
+}
+
 // Reductions computed the slow way: every index, scalar decode / check / evaluate.
 SweepState brute_force(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t top_k) {
   const SpaceView& s = *ds.view;
@@ -47,7 +59,7 @@ SweepState brute_force(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t
   st.swept = end - begin;
   for (int j = 0; j < k.nobj; ++j) {
     std::vector<SweepPoint> v = feasible;
-    std::sort(v.begin(), v.end(), [j](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, j); });
+    std::sort(v.begin(), v.end(), in_order(j, k.nobj));
     v.resize(std::min(v.size(), size_t(top_k)));
     st.top[j] = v;
   }
@@ -64,7 +76,7 @@ SweepState brute_force(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t
         best1 = p.obj[1];
       }
   }
-  std::sort(st.pareto.begin(), st.pareto.end(), [](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0); });
+  std::sort(st.pareto.begin(), st.pareto.end(), in_order(0, k.nobj));
   return st;
 }
 
@@ -172,6 +184,25 @@ TEST(Sweep, CpuTopAndFrontEqualBruteForceOn80kPoints) {
   expect_same_state(cpu_sweep(ds, 0, n, 8), want);
 }
 
+// The network cost depends on the network genes alone, so the cheapest points tie on it by the
+// thousand: the cost list shows the fastest of them first (then index), not the first in index.
+TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
+  const psa::DesignSpace ds = test::small_system1({Objective::Cost, Objective::Latency});
+  const u128 n = space_size(*ds.view);
+  const SweepState got = cpu_sweep(ds, 0, n, 8);
+  const std::vector<SweepPoint>& by_cost = got.top[0];
+  ASSERT_EQ(by_cost.size(), 8u);
+  int latency_differs = 0;
+  for (size_t i = 1; i < by_cost.size(); ++i) {
+    ASSERT_EQ(by_cost[i].obj[0], by_cost[0].obj[0]) << "the 8 cheapest share one network cost";
+    EXPECT_LE(by_cost[i - 1].obj[1], by_cost[i].obj[1]) << i;
+    if (by_cost[i - 1].obj[1] == by_cost[i].obj[1]) EXPECT_LT(by_cost[i - 1].index, by_cost[i].index) << i;
+    latency_differs += by_cost[i - 1].obj[1] != by_cost[i].obj[1];
+  }
+  EXPECT_GT(latency_differs, 0);  // else the order by latency would be the order by index
+  expect_same_state(got, brute_force(ds, 0, n, 8));
+}
+
 TEST(Sweep, ResultsDoNotDependOnThreadsOrSplits) {
   const psa::DesignSpace ds = test::small_system1({Objective::RuntimeXBw, Objective::Memory, Objective::Latency});
   const u128 n = space_size(*ds.view);
@@ -208,7 +239,7 @@ TEST(Sweep, ResultsDoNotDependOnThreadsOrSplits) {
     for (const SweepPoint& q : all) dominated = dominated || (q.index != p.index && dominates(q, p, 3));
     if (!dominated) front.push_back(p);
   }
-  std::sort(front.begin(), front.end(), [](const SweepPoint& a, const SweepPoint& b) { return better_in(a, b, 0); });
+  std::sort(front.begin(), front.end(), in_order(0, 3));
   expect_same_points(one.pareto, front, 3, 0, "pareto, 3 objectives");
 }
 
