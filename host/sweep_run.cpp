@@ -778,6 +778,23 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::cerr << "cosmic merge: no input files\n";
     return 1;
   }
+  // `cosmic merge shard*.h5` names the first shard as the output: refuse to write over any
+  // result file but an earlier merge's.
+  if (std::filesystem::exists(out)) {
+    std::string what;
+    try {
+      h5::Handle f = h5::open_file(out, false);
+      if (h5::has_attr(f.id(), "kind")) what = "a " + h5::attr_string(f.id(), "kind") + "'s results";
+      else if (h5::has_attr(f.id(), "shard") && h5::attr_string(f.id(), "shard") != "merged")
+        what = "a sweep's results" + (h5::attr_string(f.id(), "shard") == "0/1" ? "" : " (shard " + h5::attr_string(f.id(), "shard") + ")");
+    } catch (const std::exception&) {  // not an HDF5 file, or unreadable: nothing of ours to lose
+    }
+    if (!what.empty()) {
+      std::cerr << "cosmic merge: the output " << out << " exists and holds " << what
+                << ", not a merge's; the output comes first (cosmic merge OUT.h5 IN.h5...): name a new file\n";
+      return 1;
+    }
+  }
   std::sort(ins.begin(), ins.end(), [](const In& a, const In& b) { return a.m.begin < b.m.begin; });
   const auto has_gap = [](const In& in) { return in.m.shard == "merged" && in.st.swept < in.m.end - in.m.begin; };
   const FileMeta& first = ins[0].m;

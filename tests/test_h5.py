@@ -261,6 +261,22 @@ class SweepFile(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("is also an input", r.stderr)
         self.assertEqual(open(parts[0], "rb").read(), before)
+        # `cosmic merge part*.h5` (the output forgotten) would take the first shard for the
+        # output: a sweep's file is never written over, nor a search's; a merge's may be.
+        for target, what in ((parts[0], "holds a sweep's results (shard 0/3), not a merge's"),
+                             (whole, "holds a sweep's results, not a merge's")):
+            before = open(target, "rb").read()
+            r = subprocess.run([COSMIC, "merge", target, parts[1], parts[2]], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn(what, r.stderr)
+            self.assertIn("the output comes first", r.stderr)
+            self.assertEqual(open(target, "rb").read(), before)
+        searched = os.path.join(self.dir, "searched.h5")
+        subprocess.run([COSMIC, "search", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "--agent", "rw",
+                        "--budget", "10", "--population", "10", "-o", searched, "--quiet"], check=True)
+        r = subprocess.run([COSMIC, "merge", searched, parts[1]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("holds a search's results", r.stderr)
 
     def test_compare_h5_sees_both_sides(self):
         # bench/compare_h5.py (the CUDA-vs-CPU check of bench/gpu_check.sh): a group only one
