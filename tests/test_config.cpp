@@ -384,6 +384,23 @@ std::vector<fs::path> shipped(const std::string& kind) {
   return out;
 }
 
+// The cluster presets run collectives as NCCL does: rings, and all-to-alls (expert parallelism,
+// Ulysses) point to point.
+TEST(Config, ClusterPresetsSendAllToAllsDirect) {
+  for (const char* preset : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"}) {
+    const Config c = psa::load_config(write_temp(std::string("a2a-") + preset + ".yaml",
+                                                 std::string("model: GPT-22B\nsystem: ") + preset + "\nworkload: {}\n"))
+                         .config;
+    ASSERT_EQ(c.net.ndims, 2) << preset;
+    for (int d = 0; d < c.net.ndims; ++d) {
+      const NetDim& dim = c.net.dim[d];
+      EXPECT_EQ(dim.algo[int(Coll::AllToAll)], Algo::Direct) << preset << " dim " << d;
+      for (Coll other : {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter})
+        EXPECT_EQ(dim.algo[int(other)], Algo::Ring) << preset << " dim " << d;
+    }
+  }
+}
+
 TEST(Config, EveryShippedPresetLoads) {
   const auto configs = shipped("configs"), models = shipped("models"), systems = shipped("systems");
   ASSERT_GT(configs.size(), 0u);
