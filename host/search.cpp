@@ -514,6 +514,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   SearchOptions o = o_in;
   const SpaceView& view = *ds.view;
   if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
+  if (!o.resume) agents::check_params(o.agent, o.params);  // an unknown agent or bad value first, before notes on it
   if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.quiet && !o.resume)
     std::cerr << "search: " << o.agent << " optimises the first objective, " << psa::objective_name(ds.objectives[0])
               << ", alone (the file's Pareto front is of the points it evaluated); nsga2 searches for the front of all "

@@ -257,7 +257,16 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     const Section p = spec.sub("pow2");
     p.check_keys({"min", "max"});
     const double lo = bound(p, "min", true, 1), hi = bound(p, "max", true, 1);
+    // Bounds that are not powers of two would silently drop out ({min: 3} starting at 4).
+    const auto power_of_two = [&](const char* key, double v) {
+      int e = 0;
+      if (std::frexp(v, &e) != 0.5)
+        p.fail(key, "a power of two (" + fmt_number(v) + " lies between " + fmt_number(std::ldexp(1.0, e - 1)) + " and " +
+                        fmt_number(std::ldexp(1.0, e)) + ")");
+    };
     if (lo <= 0) p.fail("min", "a positive number");
+    power_of_two("min", lo);
+    power_of_two("max", hi);
     if (hi < lo) p.fail("max", "a number >= min (" + fmt_number(lo) + ")");
     for (int k = -60; k < 63; ++k) {  // fractions too: {min: 0.25, max: 2} is 0.25, 0.5, 1, 2
       const double v = std::ldexp(1.0, k);

@@ -1227,6 +1227,11 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent sa --budget 100 -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown agent 'sa'"), std::string::npos) << r.out;
+  // A misspelt agent on a space of two objectives: the name is refused before any note on it.
+  r = test::run_cli("search " + psa + " --agent nsga --budget 100 --set objectives=[latency,memory] -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("unknown agent 'nsga'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("optimises the first objective"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --keep some -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--keep expects all, feasible or none"), std::string::npos) << r.out;
