@@ -393,10 +393,20 @@ void expand_nodes(YAML::Node system, const Sources& src) {
   const std::string from = src.file_of("system.nodes");
   const auto preset = src.section_file.find("system");
   const bool presets_own = preset != src.section_file.end() && from == preset->second && from != src.config_file;
-  if (system["nodes"].IsDefined() && !used && !presets_own)
+  if (system["nodes"].IsDefined() && !used && !presets_own) {
+    // A --set of a dimension's npus replaces its `npus: nodes`: say so, the file is not at fault.
+    std::string replaced;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const std::string kp = "system.network.dims." + std::to_string(i) + ".npus";
+      if (src.file_of(kp) == "--set") replaced += (replaced.empty() ? "" : ", ") + kp;
+    }
     throw ConfigError(where(src, "system.nodes", system["nodes"]) +
-                      ": key 'system.nodes': no network dimension of this system has 'npus: nodes', so it would change "
-                      "nothing (set the dimensions' npus instead)");
+                      ": key 'system.nodes': no network dimension of this system has 'npus: nodes'" +
+                      (replaced.empty() ? ", so it would change nothing (set the dimensions' npus instead)"
+                                        : " any more (--set gave " + replaced + " a number), so it would change "
+                                          "nothing: set system.nodes instead of the nodes dimension's npus, or remove "
+                                          "nodes"));
+  }
   // Done with: the resolved tree (a result file's base_config) reads back as a configuration
   // without it, its dimensions' npus written out.
   if (system["nodes"].IsDefined()) system.remove("nodes");

@@ -129,6 +129,13 @@ TEST(Config, NodesParameterisesASystem) {
   EXPECT_EQ(psa::load_config(own).config.net.dim[1].npus, 2);
   const std::string plain = write_temp("nodes_plain.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: 8, dp: 4}\n");
   EXPECT_EQ(psa::load_config(plain, {"system.network.dims.1.npus=2", "workload.dp=2"}).config.net.dim[1].npus, 2);
+  // The file's nodes with a --set of the nodes dimension's npus: the message names the --set
+  // (the file alone is fine) and the key to set instead.
+  const std::string e2 = error_of(p, {"system.network.dims.1.npus=2", "workload.dp=2"});
+  EXPECT_EQ(e2.rfind(p + ":2:", 0), 0u) << e2;
+  EXPECT_NE(e2.find("(--set gave system.network.dims.1.npus a number)"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("set system.nodes instead"), std::string::npos) << e2;
+  EXPECT_EQ(error_of(q).find("--set gave"), std::string::npos);
 }
 
 TEST(Config, UnknownKeyNamesFileLineAndKey) {
