@@ -74,6 +74,8 @@ int cmd_search(int argc, const char* const* argv) {
         given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
       }
       o.params = psa_agent_params(ds, o.agent, given);
+      if (!o.quiet)
+        for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic search: note: " << n << "\n";
     }
     return run_search(ds, o, nullptr);
   } catch (const agents::ParamError& e) {

@@ -69,6 +69,7 @@ int cmd_space(int argc, const char* const* argv) {
     std::vector<std::string> objectives;
     for (Objective o : ds.objectives) objectives.push_back(psa::objective_name(o));
 
+    const std::vector<std::string> notes = psa::space_notes(ds, &feasible);
     const std::vector<int32_t> fold = psa::foldable_genes(ds);
     const uint64_t copies_folded = psa::fold_copies(ds, fold);  // no constraint reads them: exact divisions
     if (args.count("json")) {
@@ -96,6 +97,7 @@ int cmd_space(int argc, const char* const* argv) {
       j["fold_copies"] = copies_folded;  // what `cosmic sweep` visits: these divided by it
       j["sweep_size"] = psa::to_string_u128(raw / copies_folded);
       j["sweep_feasible_count"] = psa::to_string_u128(feasible / copies_folded);
+      j["notes"] = notes;
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -144,6 +146,7 @@ int cmd_space(int argc, const char* const* argv) {
       os << "cosmic sweep:    " << psa::with_commas(psa::to_string_u128(raw / copies_folded)) << " points, "
          << psa::with_commas(psa::to_string_u128(feasible / copies_folded)) << " meeting the constraints (each for "
          << copies_folded << " of the space)\n";
+    for (const std::string& n : notes) os << "note: " << n << "\n";
     std::cout << os.str();
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic space: " << e.what() << "\n";

@@ -89,7 +89,7 @@ std::string describe(const Config& c) {
   for (int32_t d = 0; d < c.net.ndims; ++d) {
     const NetDim& n = c.net.dim[d];
     os << (d ? " | " : "") << names::name(names::kTopology, n.topology) << " " << n.npus << " @ "
-       << fmt(n.link_bw_GBps * links_per_npu(n.topology), 4) << " GB/s";
+       << fmt(n.link_bw_GBps * links_per_npu(c.net, d), 4) << " GB/s";
     bool same = true;
     for (int k = 1; k < kNumColls; ++k) same = same && n.algo[k] == n.algo[0];
     os << " (";

@@ -71,6 +71,8 @@ int cmd_sweep(int argc, const char* const* argv) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;
     }
+    if (!o.quiet && !o.resume)
+      for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic sweep: note: " << n << "\n";
     // --keep all (a fresh sweep; a resumed one keeps its file's settings), of the space the sweep
     // visits: the PSA's with the genes no result depends on folded.
     const uint64_t copies = o.fold ? psa::fold_copies(ds, psa::foldable_genes(ds)) : 1;

@@ -86,11 +86,14 @@ struct SpaceView {
   Instr prog[kMaxProgram] = {};
 };
 
-// Links per NPU of a topology in the study's convention (per-link bandwidth = per-NPU
-// bandwidth / links): Ring 2, FullyConnected 7 (hard-coded, whatever the dimension size),
-// Switch 1 (shared/reference/cosmic-study.md §1).
-COSMIC_HD inline double links_per_npu(Topology t) {
-  return t == Topology::Ring ? 2.0 : (t == Topology::FullyConnected ? 7.0 : 1.0);
+// Links per NPU of dimension d (per-link bandwidth = per-NPU bandwidth / links): Ring 2, Switch 1,
+// FullyConnected 7 in the study's convention (hard-coded whatever the dimension's size:
+// shared/reference/cosmic-study.md §1, right for groups of 8) or npus - 1 with
+// `links_per_npu: physical` (a link to every other NPU; at least 1).
+COSMIC_HD inline double links_per_npu(const Network& net, int32_t d) {
+  const NetDim& n = net.dim[d];
+  if (n.topology != Topology::FullyConnected) return n.topology == Topology::Ring ? 2.0 : 1.0;
+  return net.links_per_npu == LinkCount::Study ? 7.0 : double(n.npus > 1 ? n.npus - 1 : 1);
 }
 
 COSMIC_HD inline u128 space_size(const SpaceView& s) {
@@ -186,7 +189,7 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::Topology: return int(c.net.dim[d].topology);
     case Param::Npus: return c.net.dim[d].npus;
     case Param::LinkBw: return c.net.dim[d].link_bw_GBps;
-    case Param::NpuBw: return c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+    case Param::NpuBw: return c.net.dim[d].link_bw_GBps * links_per_npu(c.net, d);
     case Param::Latency: return c.net.dim[d].latency_ns;
     case Param::PeakTflops: return c.compute.peak_tflops[peak_index(c.model.dtype_bytes)];
     case Param::MemBw: return c.compute.mem_bw_GBps;
@@ -221,7 +224,7 @@ COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Co
       for (int32_t d = (ge.dim < 0 ? 0 : ge.dim); d < (ge.dim < 0 ? c.net.ndims : ge.dim + 1); ++d) npu_bw[d] = true;
   }
   for (int32_t d = 0; d < c.net.ndims; ++d) {
-    if (npu_bw[d]) c.net.dim[d].link_bw_GBps /= links_per_npu(c.net.dim[d].topology);
+    if (npu_bw[d]) c.net.dim[d].link_bw_GBps /= links_per_npu(c.net, d);
     if (s.algo_follows_topology) {
       const Topology t = c.net.dim[d].topology;
       const Algo a = t == Topology::Ring ? Algo::Ring : (t == Topology::FullyConnected ? Algo::Direct : Algo::HalvingDoubling);
@@ -256,7 +259,7 @@ COSMIC_HD inline Config decode(const SpaceView& s, const int32_t* genome) {
 // study's "bw", read by the RuntimeXBw objective and the constraint name npu_bandwidth_total.
 COSMIC_HD inline double npu_bandwidth_total(const Config& c) {
   double bw = 0;
-  for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net.dim[d].topology);
+  for (int32_t d = 0; d < c.net.ndims; ++d) bw += c.net.dim[d].link_bw_GBps * links_per_npu(c.net, d);
   return bw;
 }
 

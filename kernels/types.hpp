@@ -78,6 +78,9 @@ constexpr int kNumColls = 4;
 enum class Policy : int8_t { LIFO = 0, FIFO = 1 };
 enum class MultiDim : int8_t { Baseline = 0, BWAware = 1 };  // BWAware = Themis / ASTRA-sim localBWAware
 enum class Convention : int8_t { Physical = 0, AstraSim = 1 };
+// Links per NPU that a per-NPU bandwidth is divided over (kernels/space.hpp links_per_npu): the
+// study's count (FullyConnected 7 whatever its size) or the physical one (npus - 1).
+enum class LinkCount : int8_t { Study = 0, Physical = 1 };
 enum class Group : int8_t { TP = 0, CP = 1, DP = 2, PP = 3 };
 constexpr int kNumGroups = 4;
 
@@ -96,6 +99,7 @@ struct Network {
   Policy policy = Policy::LIFO;        // accepted for PSA compatibility; see collective.hpp
   MultiDim multidim = MultiDim::BWAware;
   Convention convention = Convention::Physical;
+  LinkCount links_per_npu = LinkCount::Study;  // read where a PSA gives per-NPU bandwidth
   bool congestion_aware = true;        // AstraSim convention only
   int32_t active_chunks = 1;           // AstraSim convention: chunks in flight per dimension
   double endpoint_delay_ns = 10;       // per message, at each end

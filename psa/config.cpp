@@ -250,9 +250,10 @@ void convert_algorithms(const Section& d, NetDim& dim) {
 }
 
 void convert_network(const Section& s, Network& net) {
-  s.check_keys({"convention", "congestion_aware", "chunks", "policy", "multidim", "active_chunks", "endpoint_delay_ns",
+  s.check_keys({"convention", "links_per_npu", "congestion_aware", "chunks", "policy", "multidim", "active_chunks", "endpoint_delay_ns",
                 "placement", "dims"});
   net.convention = s.choice("convention", Convention::Physical, names::kConvention);
+  net.links_per_npu = s.choice("links_per_npu", LinkCount::Study, names::kLinkCount);
   net.congestion_aware = s.boolean("congestion_aware", true);
   net.chunks = int32_t(s.integer("chunks", 4, 1, 1 << 20));
   net.policy = s.choice("policy", Policy::LIFO, names::kPolicy);

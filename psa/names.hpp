@@ -43,6 +43,7 @@ inline const Entry<Coll> kColl[] = {{"all_reduce", Coll::AllReduce}, {"all_gathe
 inline const Entry<Policy> kPolicy[] = {{"LIFO", Policy::LIFO}, {"FIFO", Policy::FIFO}};
 inline const Entry<MultiDim> kMultiDim[] = {{"localBWAware", MultiDim::BWAware}, {"baseline", MultiDim::Baseline},
                                             {"bwaware", MultiDim::BWAware}};
+inline const Entry<LinkCount> kLinkCount[] = {{"study", LinkCount::Study}, {"physical", LinkCount::Physical}};
 inline const Entry<Convention> kConvention[] = {{"physical", Convention::Physical},
                                                 {"astra-sim", Convention::AstraSim},
                                                 {"astrasim", Convention::AstraSim}};

@@ -882,6 +882,12 @@ std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw
           for (Param q : colls) out.insert({int(q), d});
       }
       break;
+    case Param::Npus:  // with physical link counts, a FullyConnected dimension's NPUs set its links
+      add_fields(out, Param::Npus, g.dim, nd);
+      for (int d = 0; d < nd; ++d)
+        if ((g.dim < 0 || g.dim == d) && npu_bw_dim[d] && s.base.net.links_per_npu == LinkCount::Physical)
+          out.insert({int(Param::LinkBw), d});
+      break;
     default: add_fields(out, g.param, g.dim, nd);
   }
   if (s.derive_tp && (g.param == Param::DP || g.param == Param::CP || g.param == Param::PP || g.param == Param::Npus))
@@ -1047,8 +1053,10 @@ DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>&
   return out;
 }
 
-u128 feasible_count(const DesignSpace& space) {
-  const SpaceView& s = *space.view;
+namespace {
+
+// feasible_count() of the space with view `s` (its constraints, maybe a subset of the space's).
+u128 count_feasible(const DesignSpace& space, const SpaceView& s) {
   const int n = s.ngenes;
 
   // Union-find over genes, linked by the constraints that read them.
@@ -1115,6 +1123,51 @@ u128 feasible_count(const DesignSpace& space) {
     total *= u128(count);
   }
   return total;
+}
+
+}  // namespace
+
+u128 feasible_count(const DesignSpace& space) { return count_feasible(space, *space.view); }
+
+std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasible) {
+  const SpaceView& s = *space.view;
+  std::vector<std::string> notes;
+  // Per-NPU bandwidth on FullyConnected dimensions of other than 8 NPUs, by the study's 7 links.
+  for (int32_t d = 0; d < s.base.net.ndims && s.base.net.links_per_npu == LinkCount::Study; ++d) {
+    bool npu_bw = false;
+    std::set<double> topologies, npus;  // the values the dimension may take (genes, else the base)
+    for (int32_t g = 0; g < s.ngenes; ++g) {
+      const Gene& ge = s.gene[g];
+      if (ge.dim >= 0 && ge.dim != d) continue;
+      npu_bw = npu_bw || ge.param == Param::NpuBw;
+      for (int32_t v = 0; v < ge.card; ++v) {
+        if (ge.param == Param::Topology) topologies.insert(s.values[ge.offset + v]);
+        if (ge.param == Param::Npus) npus.insert(s.values[ge.offset + v]);
+      }
+    }
+    if (topologies.empty()) topologies.insert(double(int(s.base.net.dim[d].topology)));
+    if (npus.empty()) npus.insert(double(s.base.net.dim[d].npus));
+    npus.erase(8.0);
+    if (!npu_bw || !topologies.count(double(int(Topology::FullyConnected))) || npus.empty()) continue;
+    std::string sizes;
+    for (auto x = npus.begin(); x != npus.end(); ++x)
+      sizes += (x == npus.begin() ? "" : std::next(x) == npus.end() ? " or " : ", ") + fmt_number(*x);
+    notes.push_back("dimension " + std::to_string(d) + ": a per-NPU bandwidth on a FullyConnected dimension of " + sizes +
+                    " NPUs is divided over 7 links, the study's count (right for 8 NPUs only); "
+                    "--set base.system.network.links_per_npu=physical divides it over npus - 1 (docs/psa.md)");
+  }
+  // No point meets the constraints: those that no point meets alone.
+  if (feasible && *feasible == 0 && s.nconstraints > 0) {
+    std::string alone;
+    for (int k = 0; k < s.nconstraints; ++k)
+      if (count_feasible(space, *with_constraints(s, {k})) == 0)
+        alone += (alone.empty() ? "" : "; ") + (size_t(k) < space.constraint_text.size() ? space.constraint_text[size_t(k)]
+                                                                                          : "constraint " + std::to_string(k));
+    notes.push_back(alone.empty() ? "no point meets every constraint, though each alone holds for some: they contradict "
+                                    "each other"
+                                  : "no point meets every constraint; none meets, alone: " + alone);
+  }
+  return notes;
 }
 
 // ---------------------------------------------------------------------------------------------

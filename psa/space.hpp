@@ -63,6 +63,11 @@ int32_t plain_genes(const SpaceView& s);
 // Number of points whose genome satisfies every constraint (not the model's memory check),
 // exact, computed without visiting every raw point where the constraints allow it.
 u128 feasible_count(const DesignSpace& space);
+// What a user should know of a space before sweeping it, one sentence each: per-NPU bandwidth
+// on FullyConnected dimensions of other than 8 NPUs under the study's link count; with no
+// feasible point (`feasible`, feasible_count()'s, when given), the constraints no point meets
+// alone.
+std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasible = nullptr);
 
 // True for a gene no result of the space depends on: the scheduling policy (one collective is in
 // flight at a time); unless the space's context parallelism may run DeepSpeed-Ulysses style

@@ -175,6 +175,41 @@ TEST(Psa, StudyTupleCounts) {
   }
 }
 
+// cosmic space's notes: per-NPU bandwidth by the study's 7 links on FullyConnected dimensions
+// of other sizes (System 1's dimension 1 is FullyConnected 8; dimension 3 a Switch), and the
+// constraints that no point meets on their own.
+TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
+  const auto notes = [](const std::string& name, const std::string& params, const std::string& more = "") {
+    const auto ds = psa::load_psa(write_psa(name, "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  network:\n" +
+                                                      params + "objectives: latency\n" + more));
+    const u128 feasible = psa::feasible_count(ds);
+    return psa::space_notes(ds, &feasible);
+  };
+  const std::string bw = "    npu_bandwidth_GBps: {values: [100, 200], per_dim: true}\n";
+  std::vector<std::string> n = notes("fc_sizes.yaml", bw + "    npus.1: [4, 8, 16]\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("dimension 1: a per-NPU bandwidth on a FullyConnected dimension of 4 or 16 NPUs is divided over 7 links"),
+            std::string::npos) << n[0];
+  EXPECT_NE(n[0].find("--set base.system.network.links_per_npu=physical"), std::string::npos) << n[0];
+  EXPECT_TRUE(notes("fc_eight.yaml", bw).empty());                                 // FullyConnected of 8 only
+  EXPECT_TRUE(notes("fc_plain.yaml", "    npus.1: [4, 8, 16]\n").empty());          // no per-NPU bandwidth gene
+  EXPECT_TRUE(notes("fc_none.yaml", bw + "    npus.1: [4, 16]\n    topology.1: [Ring, Switch]\n").empty());
+  EXPECT_EQ(notes("fc_gene.yaml", bw + "    npus.3: [4, 16]\n    topology.3: [Switch, FullyConnected]\n").size(), 1u);
+  const auto physical = psa::load_psa(write_psa("fc_physical.yaml", "base: configs/cosmic-system1-baseline.yaml\n"
+                                                                      "parameters:\n  network:\n" + bw +
+                                                                      "    npus.1: [4, 8, 16]\nobjectives: latency\n"),
+                                      {"base.system.network.links_per_npu=physical"});
+  EXPECT_TRUE(psa::space_notes(physical).empty());
+  // Impossible constraints: the one no point meets alone is named; two that only contradict each other are said to.
+  n = notes("impossible.yaml", "    npus.1: [4, 8, 16]\n", "constraints:\n  - \"network.npus.1 == 3\"\n  - \"network.npus.1 >= 4\"\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0], "no point meets every constraint; none meets, alone: network.npus.1 == 3");
+  n = notes("contradict.yaml", "    npus.1: [4, 8, 16]\n", "constraints:\n  - \"network.npus.1 < 8\"\n  - \"network.npus.1 > 8\"\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("they contradict each other"), std::string::npos) << n[0];
+  EXPECT_TRUE(notes("possible.yaml", "    npus.1: [4, 8, 16]\n", "constraints:\n  - \"network.npus.1 > 4\"\n").empty());
+}
+
 TEST(Psa, DerivedDependenciesCountedExactly) {
   // Constraints that read derived values: tp (from dp, cp, pp and npus), the algorithm (from
   // the topology), the per-link bandwidth (per-NPU bandwidth / links of the topology).

@@ -203,6 +203,37 @@ TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
   expect_same_state(got, brute_force(ds, 0, n, 8));
 }
 
+// Per-NPU bandwidth on a FullyConnected dimension: the study divides it by 7 links whatever the
+// size; `links_per_npu: physical` by npus - 1, so the dimension's NPU gene sets the per-link
+// bandwidth too, and the sweep's walk, which sets low genes alone, must not take it for one it
+// may set alone (the test fails if it does: its points keep the previous NPU count's links).
+TEST(Sweep, PhysicalLinkCountsFollowTheNpusGene) {
+  for (LinkCount links : {LinkCount::Study, LinkCount::Physical}) {
+    SCOPED_TRACE(links == LinkCount::Study ? "study" : "physical");
+    Config base = test::system1_base();  // dims Ring 4, FullyConnected 8, Ring 4, Switch 8
+    base.net.links_per_npu = links;
+    test::ViewBuilder b(base);
+    b.gene("network.npus.1", Param::Npus, 1, {4, 8, 16})
+        .gene("network.topology.1", Param::Topology, 1, {0, 1, 2})
+        .gene("network.npu_bandwidth_GBps.1", Param::NpuBw, 1, {70, 140, 300})
+        .gene("workload.dp", Param::DP, -1, {1, 2, 4, 8, 16});
+    b.view().derive_tp = true;
+    const psa::DesignSpace ds = b.build("physical links", {Objective::Latency, Objective::RuntimeXBw});
+    // By hand: 16 NPUs, FullyConnected, 300 GB/s per NPU: 15 links of 20 GB/s (physical) or
+    // 7 of 42.857142857142854 (study); a Ring of 4 at 140: 2 links of 70 either way. The
+    // per-NPU value and the study's bw (sum over dims: 187.5 x 2 + 300 + 75 x 2 + 100) read back.
+    const int32_t fc16[] = {2, 2, 2, 0}, ring4[] = {0, 0, 1, 0};
+    const Config c = decode(*ds.view, fc16);
+    EXPECT_EQ(c.net.dim[1].npus, 16);
+    EXPECT_DOUBLE_EQ(c.net.dim[1].link_bw_GBps, links == LinkCount::Physical ? 20.0 : 300.0 / 7);
+    EXPECT_DOUBLE_EQ(get_param(c, Param::NpuBw, 1), 300.0);
+    EXPECT_DOUBLE_EQ(npu_bandwidth_total(c), 187.5 * 2 + 300 + 75 * 2 + 100);
+    EXPECT_DOUBLE_EQ(decode(*ds.view, ring4).net.dim[1].link_bw_GBps, 70.0);
+    const u128 n = space_size(*ds.view);
+    expect_same_state(cpu_sweep(ds, 0, n, 5), brute_force(ds, 0, n, 5));
+  }
+}
+
 TEST(Sweep, ResultsDoNotDependOnThreadsOrSplits) {
   const psa::DesignSpace ds = test::small_system1({Objective::RuntimeXBw, Objective::Memory, Objective::Latency});
   const u128 n = space_size(*ds.view);
