@@ -1,7 +1,15 @@
 #include "host/provenance.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+
+#include <yaml-cpp/yaml.h>
 
 #include "host/h5.hpp"
 #include "kernels/model.hpp"
@@ -37,6 +45,38 @@ Provenance read_provenance(hid_t file) {
   if (h5::has_attr(file, "base_config")) p.base_config = h5::attr_string(file, "base_config");
   if (h5::has_attr(file, "psa_sets")) p.psa_sets = h5::attr_strings(file, "psa_sets");
   return p;
+}
+
+psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& psa_file, const Provenance& prov,
+                                const std::vector<std::string>& folded) {
+  YAML::Node root = YAML::Load(psa_text);
+  root["base"] = YAML::Load(prov.base_config);
+  if (!root["name"]) root["name"] = std::filesystem::path(psa_file).stem().string();  // the default, not the temporary's
+  YAML::Emitter em;
+  em << root;
+  std::string tmp = "/tmp/cosmic-space-XXXXXX.yaml";
+  const int fd = mkstemps(tmp.data(), 5);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file");
+  close(fd);
+  { std::ofstream(tmp) << em.c_str() << "\n"; }
+  std::vector<std::string> sets;  // the base's edits are in the recorded base already
+  for (const std::string& e : prov.psa_sets)
+    if (e.rfind("base.", 0) != 0 && !psa::replaces_base(e)) sets.push_back(e);
+  psa::DesignSpace ds;
+  try {
+    ds = psa::load_psa(tmp, sets);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  std::remove(tmp.c_str());
+  ds = psa::fold_genes(ds, folded);
+  ds.file = psa_file;
+  ds.sets = prov.psa_sets;
+  if (ds.base_text != prov.base_config)  // the inline base must read back as itself
+    throw std::runtime_error("its recorded base configuration does not read back unchanged (" +
+                             first_difference(ds.base_text, prov.base_config, "read back", "recorded") + ")");
+  return ds;
 }
 
 psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,

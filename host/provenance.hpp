@@ -29,6 +29,12 @@ Provenance read_provenance(hid_t file);
 // cannot be read is left for the run to report.
 psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,
                               const std::string& out, bool resume);
+// The design space a result file was run over, from what it recorded (its PSA text and file
+// name, provenance and folded genes), so that neither the PSA file nor its base is needed: the
+// recorded base written inline, the other --set edits applied, the genes folded. Throws
+// (std::runtime_error, psa::ConfigError) when that does not rebuild the recorded base.
+psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& psa_file, const Provenance& prov,
+                                const std::vector<std::string>& folded);
 // "--set A, --set B", or "no --set".
 std::string sets_text(const std::vector<std::string>& sets);
 

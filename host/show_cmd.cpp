@@ -360,6 +360,44 @@ void print_summary(std::ostream& os, const std::string& file, const ojson& j) {
   else print_sweep(os, file, j);
 }
 
+// `--config POINT`: the configuration file of one point of the run's space, POINT an index of
+// the space (the `index` column of /top, /pareto and /all; of the swept, folded, space for a
+// sweep) or `best`: the first of the first objective's top list (a sweep) or /best (a search).
+std::string point_config_text(const std::string& file, const std::string& point) {
+  h5::Handle f = h5::open_file(file, false);
+  for (const char* attr : {"psa", "base_config"})
+    if (!h5::has_attr(f.id(), attr))
+      throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
+  const bool search = h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search";
+  const std::vector<std::string> folded =
+      h5::has_attr(f.id(), "folded_genes") ? h5::attr_strings(f.id(), "folded_genes") : std::vector<std::string>{};
+  const std::string psa_file = h5::has_attr(f.id(), "psa_file") ? h5::attr_string(f.id(), "psa_file") : file;
+  const psa::DesignSpace ds = recorded_space(h5::attr_string(f.id(), "psa"), psa_file, read_provenance(f.id()), folded);
+  const SpaceView& s = *ds.view;
+  std::vector<int32_t> genome(size_t(kMaxGenes), 0);
+  u128 index = 0;
+  if (point == "best" && search) {
+    if (!h5::exists(f.id(), "best")) throw std::runtime_error(file + ": no /best (the search found no point yet)");
+    h5::Handle b = h5::group(f.id(), "best", false);
+    const auto g = h5::read_column<int32_t>(b.id(), "index", 0, size_t(s.ngenes));
+    std::copy(g.begin(), g.end(), genome.begin());
+    index = rank(s, genome.data());
+  } else if (point == "best") {
+    const std::string top = std::string("top/") + psa::objective_name(ds.objectives[0]);
+    if (!h5::exists(f.id(), top) || h5::column_size(h5::group(f.id(), top, false).id(), "index") == 0)
+      throw std::runtime_error(file + ": no feasible point in /" + top);
+    h5::Handle t = h5::group(f.id(), top, false);
+    index = (u128(h5::read_column<uint64_t>(t.id(), "index_hi", 0, 1)[0]) << 64) | h5::read_column<uint64_t>(t.id(), "index", 0, 1)[0];
+  } else if (!psa::parse_u128(point, index) || index >= space_size(s)) {
+    throw std::runtime_error("--config expects best or an index of the space below " + psa::to_string_u128(space_size(s)) +
+                             ", got '" + point + "'");
+  }
+  unrank(s, index, genome.data());
+  return psa::point_config(ds, genome.data(),
+                           "point " + psa::to_string_u128(index) + " of " + ds.name + (search ? " (searched" : " (swept") +
+                               " in " + file + "); cosmic eval reads this file");
+}
+
 }  // namespace
 
 int cmd_show(int argc, const char* const* argv) {
@@ -375,6 +413,8 @@ int cmd_show(int argc, const char* const* argv) {
       ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
                "files of cosmic before model revisions lack it)")
       ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
+      ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
+                 "of the space (the index column of /top, /pareto, /all)", cxxopts::value<std::string>(), "POINT")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;
@@ -383,9 +423,13 @@ int cmd_show(int argc, const char* const* argv) {
   const int top = args["top"].as<int>();
   if (top < 1) return usage_error(opts, "--top expects a positive number of points");
   const std::string file = args["file"].as<std::string>();
-  if (args.count("base") + args.count("psa") + args.count("json") > 1)
-    return usage_error(opts, "--json, --base and --psa: one at a time");
+  if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") > 1)
+    return usage_error(opts, "--json, --base, --psa and --config: one at a time");
   try {
+    if (args.count("config")) {
+      std::cout << point_config_text(file, args["config"].as<std::string>());
+      return 0;
+    }
     if (args.count("base") || args.count("psa")) {  // the recorded inputs, to run again or compare
       const std::string attr = args.count("base") ? "base_config" : "psa";
       h5::Handle f = h5::open_file(file, false);

@@ -840,34 +840,10 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
   }
   psa::DesignSpace ds;
-  {
-    YAML::Node root = YAML::Load(first.psa_text);
-    root["base"] = YAML::Load(first.prov.base_config);
-    if (!root["name"]) root["name"] = std::filesystem::path(first.psa_file).stem().string();  // the default, not the temporary's
-    YAML::Emitter em;
-    em << root;
-    std::string tmp = "/tmp/cosmic-merge-XXXXXX.yaml";
-    const int fd = mkstemps(tmp.data(), 5);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file");
-    close(fd);
-    { std::ofstream(tmp) << em.c_str() << "\n"; }
-    std::vector<std::string> psa_sets;  // the base's edits are in the recorded base already
-    for (const std::string& e : first.prov.psa_sets)
-      if (e.rfind("base.", 0) != 0 && !psa::replaces_base(e)) psa_sets.push_back(e);
-    try {
-      ds = psa::load_psa(tmp, psa_sets);
-    } catch (...) {
-      std::remove(tmp.c_str());
-      throw;
-    }
-    std::remove(tmp.c_str());
-  }
-  ds = psa::fold_genes(ds, first.folded);
-  ds.file = first.psa_file;
-  ds.sets = first.prov.psa_sets;
-  if (ds.base_text != first.prov.base_config) {  // the inline base must read back as itself
-    std::cerr << "cosmic merge: " << ins[0].path << ": its recorded base configuration does not read back unchanged ("
-              << first_difference(ds.base_text, first.prov.base_config, "read back", "recorded") << ")\n";
+  try {
+    ds = recorded_space(first.psa_text, first.psa_file, first.prov, first.folded);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "cosmic merge: " << ins[0].path << ": " << e.what() << "\n";
     return 1;
   }
 

@@ -588,6 +588,68 @@ std::string yaml_text(const YAML::Node& n) {
 }
 }  // namespace
 
+std::string point_config(const DesignSpace& space, const int32_t* genome, const std::string& comment) {
+  const SpaceView& s = *space.view;
+  const Config c = decode(s, genome);
+  // Numbers as 17 significant digits (exact for doubles), so the file reads back as `c`.
+  const auto num = [](double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string(buf);
+  };
+  YAML::Node root = YAML::Load(space.base_text);
+  // Every field a gene or a derived parameter may set, from the decoded point (the rest is the
+  // base's): the workload's layout and settings, the network's scalars and every dimension.
+  YAML::Node w = root["workload"];
+  const Workload& k = c.work;
+  w["dp"] = k.dp, w["tp"] = k.tp, w["pp"] = k.pp, w["cp"] = k.cp, w["ep"] = k.ep;
+  w["micro_batch"] = k.micro_batch, w["global_batch"] = k.global_batch;
+  w["sequence_parallel"] = k.seq_parallel;
+  w["schedule"] = names::name(names::kSchedule, k.schedule);
+  w["vpp"] = k.schedule == Schedule::Interleaved ? k.vpp : 1;  // read only when interleaved (a file refuses it else)
+  w["sharding"] = names::name(names::kSharding, k.sharding), w["recompute"] = names::name(names::kRecompute, k.recompute);
+  w["cp_style"] = names::name(names::kCpStyle, k.cp_style);
+  YAML::Node net = root["system"]["network"];
+  net["chunks"] = c.net.chunks;
+  net["policy"] = names::name(names::kPolicy, c.net.policy);
+  net["multidim"] = names::name(names::kMultiDim, c.net.multidim);
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    YAML::Node dim = net["dims"][d];
+    const NetDim& n = c.net.dim[d];
+    dim["topology"] = names::name(names::kTopology, n.topology);
+    dim["npus"] = n.npus;
+    dim["bandwidth_GBps"] = num(n.link_bw_GBps);  // per link: a per-NPU gene's value divided
+    dim["latency_ns"] = num(n.latency_ns);
+    dim.remove("algorithm");
+    for (const auto& coll : names::kColl) dim["algorithms"][coll.name] = names::name(names::kAlgo, n.algo[int(coll.value)]);
+  }
+  // Compute genes: their values as written (a capacity in GB, the peak of the model's precision).
+  YAML::Node compute = root["system"]["compute"];
+  for (int32_t g = 0; g < s.ngenes; ++g) {
+    const double v = s.values[s.gene[g].offset + genome[g]];
+    if (s.gene[g].param == Param::MemBw) compute["memory_bw_GBps"] = num(v);
+    if (s.gene[g].param == Param::MemCapacityGB) {
+      compute.remove("memory_GiB");
+      compute["memory_GB"] = num(v);
+    }
+    if (s.gene[g].param == Param::PeakTflops) {
+      YAML::Node peak = compute["peak_tflops"];
+      if (peak.IsScalar()) {  // a scalar is the 16-bit peak
+        const std::string bf16 = peak.Scalar();
+        compute["peak_tflops"] = YAML::Node(YAML::NodeType::Map);
+        peak = compute["peak_tflops"];
+        peak["bf16"] = bf16;
+      }
+      const int bytes = c.model.dtype_bytes;
+      peak[bytes == 4 ? "fp32" : bytes == 1 ? "fp8" : (peak["fp16"] && !peak["bf16"] ? "fp16" : "bf16")] = num(v);
+    }
+  }
+  YAML::Emitter em;
+  if (!comment.empty()) em << YAML::Comment(comment) << YAML::Newline;
+  em << root;
+  return std::string(em.c_str()) + "\n";
+}
+
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
   DesignSpace ds;
   ds.file = path;

@@ -86,6 +86,13 @@ uint64_t fold_copies(const DesignSpace& space, const std::vector<int32_t>& genes
 // foldable gene of the space is an error (std::runtime_error).
 DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>& names);
 
+// The configuration of one point of the space (a genome) as a YAML file `cosmic eval` reads: the
+// base configuration, presets expanded, with the point's workload layout and settings, network
+// and compute genes written in, derived parameters included (TP, per-link bandwidths, algorithms
+// that follow the topology). It reads back as decode()'s configuration, bit for bit. `comment`,
+// when given, opens the file as a YAML comment.
+std::string point_config(const DesignSpace& space, const int32_t* genome, const std::string& comment = "");
+
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
 

@@ -278,6 +278,51 @@ class SweepFile(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("holds a search's results", r.stderr)
 
+    def test_show_config_reevaluates_points(self):
+        # `cosmic show --config`: a point of a sweep (index in the folded space: the policy gene
+        # is folded) or a search, written as a configuration, evaluates to the numbers the run
+        # recorded for it, bit for bit (derived TP, per-NPU bandwidth over 7 links included).
+        psa = os.path.join(self.dir, "points.yaml")
+        with open(psa, "w") as f:
+            f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
+                    "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, recompute: [none, full]}\n"
+                    "  collective: {policy: [LIFO, FIFO]}\n"
+                    "  network: {topology.1: [Ring, FullyConnected], npu_bandwidth_GBps.1: [100, 150]}\n"
+                    "derived: {tp: auto}\nobjectives: [latency, network_cost]\n")
+        out = os.path.join(self.dir, "points.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", out, "-q"], check=True)
+
+        def evaluated(h5, point):
+            text = subprocess.run([COSMIC, "show", h5, "--config", point], check=True, capture_output=True,
+                                  text=True).stdout
+            self.assertTrue(text.startswith("# point "), text[:80])
+            config = os.path.join(self.dir, "point.yaml")
+            with open(config, "w") as f:
+                f.write(text)
+            return json.loads(subprocess.run([COSMIC, "eval", config, "--json"], check=True, capture_output=True,
+                                             text=True).stdout)
+
+        with h5py.File(out, "r") as f:
+            self.assertEqual(list(f.attrs["folded_genes"]), ["collective.policy"])
+            front = len(f["pareto/index"])
+            self.assertGreaterEqual(front, 2)
+            rows = [("best", f["top/latency"]), *((str(int(f["pareto/index"][i])), f["pareto"]) for i in range(front))]
+            for k, (point, table) in enumerate(rows):
+                r = k - 1 if k else 0
+                got = evaluated(out, point)
+                self.assertEqual(got["time_s"], table["time_s"][r], point)
+                self.assertEqual(got["network_cost_usd"], table["network_cost_usd"][r], point)
+        searched = os.path.join(self.dir, "points-search.h5")
+        subprocess.run([COSMIC, "search", psa, "--agent", "rw", "--budget", "60", "--population", "20", "-o", searched,
+                        "-q"], check=True)
+        with h5py.File(searched, "r") as f:
+            self.assertEqual(evaluated(searched, "best")["time_s"], f["best"].attrs["time_s"])
+        r = subprocess.run([COSMIC, "show", out, "--config", str(10 ** 30)], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--config expects best or an index of the space below 56, got", r.stderr)  # 224 folded by 2
+        r = subprocess.run([COSMIC, "show", out, "--config", "best", "--json"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+
     def test_compare_h5_sees_both_sides(self):
         # bench/compare_h5.py (the CUDA-vs-CPU check of bench/gpu_check.sh): a group only one
         # file has is a difference whichever file comes first.
