@@ -10,7 +10,12 @@
 // Total = sum over dims of (NPUs / n_d) x block cost; a dimension of one NPU costs nothing (our
 // reading: it has no links; the study's spaces have none). The chiplet tier has no switch price: a
 // Switch there makes the cost undefined (Reason::SwitchNotPriced), as in the study's constraint.
+// The total is rounded to whole cents (model revision 6): a per-link bandwidth given per NPU
+// (900 / 7 GB/s on a FullyConnected dimension) priced back costs $28,800.000000000004 for
+// $28,800, and a Pareto front kept the slower of two points of equal cost for it.
 #pragma once
+
+#include <cmath>
 
 #include "kernels/hd.hpp"
 #include "kernels/types.hpp"
@@ -62,7 +67,7 @@ COSMIC_HD inline double network_cost_usd(const Network& net, bool& ok) {
     }
     usd += double(total / dim.npus) * block;
   }
-  return usd;
+  return round(usd * 100) / 100;
 }
 
 }  // namespace cosmic

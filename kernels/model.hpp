@@ -41,7 +41,7 @@ namespace cosmic {
 //    took the whole pass); the same as before where dp_overlap is 1 (the ideal machine, the
 //    COSMIC study's systems).
 //    A derived TP that does not divide (tp 0) is PRODUCT_MISMATCH, not INVALID_INPUT.
-constexpr int64_t kModelRevision = 5;
+constexpr int64_t kModelRevision = 6;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.

@@ -1082,6 +1082,20 @@ TEST(Cost, LibraStudySystems) {
   EXPECT_TRUE(ok);
 }
 
+// Whole cents: per-NPU bandwidth divided over a FullyConnected dimension's 7 links and priced
+// back gives the cost of the bandwidth as written, exactly (8 x 7 x $4 x 900/7 = $28,800: the
+// products give 28800.000000000004), so two points of equal cost compare equal on a front.
+TEST(Cost, RoundedToWholeCents) {
+  using test::dim;
+  Network fc;
+  fc.ndims = 1;  // the node tier: $4 per GB/s of link
+  fc.dim[0] = dim(Topology::FullyConnected, 8, 900.0 / 7, 500);
+  bool ok = false;
+  EXPECT_EQ(network_cost_usd(fc, ok), 28800.0);
+  fc.dim[0] = dim(Topology::FullyConnected, 8, 0.123456, 500);  // 56 x 4 x 0.123456 = 27.654144
+  EXPECT_EQ(network_cost_usd(fc, ok), 27.65);
+}
+
 TEST(Model, MoreBandwidthOrComputeNeverSlower) {
   const Config base = test::gpt175b_cluster();
   const double t0 = evaluate(base).time_s;
