@@ -30,7 +30,7 @@ int cmd_eval(int argc, const char* const* argv) {
   const std::vector<std::string> sets = list_option(args, "set");
   try {
     const psa::LoadedConfig lc = psa::load_config(args["config"].as<std::string>(), sets);
-    EvalReport rep{lc.model_name, lc.system_name, lc.config, evaluate(lc.config)};
+    const EvalReport rep = report_of(lc.model_name, lc.system_name, lc.config);
     if (args.count("json"))
       std::cout << to_json(rep).dump(2) << "\n";
     else

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "kernels/model.hpp"
 #include "psa/names.hpp"
 
 namespace cosmic {
@@ -77,7 +78,34 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["model_flops"] = r.model_flops;
   j["tokens_per_s"] = r.tokens_per_s;
   j["mfu"] = r.mfu;
+  if (rep.config.work.mode == Mode::Generate) {
+    j["first_token_s"] = rep.first_token_s;
+    j["per_output_token_s"] = rep.per_output_token_s;
+  }
+  j["notes"] = rep.notes;
   return j;
+}
+
+EvalReport report_of(const std::string& model_name, const std::string& system_name, const Config& c) {
+  EvalReport rep{model_name, system_name, c, evaluate(c)};
+  const Workload& w = c.work;
+  const int64_t prompt = w.prompt_tokens > 0 ? w.prompt_tokens : c.model.seq;
+  if (w.mode == Mode::Generate && rep.result.time_s > 0) {
+    Config prefill = c;
+    prefill.work.mode = Mode::Prefill;  // the same pass generate times first
+    rep.first_token_s = evaluate(prefill).time_s;
+    rep.per_output_token_s = (rep.result.time_s - rep.first_token_s) / w.output_tokens;
+  }
+  // Context past the model's sequence length: the model times it (attention and KV cache grow
+  // with it), whether or not the model was trained for it.
+  const int64_t context = w.mode == Mode::Training ? c.model.seq
+                          : w.mode == Mode::Prefill ? prompt
+                          : w.mode == Mode::Decode  ? int64_t(w.kv_len) + 1
+                                                    : prompt + w.output_tokens;
+  if (context > c.model.seq)
+    rep.notes.push_back("the context (" + std::to_string(context) + " tokens) is longer than the model's seq (" +
+                        std::to_string(c.model.seq) + "); it is timed as given");
+  return rep;
 }
 
 std::string to_text(const EvalReport& rep) {
@@ -118,6 +146,11 @@ std::string to_text(const EvalReport& rep) {
     std::snprintf(buf, sizeof buf, "  %-22s %14.6f s  %5.1f%%\n", x.name, x.value, 100 * x.value / r.time_s);
     os << buf;
   }
+  if (w.mode == Mode::Generate) {
+    std::snprintf(buf, sizeof buf, "first token            %14.6f s  (the prefill)\nper output token       %14.6f s  (mean of %d after it)\n",
+                  rep.first_token_s, rep.per_output_token_s, w.output_tokens);
+    os << buf;
+  }
   const double GiB = 1073741824.0;
   std::snprintf(buf, sizeof buf, "memory per NPU %13.2f GiB of %.2f GiB\n", r.memory_bytes / GiB,
                 rep.config.compute.mem_capacity_bytes / GiB);
@@ -133,6 +166,7 @@ std::string to_text(const EvalReport& rep) {
   std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s\nMFU               %16.1f %%\n", r.tokens_per_s,
                 100 * r.mfu);
   os << buf;
+  for (const std::string& n : rep.notes) os << "note: " << n << "\n";
   return os.str();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +15,14 @@ struct EvalReport {
   std::string system_name;
   Config config;
   Result result;
+  // Generate mode: the prefill's time (the first token) and the mean time of the output tokens
+  // after it, (time_s - first) / output_tokens; 0 in other modes.
+  double first_token_s = 0, per_output_token_s = 0;
+  std::vector<std::string> notes;  // what the numbers rest on that the user may not expect
 };
+
+// Evaluates `c` (evaluate()) and fills the report's other fields.
+EvalReport report_of(const std::string& model_name, const std::string& system_name, const Config& c);
 
 nlohmann::json to_json(const EvalReport& r);
 std::string to_text(const EvalReport& r);

@@ -37,7 +37,7 @@ int cmd_validate(int argc, const char* const* argv) {
         Config c;
         std::string why;
         if (!groundtruth_config(row, c, why)) throw std::runtime_error("row " + id + " is not modelled: " + why);
-        const EvalReport rep{row.at("model_name"), "row " + id + " (" + row.at("gpu_type") + ")", c, evaluate(c)};
+        const EvalReport rep = report_of(row.at("model_name"), "row " + id + " (" + row.at("gpu_type") + ")", c);
         if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
         else std::cout << to_text(rep);
         return 0;

@@ -46,6 +46,29 @@ TEST(Cli, TextReportAndHelp) {
   EXPECT_EQ(test::run_cli("version extra").status, 2);
 }
 
+// Generate mode splits the request: the first token is the prefill alone (`--set
+// workload.mode=prefill` times it), and the output tokens share the rest; GPT3-175B's 3000 + 1000
+// tokens (the study's chat) exceed its seq of 2048, which a note says. Training has no note.
+TEST(Cli, GenerateReportsFirstAndPerTokenTimes) {
+  const std::string chat = test::data_path("configs/cosmic-system1-chat.yaml");
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + chat + " --json").out);
+  const auto prefill = nlohmann::json::parse(test::run_cli("eval " + chat + " --json --set workload.mode=prefill").out);
+  const double first = j["first_token_s"].get<double>(), per = j["per_output_token_s"].get<double>();
+  EXPECT_EQ(first, prefill["time_s"].get<double>());
+  EXPECT_NEAR(first + 1000 * per, j["time_s"].get<double>(), 1e-12 * j["time_s"].get<double>());
+  EXPECT_GT(per, 0);
+  ASSERT_EQ(j["notes"].size(), 1u);
+  EXPECT_EQ(j["notes"][0], "the context (4000 tokens) is longer than the model's seq (2048); it is timed as given");
+  EXPECT_FALSE(prefill.contains("first_token_s"));
+  const test::CliRun text = test::run_cli("eval " + chat);
+  EXPECT_NE(text.out.find("first token "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(mean of 1000 after it)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("note: the context (4000 tokens)"), std::string::npos) << text.out;
+  const auto training = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") +
+                                                            " --json").out);
+  EXPECT_TRUE(training["notes"].empty());
+}
+
 TEST(Cli, SetTakesYamlLists) {
   // A --set value may be a YAML list with commas; placing DP innermost changes the time.
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
