@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -210,6 +211,8 @@ std::string point_line(const ojson& p, const std::string& objective) {
 
 void print_genes(std::ostream& os, const ojson& p) {
   for (const auto& [gene, value] : p["genes"].items()) os << "    " << gene << " = " << value.get<std::string>() << "\n";
+  if (p.contains("derived"))
+    for (const auto& [name, value] : p["derived"].items()) os << "    workload." << name << " = " << value << " (derived)\n";
 }
 
 // "workload.cp = 4, workload.dp = 256": the genes where p differs from `best`.
@@ -218,6 +221,9 @@ std::string differences(const ojson& p, const ojson& best) {
   for (const auto& [gene, value] : p["genes"].items())
     if (!best["genes"].contains(gene) || best["genes"][gene] != value)
       s += (s.empty() ? "" : ", ") + gene + " = " + value.get<std::string>();
+  if (p.contains("derived") && best.contains("derived"))
+    for (const auto& [name, value] : p["derived"].items())
+      if (best["derived"][name] != value) s += std::string(s.empty() ? "" : ", ") + "workload." + name + " = " + value.dump() + " (derived)";
   return s.empty() ? "the same values" : s;
 }
 
@@ -343,16 +349,64 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
 }
 
+// The space of a result file, rebuilt from what it recorded (null when it cannot be: a file of
+// an older cosmic, say).
+std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
+  try {
+    const std::vector<std::string> folded =
+        h5::has_attr(f, "folded_genes") ? h5::attr_strings(f, "folded_genes") : std::vector<std::string>{};
+    const std::string psa_file = h5::has_attr(f, "psa_file") ? h5::attr_string(f, "psa_file") : "psa.yaml";
+    return std::make_unique<psa::DesignSpace>(
+        recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// A derived TP is no gene, so the file's tables do not hold it: each shown point gets
+// "derived": {"tp": N} from its decoding (sweep rows by their index, a search's best by /best).
+void add_derived(hid_t f, ojson& j) {
+  const auto ds = space_of(f);
+  if (!ds || !ds->view->derive_tp) return;
+  const SpaceView& s = *ds->view;
+  std::vector<int32_t> genome(size_t(kMaxGenes), 0);
+  const auto derive = [&](ojson& p) { p["derived"]["tp"] = decode(s, genome.data()).work.tp; };
+  const auto by_index = [&](ojson& p) {
+    u128 index = 0;
+    if (!p.contains("index") || !psa::parse_u128(p["index"].get<std::string>(), index) || index >= space_size(s)) return;
+    unrank(s, index, genome.data());
+    derive(p);
+  };
+  if (j.contains("top"))
+    for (auto& [objective, rows] : j["top"].items())
+      for (auto& p : rows) by_index(p);
+  if (j.contains("pareto") && j["kind"] != "search")
+    for (auto& p : j["pareto"]) by_index(p);
+  if (j.contains("best") && j["best"].is_object() && h5::exists(f, "best")) {
+    h5::Handle b = h5::group(f, "best", false);
+    const auto g = h5::read_column<int32_t>(b.id(), "index");
+    if (g.size() != size_t(s.ngenes)) return;
+    std::copy(g.begin(), g.end(), genome.begin());
+    derive(j["best"]);
+  }
+}
+
 ojson summary_json(const std::string& file, size_t top_n) {
   h5::Handle f = h5::open_file(file, false);  // its errors say why not (a writer's lock, a damaged file)
-  if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") return search_summary(f.id(), top_n);
-  const std::string not_result = file + ": not a result file of cosmic sweep, merge or search";
-  if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top")) throw std::runtime_error(not_result);
-  try {
-    return sweep_summary(f.id(), top_n);
-  } catch (const h5::Error& e) {  // a file with some of a sweep file's groups, not all
-    throw std::runtime_error(not_result + " (" + e.what() + ")");
+  ojson j;
+  if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") {
+    j = search_summary(f.id(), top_n);
+  } else {
+    const std::string not_result = file + ": not a result file of cosmic sweep, merge or search";
+    if (!h5::exists(f.id(), "genes") || !h5::exists(f.id(), "top")) throw std::runtime_error(not_result);
+    try {
+      j = sweep_summary(f.id(), top_n);
+    } catch (const h5::Error& e) {  // a file with some of a sweep file's groups, not all
+      throw std::runtime_error(not_result + " (" + e.what() + ")");
+    }
   }
+  add_derived(f.id(), j);
+  return j;
 }
 
 void print_summary(std::ostream& os, const std::string& file, const ojson& j) {
