@@ -311,6 +311,10 @@ class SweepFile(unittest.TestCase):
                 r = k - 1 if k else 0
                 got = evaluated(out, point)
                 self.assertEqual(got["time_s"], table["time_s"][r], point)
+                if point == "best":  # show's derived TP is the one the configuration evaluates with
+                    shown = json.loads(subprocess.run([COSMIC, "show", out, "--json", "--top", "1"], check=True,
+                                                      capture_output=True, text=True).stdout)
+                    self.assertEqual(shown["top"]["latency"][0]["derived"]["tp"], got["workload"]["tp"])
                 self.assertEqual(got["network_cost_usd"], table["network_cost_usd"][r], point)
         searched = os.path.join(self.dir, "points-search.h5")
         subprocess.run([COSMIC, "search", psa, "--agent", "rw", "--budget", "60", "--population", "20", "-o", searched,
