@@ -54,7 +54,8 @@ enum class Op : int8_t {
   PushNetworkCost, // network_cost_usd (kernels/cost.hpp), USD
   PushNpuBwTotal,  // npu_bandwidth_total: sum over dimensions of per-NPU bandwidth, GB/s
   Add, Sub, Mul, Div,
-  Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; when false add |lhs - rhs|, + 1 if lhs == rhs, to the violation
+  Eq, Ne, Lt, Le, Gt, Ge,  // push 1 or 0; when false, by |lhs - rhs| (+ 1 if lhs == rhs): its violation
+  And, Or,                 // of two comparisons (or of And / Or results): both hold / either holds
 };
 struct Instr {
   Op op = Op::PushConst;
@@ -266,13 +267,13 @@ COSMIC_HD inline double npu_bandwidth_total(const Config& c) {
 // Evaluates constraint program k on a decoded configuration. Comparisons take two values within
 // 1e-12 of the larger as equal: a per-NPU bandwidth is read back as per-link bandwidth x links
 // (29 GB/s on a FullyConnected dimension reads 29.000000000000004), and a budget taken from
-// another point's total is a sum. Each failed comparison adds |lhs - rhs| to `violation`, the
-// measure feasibility rules rank by, plus 1 when lhs and rhs are equal (a failed !=, < or >),
-// so that every failed comparison adds a positive amount.
+// another point's total is a sum. A failed comparison's violation, the measure feasibility rules
+// rank by, is |lhs - rhs|, plus 1 when lhs and rhs are equal (a failed !=, < or >), so that it is
+// positive; a failed `and` adds its sides', a failed `or` takes the smaller (the nearer way to
+// hold). The constraint's is added to `violation`.
 COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int32_t k, double& violation) {
-  double stack[16];
+  double stack[16], vstack[16];  // values, and the violation of each comparison's result
   int sp = 0;
-  bool ok = true;
   for (int32_t i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
     const Instr& in = s.prog[i];
     switch (in.op) {
@@ -287,6 +288,16 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
         break;
       }
       case Op::PushNpuBwTotal: stack[sp++] = npu_bandwidth_total(c); break;
+      case Op::And:
+      case Op::Or: {
+        --sp;
+        const bool a = stack[sp - 1] != 0, b = stack[sp] != 0;
+        const double va = vstack[sp - 1], vb = vstack[sp];
+        const bool holds = in.op == Op::And ? a && b : a || b;
+        vstack[sp - 1] = holds ? 0 : (in.op == Op::And ? va + vb : (va < vb ? va : vb));
+        stack[sp - 1] = holds ? 1 : 0;
+        break;
+      }
       default: {
         const double b = stack[--sp], a = stack[--sp];
         // Equal within 1e-12 of the larger (a == b: infinities too); only comparisons ask. An
@@ -313,19 +324,22 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
           case Op::Ge: holds = a > b || same; break;
           default: break;
         }
+        double v = 0;
         if (cmp) {
           if (!holds) {  // by how much; an infinity or a NaN (inf - inf) counts as 1e300
             const double by = a > b ? a - b : b - a;
-            violation += (by <= 1e300 ? by : 1e300) + (same ? 1 : 0);
+            v = (by <= 1e300 ? by : 1e300) + (same ? 1 : 0);
           }
           r = holds ? 1 : 0;
-          ok = ok && holds;
         }
+        vstack[sp] = v;
         stack[sp++] = r;
       }
     }
   }
-  return ok;
+  // A program ends in a comparison, an and or an or: its truth and violation are on top.
+  violation += vstack[0];
+  return stack[0] != 0;
 }
 
 // Evaluates every constraint. Returns true when all hold; `violation` is the sum over failed

@@ -284,7 +284,9 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
 // ---------------------------------------------------------------------------------------------
 // Constraint expressions -> stack programs (kernels/space.hpp Op / Instr).
 //
-//   constraint := sum CMP sum        CMP: == != < <= > >=
+//   constraint := both ('or' both)*
+//   both       := comparison ('and' comparison)*
+//   comparison := sum CMP sum        CMP: == != < <= > >=
 //   sum        := term (('+' | '-') term)*
 //   term       := factor (('*' | '/') factor)*
 //   factor     := NUMBER | NAME | product(NAME) | sum(NAME) | '(' sum ')' | '-' factor
@@ -297,16 +299,12 @@ class ExprCompiler {
       : t_(text), ndims_(ndims), where_(std::move(where_key)) {}
 
   std::vector<Instr> compile() {
-    const Operand l = sum();
-    skip();
-    const size_t cmp_at = pos_;
-    Op cmp;
-    if (!comparison(cmp)) fail("expected a comparison (==, !=, <, <=, >, >=)");
-    const Operand r = sum();
+    for (both(); keyword("or");) {
+      both();
+      code_.push_back(Instr{Op::Or, -1, 0});
+    }
     skip();
     if (pos_ != t_.size()) fail("unexpected '" + t_.substr(pos_) + "'");
-    check_comparison(l, r, cmp, cmp_at);
-    code_.push_back(Instr{cmp, -1, 0});
     // The evaluator's stack holds 16 values.
     int depth = 0, most = 0;
     for (const auto& in : code_) {
@@ -362,6 +360,33 @@ class ExprCompiler {
     const auto code = param.table->parse(value.value);
     if (!code) fail_at(value.at, "'" + value.value + "' is not a value of that parameter (one of " + param.table->choices + ")");
     code_[value.push].arg = double(*code);
+  }
+  void both() {
+    for (compare(); keyword("and");) {
+      compare();
+      code_.push_back(Instr{Op::And, -1, 0});
+    }
+  }
+  void compare() {
+    const Operand l = sum();
+    skip();
+    const size_t cmp_at = pos_;
+    Op cmp;
+    if (!comparison(cmp)) fail("expected a comparison (==, !=, <, <=, >, >=)");
+    const Operand r = sum();
+    check_comparison(l, r, cmp, cmp_at);
+    code_.push_back(Instr{cmp, -1, 0});
+  }
+  // The word `w` as a whole word (not the start of a name such as `order`).
+  bool keyword(const char* w) {
+    skip();
+    const size_t n = std::char_traits<char>::length(w);
+    if (t_.compare(pos_, n, w) != 0) return false;
+    const size_t end = pos_ + n;
+    if (end < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[end])) || t_[end] == '_' || t_[end] == '.'))
+      return false;
+    pos_ = end;
+    return true;
   }
   void skip() {
     while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;

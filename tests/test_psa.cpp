@@ -210,6 +210,46 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   EXPECT_TRUE(notes("possible.yaml", "    npus.1: [4, 8, 16]\n", "constraints:\n  - \"network.npus.1 > 4\"\n").empty());
 }
 
+// `or` and `and` join comparisons (and binds tighter). Hand-computed: System 1's dimension 1
+// (FullyConnected 8 in the base) with npus.1 and topology.1 searched.
+TEST(Psa, ConstraintsJoinComparisonsWithOrAndAnd) {
+  const auto ds = psa::load_psa(write_psa("or_and.yaml",
+      "base: configs/cosmic-system1-baseline.yaml\n"
+      "parameters:\n  workload: {dp: [1, 2, 4, 8, 16]}\n  network:\n    npus.1: [4, 8, 16]\n"
+      "    topology.1: [Ring, Switch, FullyConnected]\n"
+      "constraints:\n  - \"network.npus.1 == 8 or network.topology.1 != FullyConnected\"\n"
+      "  - \"dp >= 2 and dp <= 8 or dp == 16 and network.npus.1 < 8\"\n"
+      "objectives: latency\n"));
+  const SpaceView& s = *ds.view;
+  ASSERT_EQ(s.nconstraints, 2);
+  const auto holds = [&](int32_t dp, int32_t npus, int32_t topology, int k, double& v) {
+    const int32_t genome[] = {dp, npus, topology};  // value indices: dp 1..16, npus 4/8/16, Ring/Switch/FC
+    v = 0;
+    return constraint_holds(s, decode(s, genome), k, v);
+  };
+  double v = 0;
+  EXPECT_TRUE(holds(0, 1, 2, 0, v));   // FullyConnected of 8
+  EXPECT_TRUE(holds(0, 2, 0, 0, v));   // a Ring of 16
+  EXPECT_FALSE(holds(0, 2, 2, 0, v));  // FullyConnected of 16: |16 - 8| = 8 or, FC != FC, 0 + 1: the smaller
+  EXPECT_EQ(v, 1.0);
+  EXPECT_TRUE(holds(2, 1, 0, 1, v));   // dp 4
+  EXPECT_TRUE(holds(4, 0, 0, 1, v));   // dp 16 on 4 NPUs
+  EXPECT_FALSE(holds(0, 1, 0, 1, v));  // dp 1, 8 NPUs: (|1 - 2| + 0) or (|1 - 16| + |8 - 8| + 1) = 1
+  EXPECT_EQ(v, 1.0);
+  EXPECT_FALSE(holds(4, 2, 0, 1, v));  // dp 16, 16 NPUs: (0 + |16 - 8|) or (0 + |16 - 8|) = 8
+  EXPECT_EQ(v, 8.0);
+  // Counted: dp in {2, 4, 8} with any NPUs, or dp 16 with 4: 3 x 3 + 1 = 10 of 15 (dp, npus)
+  // pairs; topology: 3 with 8 NPUs, 2 (not FullyConnected) otherwise.
+  EXPECT_EQ(psa::feasible_count(ds), u128(3 * (3 + 2 + 2) + 1 * 2));
+  EXPECT_EQ(brute_force(ds), 3u * (3 + 2 + 2) + 2);
+  // Whole words only; a missing comparison on either side is named.
+  const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  workload: {dp: [1, 2]}\nconstraints:\n";
+  EXPECT_NE(error_of(write_psa("or_word.yaml", head + "  - \"dp < 4 ordp > 1\"\nobjectives: latency\n")).find("unexpected 'ordp > 1'"),
+            std::string::npos);
+  EXPECT_NE(error_of(write_psa("or_half.yaml", head + "  - \"dp < 4 or dp\"\nobjectives: latency\n")).find("expected a comparison"),
+            std::string::npos);
+}
+
 TEST(Psa, DerivedDependenciesCountedExactly) {
   // Constraints that read derived values: tp (from dp, cp, pp and npus), the algorithm (from
   // the topology), the per-link bandwidth (per-NPU bandwidth / links of the topology).

@@ -533,6 +533,23 @@ TEST(Sweep, PointConfigReadsBackAsTheDecodedPoint) {
   EXPECT_GT(loaded, int(files.size()) * 10);
 }
 
+// Constraints joined by or / and: the sweep's skips (a violated constraint stays violated until
+// a gene it reads changes) hold for them too; its reductions equal brute force.
+TEST(Sweep, OrAndConstraintsSweepAsBruteForce) {
+  const psa::DesignSpace ds = psa::load_psa(temp_psa("or_sweep.yaml", "cosmic-system1-baseline.yaml",
+      "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, cp: [1, 2, 4]}\n"
+      "  network:\n    npus: {values: [4, 8, 16], per_dim: true}\n    topology.1: [Ring, Switch, FullyConnected]\n"
+      "derived: {tp: auto}\n"
+      "constraints:\n  - \"product(network.npus) == 1024 or product(network.npus) == 512 and workload.cp == 1\"\n"
+      "  - \"network.npus.1 == 8 or network.topology.1 != FullyConnected\"\n"
+      "objectives: [latency, memory]\n"));
+  const u128 n = space_size(*ds.view);
+  const SweepState want = brute_force(ds, 0, n, 6);
+  EXPECT_GT(want.evaluated(), 0u);
+  expect_same_state(cpu_sweep(ds, 0, n, 6), want);
+  EXPECT_TRUE(u128(want.evaluated()) == psa::feasible_count(ds));
+}
+
 // How many leading genes the walk may set alone (psa::plain_genes): up to the first per-NPU
 // bandwidth, algorithm that follows the topology, or gene whose field another gene or a derived
 // parameter sets. Where a space has no topology gene on a dimension, the walk's decoding of
