@@ -147,7 +147,9 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   }
   if (w.mode == Mode::Generate) {
-    std::snprintf(buf, sizeof buf, "first token            %14.6f s  (the prefill)\nper output token       %14.6f s  (mean of %d after it)\n",
+    std::snprintf(buf, sizeof buf,
+                  "first token            %14.6f s  (the prefill)\n"
+                  "per output token       %14.6f s  (mean of %d after it)\n",
                   rep.first_token_s, rep.per_output_token_s, w.output_tokens);
     os << buf;
   }

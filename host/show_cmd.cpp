@@ -212,7 +212,8 @@ std::string point_line(const ojson& p, const std::string& objective) {
 void print_genes(std::ostream& os, const ojson& p) {
   for (const auto& [gene, value] : p["genes"].items()) os << "    " << gene << " = " << value.get<std::string>() << "\n";
   if (p.contains("derived"))
-    for (const auto& [name, value] : p["derived"].items()) os << "    workload." << name << " = " << value << " (derived)\n";
+    for (const auto& [name, value] : p["derived"].items())
+      os << "    workload." << name << " = " << value << " (derived)\n";
 }
 
 // "workload.cp = 4, workload.dp = 256": the genes where p differs from `best`.
@@ -223,7 +224,8 @@ std::string differences(const ojson& p, const ojson& best) {
       s += (s.empty() ? "" : ", ") + gene + " = " + value.get<std::string>();
   if (p.contains("derived") && best.contains("derived"))
     for (const auto& [name, value] : p["derived"].items())
-      if (best["derived"][name] != value) s += std::string(s.empty() ? "" : ", ") + "workload." + name + " = " + value.dump() + " (derived)";
+      if (best["derived"][name] != value)
+        s += std::string(s.empty() ? "" : ", ") + "workload." + name + " = " + value.dump() + " (derived)";
   return s.empty() ? "the same values" : s;
 }
 
@@ -349,15 +351,20 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
 }
 
-// The space of a result file, rebuilt from what it recorded (null when it cannot be: a file of
-// an older cosmic, say).
+// The space of a result file (a sweep's folded as it swept it), rebuilt from what it recorded.
+psa::DesignSpace file_space(hid_t f, const std::string& file) {
+  for (const char* attr : {"psa", "base_config"})
+    if (!h5::has_attr(f, attr))
+      throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
+  const std::vector<std::string> folded =
+      h5::has_attr(f, "folded_genes") ? h5::attr_strings(f, "folded_genes") : std::vector<std::string>{};
+  const std::string psa_file = h5::has_attr(f, "psa_file") ? h5::attr_string(f, "psa_file") : "psa.yaml";
+  return recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded);
+}
+// The same, or null when it cannot be rebuilt (a file of an older cosmic, say).
 std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
   try {
-    const std::vector<std::string> folded =
-        h5::has_attr(f, "folded_genes") ? h5::attr_strings(f, "folded_genes") : std::vector<std::string>{};
-    const std::string psa_file = h5::has_attr(f, "psa_file") ? h5::attr_string(f, "psa_file") : "psa.yaml";
-    return std::make_unique<psa::DesignSpace>(
-        recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded));
+    return std::make_unique<psa::DesignSpace>(file_space(f, ""));
   } catch (const std::exception&) {
     return nullptr;
   }
@@ -419,14 +426,8 @@ void print_summary(std::ostream& os, const std::string& file, const ojson& j) {
 // sweep) or `best`: the first of the first objective's top list (a sweep) or /best (a search).
 std::string point_config_text(const std::string& file, const std::string& point) {
   h5::Handle f = h5::open_file(file, false);
-  for (const char* attr : {"psa", "base_config"})
-    if (!h5::has_attr(f.id(), attr))
-      throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
   const bool search = h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search";
-  const std::vector<std::string> folded =
-      h5::has_attr(f.id(), "folded_genes") ? h5::attr_strings(f.id(), "folded_genes") : std::vector<std::string>{};
-  const std::string psa_file = h5::has_attr(f.id(), "psa_file") ? h5::attr_string(f.id(), "psa_file") : file;
-  const psa::DesignSpace ds = recorded_space(h5::attr_string(f.id(), "psa"), psa_file, read_provenance(f.id()), folded);
+  const psa::DesignSpace ds = file_space(f.id(), file);
   const SpaceView& s = *ds.view;
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
   u128 index = 0;

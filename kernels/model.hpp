@@ -41,6 +41,10 @@ namespace cosmic {
 //    took the whole pass); the same as before where dp_overlap is 1 (the ideal machine, the
 //    COSMIC study's systems).
 //    A derived TP that does not divide (tp 0) is PRODUCT_MISMATCH, not INVALID_INPUT.
+// 6: the network cost rounded to whole cents (kernels/cost.hpp), so that costs equal but for the
+//    rounding of per-link bandwidths given per NPU compare equal. (The DGX and GB200 presets'
+//    direct all-to-all of the same day is a change of data: the base configuration a result
+//    file records shows it.)
 constexpr int64_t kModelRevision = 6;
 
 // ---------------------------------------------------------------------------------------------
