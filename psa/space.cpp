@@ -986,6 +986,7 @@ std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw
 // kernels/space.hpp).
 std::set<Field> constraint_reads(const SpaceView& s, int k) {
   const int nd = s.base.net.ndims;
+  const bool physical = s.base.net.links_per_npu == LinkCount::Physical;  // a FullyConnected NPU's links: npus - 1
   std::set<Field> out;
   for (int i = s.prog_start[k]; i < s.prog_start[k + 1]; ++i) {
     const Instr& in = s.prog[i];
@@ -994,16 +995,23 @@ std::set<Field> constraint_reads(const SpaceView& s, int k) {
       case Op::PushNetworkCost:  // topology, NPUs and per-link bandwidth of every dimension
         add_fields(out, Param::Npus, -1, nd);
         [[fallthrough]];
-      case Op::PushNpuBwTotal:  // per-link bandwidth x links per NPU (topology) of every dimension
+      case Op::PushNpuBwTotal:  // per-link bandwidth x links per NPU (topology; NPUs when physical) of every dimension
         add_fields(out, Param::Topology, -1, nd);
         add_fields(out, Param::LinkBw, -1, nd);
+        if (physical) add_fields(out, Param::Npus, -1, nd);
         break;
       case Op::PushParam: {
         const Param p = Param(int16_t(in.arg));
         const int d = in.dim < 0 ? 0 : in.dim;  // get_param reads dimension 0 for dim -1
-        if (p == Param::Algo) out.insert({int(Param::AlgoAllReduce), d});
-        else if (p == Param::NpuBw) { out.insert({int(Param::LinkBw), d}); out.insert({int(Param::Topology), d}); }
-        else add_fields(out, p, is_per_dim(p) ? d : -1, nd);
+        if (p == Param::Algo) {
+          out.insert({int(Param::AlgoAllReduce), d});
+        } else if (p == Param::NpuBw) {
+          out.insert({int(Param::LinkBw), d});
+          out.insert({int(Param::Topology), d});
+          if (physical) out.insert({int(Param::Npus), d});
+        } else {
+          add_fields(out, p, is_per_dim(p) ? d : -1, nd);
+        }
         break;
       }
       default: break;  // constants and arithmetic read nothing

@@ -383,13 +383,33 @@ psa::DesignSpace topology_only_space() {
   return psa::load_psa(path);
 }
 
-// The spaces the read-set tests run on: every shipped PSA file, then every_rule_space() and
-// topology_only_space().
+// Physical link counts: a FullyConnected dimension's per-NPU bandwidth is per-link x (npus - 1),
+// so constraints on it read the NPU genes, with per-link bandwidth given per link (the base's,
+// a bandwidth gene) or per NPU.
+psa::DesignSpace physical_links_space() {
+  const std::string base = ::testing::TempDir() + "physical-links-base.yaml";
+  std::ofstream(base) << "model: GPT3-13B\nsystem:\n  preset: cosmic-system1\n  network:\n    links_per_npu: physical\n"
+                         "    dims:\n      - {topology: FullyConnected, npus: 8, bandwidth_GBps: 100, latency_ns: 20}\n"
+                         "      - {topology: Switch, npus: 8, bandwidth_GBps: 100, latency_ns: 700}\n"
+                         "      - {topology: Ring, npus: 4, bandwidth_GBps: 50, latency_ns: 700}\n"
+                         "workload: {global_batch: 64, dp: 8, tp: 32}\n";
+  const std::string path = ::testing::TempDir() + "physical-links.yaml";
+  std::ofstream(path) << "base: " << base << "\nparameters:\n  workload: {dp: [1, 2, 4, 8]}\n"
+                         "  network:\n    npus.0: [4, 8, 16]\n    npus.2: [2, 4]\n    topology.2: [Ring, FullyConnected]\n"
+                         "    bandwidth_GBps.1: [50, 100]\n    npu_bandwidth_GBps.2: [100, 300]\n"
+                         "constraints:\n  - \"npu_bandwidth_GBps.0 <= 800\"\n  - \"npu_bandwidth_total <= 2000\"\n"
+                         "  - \"network.npu_bandwidth_GBps.2 >= 150 or npus.2 == 2\"\nobjectives: latency\n";
+  return psa::load_psa(path);
+}
+
+// The spaces the read-set tests run on: every shipped PSA file, then every_rule_space(),
+// topology_only_space() and physical_links_space().
 std::vector<psa::DesignSpace> read_set_spaces() {
   std::vector<psa::DesignSpace> out;
   for (const std::string& file : shipped_psa_files()) out.push_back(psa::load_psa(file));
   out.push_back(every_rule_space());
   out.push_back(topology_only_space());
+  out.push_back(physical_links_space());
   for (psa::DesignSpace& ds : out) ds.objectives = {Objective::Latency};
   return out;
 }
