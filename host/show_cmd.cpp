@@ -22,6 +22,8 @@
 #include "host/population.hpp"
 #include "host/provenance.hpp"
 #include "host/text.hpp"
+#include "kernels/model.hpp"
+#include "psa/names.hpp"
 #include "psa/space.hpp"
 
 namespace cosmic {
@@ -184,6 +186,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     j["pareto"] = ojson::array();
     for (size_t r = 0; r < std::min(top_n, order.size()); ++r) {
       ojson q;
+      q["row"] = order[r];  // of /pareto
       q["found_at_evaluation"] = evaluation[order[r]] + 1;  // 1-based, as /best's
       for (size_t o = 0; o < objectives.size(); ++o) q["objectives"][objectives[o]] = value[o][order[r]];
       j["pareto"].push_back(q);
@@ -371,13 +374,16 @@ std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
 }
 
 // A derived TP is no gene, so the file's tables do not hold it: each shown point gets
-// "derived": {"tp": N} from its decoding (sweep rows by their index, a search's best by /best).
+// "derived": {"tp": N} from its decoding (sweep rows by their index, a search's best by /best,
+// its front's points by their /pareto row, which also gives them their index for --config).
 void add_derived(hid_t f, ojson& j) {
   const auto ds = space_of(f);
-  if (!ds || !ds->view->derive_tp) return;
+  if (!ds) return;
   const SpaceView& s = *ds->view;
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
-  const auto derive = [&](ojson& p) { p["derived"]["tp"] = decode(s, genome.data()).work.tp; };
+  const auto derive = [&](ojson& p) {
+    if (s.derive_tp) p["derived"]["tp"] = decode(s, genome.data()).work.tp;
+  };
   const auto by_index = [&](ojson& p) {
     u128 index = 0;
     if (!p.contains("index") || !psa::parse_u128(p["index"].get<std::string>(), index) || index >= space_size(s)) return;
@@ -389,6 +395,17 @@ void add_derived(hid_t f, ojson& j) {
       for (auto& p : rows) by_index(p);
   if (j.contains("pareto") && j["kind"] != "search")
     for (auto& p : j["pareto"]) by_index(p);
+  if (j.contains("pareto") && j["kind"] == "search" && h5::exists(f, "pareto")) {
+    h5::Handle t = h5::group(f, "pareto", false);
+    std::vector<std::vector<int16_t>> cols;
+    for (const auto& g : ds->genes) cols.push_back(h5::read_column<int16_t>(t.id(), g.name));
+    for (auto& p : j["pareto"]) {
+      const size_t row = p["row"].get<size_t>();
+      for (size_t g = 0; g < cols.size(); ++g) genome[g] = row < cols[g].size() ? cols[g][row] : 0;
+      p["index"] = psa::to_string_u128(rank(s, genome.data()));
+      derive(p);
+    }
+  }
   if (j.contains("best") && j["best"].is_object() && h5::exists(f, "best")) {
     h5::Handle b = h5::group(f, "best", false);
     const auto g = h5::read_column<int32_t>(b.id(), "index");
@@ -448,9 +465,20 @@ std::string point_config_text(const std::string& file, const std::string& point)
                              ", got '" + point + "'");
   }
   unrank(s, index, genome.data());
+  const std::string name = "point " + psa::to_string_u128(index);
+  const Config c = decode(s, genome.data());
+  if (s.derive_tp && c.work.tp == 0)
+    throw std::runtime_error(name + " has no configuration: its derived TP, NPUs / (dp x cp x pp), is not a whole number");
+  // A point outside the constraints or one the model rejects is written, with what is wrong with it.
+  double violation = 0;
+  std::string caveat;
+  if (!check_constraints(s, c, violation)) caveat = "; it violates the PSA's constraints";
+  if (const Reason r = evaluate(c).reason; r != Reason::Ok)
+    caveat += std::string("; the model finds it infeasible: ") + names::name(names::kReason, r);
+  if (!caveat.empty()) std::cerr << "cosmic show: note: " << name << ":" << caveat.substr(1) << "\n";
   return psa::point_config(ds, genome.data(),
-                           "point " + psa::to_string_u128(index) + " of " + ds.name + (search ? " (searched" : " (swept") +
-                               " in " + file + "); cosmic eval reads this file");
+                           name + " of " + ds.name + (search ? " (searched" : " (swept") + " in " + file +
+                               "); cosmic eval reads this file" + caveat);
 }
 
 }  // namespace
@@ -469,7 +497,8 @@ int cmd_show(int argc, const char* const* argv) {
                "files of cosmic before model revisions lack it)")
       ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
       ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
-                 "of the space (the index column of /top, /pareto, /all)", cxxopts::value<std::string>(), "POINT")
+                 "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",
+       cxxopts::value<std::string>(), "POINT")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;

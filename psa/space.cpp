@@ -666,7 +666,12 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
         peak["bf16"] = bf16;
       }
       const int bytes = c.model.dtype_bytes;
-      peak[bytes == 4 ? "fp32" : bytes == 1 ? "fp8" : (peak["fp16"] && !peak["bf16"] ? "fp16" : "bf16")] = num(v);
+      if (bytes != 2) {
+        peak[bytes == 4 ? "fp32" : "fp8"] = num(v);
+      } else {  // the 16-bit peak under whichever of its names the base gives (both: equal)
+        if (peak["fp16"]) peak["fp16"] = num(v);
+        if (peak["bf16"] || !peak["fp16"]) peak["bf16"] = num(v);
+      }
     }
   }
   YAML::Emitter em;
@@ -1248,7 +1253,8 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
     for (auto x = npus.begin(); x != npus.end(); ++x)
       sizes += (x == npus.begin() ? "" : std::next(x) == npus.end() ? " or " : ", ") + fmt_number(*x);
     notes.push_back("dimension " + std::to_string(d) + ": a per-NPU bandwidth on a FullyConnected dimension of " + sizes +
-                    " NPUs is divided over 7 links, the study's count (right for 8 NPUs only); "
+                    " NPUs (where the constraints allow one) is divided over 7 links, the study's count (right for 8 "
+                    "NPUs only); "
                     "--set base.system.network.links_per_npu=physical divides it over npus - 1 (docs/psa.md)");
   }
   // No point meets the constraints: those that no point meets alone.

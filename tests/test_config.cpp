@@ -406,6 +406,17 @@ TEST(Config, ClusterPresetsSendAllToAllsDirect) {
         EXPECT_EQ(dim.algo[int(other)], Algo::Ring) << preset << " dim " << d;
     }
   }
+  // `algorithm` set over the preset means every collective, the all-to-all too; `algorithms`
+  // given with it in the same override still name their own.
+  const std::string p = write_temp("a2a-set.yaml", "model: GPT-22B\nsystem: dgx-h100\nworkload: {}\n");
+  const Config ring = psa::load_config(p, {"system.network.dims.1.algorithm=ring"}).config;
+  for (int k = 0; k < kNumColls; ++k) EXPECT_EQ(ring.net.dim[1].algo[k], Algo::Ring) << k;
+  EXPECT_EQ(ring.net.dim[0].algo[int(Coll::AllToAll)], Algo::Direct);  // the other dimension keeps the preset's
+  const std::string both = write_temp("a2a-both.yaml", "model: GPT-22B\nsystem:\n  preset: dgx-h100\n  network:\n    dims:\n"
+                                                       "      - {topology: Switch, npus: 8, bandwidth_GBps: 450, algorithm: "
+                                                       "ring, algorithms: {all_to_all: halvingDoubling}}\n"
+                                                       "      - {topology: Switch, npus: 4, bandwidth_GBps: 50}\nworkload: {}\n");
+  EXPECT_EQ(psa::load_config(both).config.net.dim[0].algo[int(Coll::AllToAll)], Algo::HalvingDoubling);
 }
 
 TEST(Config, EveryShippedPresetLoads) {

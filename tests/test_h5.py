@@ -321,11 +321,40 @@ class SweepFile(unittest.TestCase):
                         "-q"], check=True)
         with h5py.File(searched, "r") as f:
             self.assertEqual(evaluated(searched, "best")["time_s"], f["best"].attrs["time_s"])
+        # A search's front: show --json gives each point's index.
+        fronted = os.path.join(self.dir, "points-nsga2.h5")
+        subprocess.run([COSMIC, "search", psa, "--agent", "nsga2", "--budget", "200", "--population", "20", "-o", fronted,
+                        "-q"], check=True)
+        shown = json.loads(subprocess.run([COSMIC, "show", fronted, "--json", "--top", "3"], check=True,
+                                          capture_output=True, text=True).stdout)
+        self.assertGreaterEqual(len(shown["pareto"]), 2)
+        for p in shown["pareto"]:
+            got = evaluated(fronted, p["index"])
+            self.assertEqual(got["time_s"], p["objectives"]["latency"])
+            self.assertEqual(got["network_cost_usd"], p["objectives"]["cost"])
+            self.assertEqual(got["workload"]["tp"], p["derived"]["tp"])
         r = subprocess.run([COSMIC, "show", out, "--config", str(10 ** 30)], capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
         self.assertIn("--config expects best or an index of the space below 56, got", r.stderr)  # 224 folded by 2
         r = subprocess.run([COSMIC, "show", out, "--config", "best", "--json"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
+        # A point outside the constraints is written with a note saying so; one whose derived TP
+        # is not a whole number (1024 NPUs over dp 3) has no configuration.
+        odd = os.path.join(self.dir, "odd.yaml")
+        with open(odd, "w") as f:
+            f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
+                    "parameters:\n  workload: {dp: [8, 16, 3]}\nderived: {tp: auto}\n"
+                    "constraints: [\"dp <= 8\"]\nobjectives: [latency]\n")
+        odd_h5 = os.path.join(self.dir, "odd.h5")
+        subprocess.run([COSMIC, "sweep", odd, "-o", odd_h5, "-q"], check=True)
+        r = subprocess.run([COSMIC, "show", odd_h5, "--config", "1"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("point 1 of odd (swept in", r.stdout)
+        self.assertIn("; it violates the PSA's constraints", r.stdout.splitlines()[0])
+        self.assertIn("cosmic show: note: point 1: it violates the PSA's constraints", r.stderr)
+        r = subprocess.run([COSMIC, "show", odd_h5, "--config", "2"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("point 2 has no configuration: its derived TP", r.stderr)
 
     def test_compare_h5_sees_both_sides(self):
         # bench/compare_h5.py (the CUDA-vs-CPU check of bench/gpu_check.sh): a group only one

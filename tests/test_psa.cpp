@@ -188,7 +188,8 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   const std::string bw = "    npu_bandwidth_GBps: {values: [100, 200], per_dim: true}\n";
   std::vector<std::string> n = notes("fc_sizes.yaml", bw + "    npus.1: [4, 8, 16]\n");
   ASSERT_EQ(n.size(), 1u);
-  EXPECT_NE(n[0].find("dimension 1: a per-NPU bandwidth on a FullyConnected dimension of 4 or 16 NPUs is divided over 7 links"),
+  EXPECT_NE(n[0].find("dimension 1: a per-NPU bandwidth on a FullyConnected dimension of 4 or 16 NPUs (where the "
+                      "constraints allow one) is divided over 7 links"),
             std::string::npos) << n[0];
   EXPECT_NE(n[0].find("--set base.system.network.links_per_npu=physical"), std::string::npos) << n[0];
   EXPECT_TRUE(notes("fc_eight.yaml", bw).empty());                                 // FullyConnected of 8 only

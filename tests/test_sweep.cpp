@@ -511,6 +511,14 @@ TEST(Sweep, PointConfigReadsBackAsTheDecodedPoint) {
                                  "    latency_ns.1: [1000, 2500.5]\n  collective: {algorithm.1: [ring, direct], chunks: [1, 4]}\n"
                                  "derived: {tp: auto}\n"
                                  "objectives: [latency]\n";
+  // A base that names its 16-bit peak twice (equal, as the reader requires).
+  const std::string both = ::testing::TempDir() + "point_base_both.yaml";
+  std::ofstream(both) << "model: GPT-22B\nsystem:\n  preset: dgx-h100\n  nodes: 4\n  compute: {peak_tflops: {fp16: 989, "
+                         "bf16: 989, fp8: 1979}, memory_bw_GBps: 3350, memory_GiB: 80}\n"
+                         "workload: {tp: 8, dp: 4, global_batch: 64}\n";
+  files.push_back(::testing::TempDir() + "point_peaks.yaml");
+  std::ofstream(files.back()) << "base: " << both << "\nparameters:\n  workload: {dp: [1, 2, 4]}\n"
+                                 "  compute: {peak_tflops: [900, 1000.5]}\nderived: {tp: auto}\nobjectives: [latency]\n";
   std::mt19937_64 rng(17);
   int loaded = 0;
   for (const std::string& file : files) {
