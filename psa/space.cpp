@@ -1254,8 +1254,7 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
       sizes += (x == npus.begin() ? "" : std::next(x) == npus.end() ? " or " : ", ") + fmt_number(*x);
     notes.push_back("dimension " + std::to_string(d) + ": a per-NPU bandwidth on a FullyConnected dimension of " + sizes +
                     " NPUs (where the constraints allow one) is divided over 7 links, the study's count (right for 8 "
-                    "NPUs only); "
-                    "--set base.system.network.links_per_npu=physical divides it over npus - 1 (docs/psa.md)");
+                    "NPUs only); --set base.system.network.links_per_npu=physical divides it over npus - 1 (docs/psa.md)");
   }
   // No point meets the constraints: those that no point meets alone.
   if (feasible && *feasible == 0 && s.nconstraints > 0) {
