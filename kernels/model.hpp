@@ -42,7 +42,8 @@ namespace cosmic {
 //    COSMIC study's systems).
 //    A derived TP that does not divide (tp 0) is PRODUCT_MISMATCH, not INVALID_INPUT.
 // 6: the network cost rounded to whole cents (kernels/cost.hpp), so that costs equal but for the
-//    rounding of per-link bandwidths given per NPU compare equal. (The DGX and GB200 presets'
+//    rounding of per-link bandwidths given per NPU compare equal; ep not dividing the experts is
+//    EXPERTS_NOT_DIVISIBLE (was HEADS_NOT_DIVISIBLE). (The DGX and GB200 presets'
 //    direct all-to-all of the same day is a change of data: the base configuration a result
 //    file records shows it.)
 constexpr int64_t kModelRevision = 6;
@@ -380,7 +381,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
-  if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::HeadsNotDivisible;  // dense: no experts to split
+  if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::ExpertsNotDivisible;  // dense: none to split
   // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
   // TP rank holds, at least one, must split over cp too); a decode step splits its cache instead.
   if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && w.cp > 1) {

@@ -170,7 +170,7 @@ enum class Reason : int32_t {
   InvalidInput = 1,        // a non-positive size, bandwidth, peak, ...
   ProductMismatch = 2,     // dp*tp*pp*cp != NPUs of the network
   TpExceedsHeads = 3,      // more tensor-parallel ranks than attention heads
-  HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp, or experts by ep
+  HeadsNotDivisible = 4,   // heads (or FFN width) not divisible by tp
   BatchNotDivisible = 5,   // global batch not divisible by dp * micro_batch
   LayersNotDivisible = 6,  // layers not divisible by pp (* vpp when interleaved)
   SeqNotDivisible = 7,     // sequence not divisible by cp (or by tp with sequence parallelism;
@@ -178,8 +178,9 @@ enum class Reason : int32_t {
   PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions (or ep onto dp)
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
   SwitchNotPriced = 10,    // a Switch on the innermost of 4+ tiers has no LIBRA price
+  ExpertsNotDivisible = 11,  // ep > 1 does not divide the experts per layer (or the model has none)
 };
-constexpr int kNumReasons = 11;
+constexpr int kNumReasons = 12;
 
 struct Result {
   Reason reason = Reason::Ok;

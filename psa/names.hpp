@@ -60,6 +60,7 @@ inline const Entry<Reason> kReason[] = {
     {"PLACEMENT_MISMATCH", Reason::PlacementMismatch},
     {"OUT_OF_MEMORY", Reason::OutOfMemory},
     {"SWITCH_NOT_PRICED", Reason::SwitchNotPriced},
+    {"EXPERTS_NOT_DIVISIBLE", Reason::ExpertsNotDivisible},
 };
 
 inline bool iequal(std::string_view a, std::string_view b) {
@@ -109,7 +110,7 @@ inline const char* reason_message(Reason r) {
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible:
       return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
-             "query and KV, not divisible by cp), or the experts not divisible by ep";
+             "query and KV, not divisible by cp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
     case Reason::LayersNotDivisible:
@@ -120,6 +121,7 @@ inline const char* reason_message(Reason r) {
       return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's)";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
     case Reason::SwitchNotPriced: return "a Switch on the innermost (chiplet) tier has no LIBRA price";
+    case Reason::ExpertsNotDivisible: return "ep does not divide the experts per layer (a dense model has none to split)";
   }
   return "?";
 }

@@ -1012,14 +1012,14 @@ TEST(MixtureOfExperts, SharedExpertsByHand) {
 TEST(MixtureOfExperts, ReasonsAndWhatExpertsCost) {
   // ep must divide the experts and fit in the DP group; a dense model has no experts to split.
   Config c = moe_cluster(3);
-  EXPECT_EQ(evaluate(c).reason, Reason::HeadsNotDivisible);
+  EXPECT_EQ(evaluate(c).reason, Reason::ExpertsNotDivisible);
   c = moe_cluster(4);
   c.work.dp = 2;
   c.work.pp = 4;  // DP 2 on dim 1: 4 EP ranks do not fit
   EXPECT_EQ(evaluate(c).reason, Reason::PlacementMismatch);
   c = moe_cluster(2);
   c.model.experts = 0;
-  EXPECT_EQ(evaluate(c).reason, Reason::HeadsNotDivisible);
+  EXPECT_EQ(evaluate(c).reason, Reason::ExpertsNotDivisible);
   c.work.ep = 1;
   EXPECT_EQ(evaluate(c).reason, Reason::Ok);
   for (auto [experts, top_k] : {std::pair<int32_t, int32_t>{1, 1}, {8, 0}, {8, 9}, {-2, 1}}) {
