@@ -89,7 +89,7 @@ nlohmann::json to_json(const EvalReport& rep) {
 EvalReport report_of(const std::string& model_name, const std::string& system_name, const Config& c) {
   EvalReport rep{model_name, system_name, c, evaluate(c)};
   const Workload& w = c.work;
-  const int64_t prompt = w.prompt_tokens > 0 ? w.prompt_tokens : c.model.seq;
+  const int64_t prompt = prompt_tokens(c.model, w);
   if (w.mode == Mode::Generate && rep.result.time_s > 0) {
     Config prefill = c;
     prefill.work.mode = Mode::Prefill;  // the same pass generate times first

@@ -354,6 +354,17 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
 }
 
+// A search's best genome (/best's value indices) into `genome`; false when /best is missing or
+// not of `s`'s genes.
+bool best_genome(hid_t f, const SpaceView& s, int32_t* genome) {
+  if (!h5::exists(f, "best")) return false;
+  h5::Handle b = h5::group(f, "best", false);
+  const auto g = h5::read_column<int32_t>(b.id(), "index");
+  if (g.size() != size_t(s.ngenes)) return false;
+  std::copy(g.begin(), g.end(), genome);
+  return true;
+}
+
 // The space of a result file (a sweep's folded as it swept it), rebuilt from what it recorded.
 psa::DesignSpace file_space(hid_t f, const std::string& file) {
   for (const char* attr : {"psa", "base_config"})
@@ -406,13 +417,7 @@ void add_derived(hid_t f, ojson& j) {
       derive(p);
     }
   }
-  if (j.contains("best") && j["best"].is_object() && h5::exists(f, "best")) {
-    h5::Handle b = h5::group(f, "best", false);
-    const auto g = h5::read_column<int32_t>(b.id(), "index");
-    if (g.size() != size_t(s.ngenes)) return;
-    std::copy(g.begin(), g.end(), genome.begin());
-    derive(j["best"]);
-  }
+  if (j.contains("best") && j["best"].is_object() && best_genome(f, s, genome.data())) derive(j["best"]);
 }
 
 ojson summary_json(const std::string& file, size_t top_n) {
@@ -449,10 +454,8 @@ std::string point_config_text(const std::string& file, const std::string& point)
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
   u128 index = 0;
   if (point == "best" && search) {
-    if (!h5::exists(f.id(), "best")) throw std::runtime_error(file + ": no /best (the search found no point yet)");
-    h5::Handle b = h5::group(f.id(), "best", false);
-    const auto g = h5::read_column<int32_t>(b.id(), "index", 0, size_t(s.ngenes));
-    std::copy(g.begin(), g.end(), genome.begin());
+    if (!best_genome(f.id(), s, genome.data()))
+      throw std::runtime_error(file + ": no /best (the search found no point yet)");
     index = rank(s, genome.data());
   } else if (point == "best") {
     const std::string top = std::string("top/") + psa::objective_name(ds.objectives[0]);

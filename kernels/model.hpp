@@ -99,6 +99,11 @@ COSMIC_HD inline double q_width(const ModelSpec& m) {
   return m.head_dim > 0 ? double(m.heads) * m.head_dim : double(m.hidden);
 }
 
+// Tokens of an inference prompt: the workload's prompt_tokens, else the model's sequence length.
+COSMIC_HD inline int32_t prompt_tokens(const ModelSpec& m, const Workload& w) {
+  return w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+}
+
 // F-wide MLPs each token passes through in a layer: 1 in a dense model; top_k routed experts
 // and the shared ones in a mixture of experts.
 COSMIC_HD inline double mlps_per_token(const ModelSpec& m) {
@@ -401,7 +406,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.uneven_stages ? m.layers < w.pp * vchunks : m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
   // The sequence a pass splits over cp (and tp with sequence parallelism): the training
   // sequence or the prompt; a decode step splits its KV cache, not a sequence.
-  const int32_t seq = w.mode == Mode::Training ? m.seq : (w.prompt_tokens > 0 ? w.prompt_tokens : m.seq);
+  const int32_t seq = w.mode == Mode::Training ? m.seq : prompt_tokens(m, w);
   if (w.mode != Mode::Decode && (seq % w.cp != 0 || (w.seq_parallel && (seq / w.cp) % w.tp != 0)))
     return Reason::SeqNotDivisible;
   // A decode step has one token per sequence: sequence parallelism splits the micro-batch's
@@ -678,7 +683,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     }
     return mb;
   }
-  const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+  const double prompt = prompt_tokens(m, w);
   const double kv_tokens = w.mode == Mode::Prefill  ? prompt
                            : w.mode == Mode::Decode ? w.kv_len + 1.0
                                                     : prompt + w.output_tokens;  // Generate
@@ -870,7 +875,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   } else {
     // Inference: forward only; the DP replicas serve global_batch / dp sequences each, in
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
-    const double prompt = w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+    const double prompt = prompt_tokens(m, w);
     struct Pass { double fwd, tp, cp, p2p, ep; };
     auto pass = [&](double s_q_total, double s_kv) {
       // s_q_total query tokens per sequence (sharded over cp), s_kv keys per sequence.
