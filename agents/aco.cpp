@@ -19,6 +19,19 @@ AcoParams AcoParams::from(const Params& p) {
   return o;
 }
 
+DrawCounter Aco::roulette_table(const double* tau, int32_t card) {
+  std::vector<double> cum(static_cast<size_t>(card));
+  double s = 0;
+  for (int32_t v = 0; v < card; ++v) cum[size_t(v)] = s += tau[v];
+  // Value v is drawn when x = u * total reaches cum[v - 1] (u = draw * 2^-53, as Rng::uniform()).
+  std::vector<uint64_t> first(size_t(card - 1));
+  for (int32_t v = 0; v + 1 < card; ++v)
+    first[size_t(v)] = DrawCounter::first_draw(
+        [&](uint64_t x) { return cum[size_t(v)] <= double(x) * 0x1.0p-53 * s; },
+        cum[size_t(v)] / s * double(DrawCounter::kDraws));
+  return DrawCounter(std::move(first), 8);
+}
+
 Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::move(card)), p_(p), seed_(seed) {
   int32_t off = 0;
   for (int32_t c : card_) {
@@ -32,24 +45,28 @@ Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::mov
 void Aco::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "aco");
   const int32_t ng = int32_t(card_.size());
-  // Per gene: the cumulative pheromone (roulette) and the value of highest pheromone, or, where
-  // several share it, where their list starts in `tied` and how long it is.
+  // Per gene: the roulette and the value of highest pheromone, or, where several share it, where
+  // their list starts in `tied` and how long it is.
+  //
+  // The roulette draws x = u * (sum of the pheromone) and takes the first value whose cumulative
+  // pheromone exceeds x: the number of cumulative sums at or below x. That is monotone in the
+  // draw, so it is read from a DrawCounter (agents/common.hpp) of the smallest draw reaching each
+  // sum, found once per generation with the same arithmetic: the same values as comparing the
+  // sums one by one (tested), without a pass over the gene's values per ant.
   struct Gene {
-    const double* cum;
-    int32_t card;
+    const DrawCounter* roulette;
     int32_t greedy;  // -1: tied
     int32_t tied_at, tied_n;
   };
-  std::vector<double> cum(tau_.size());
+  std::vector<DrawCounter> roulettes(static_cast<size_t>(ng));
   std::vector<int32_t> tied;
   auto genes = std::vector<Gene>(size_t(ng));
   for (int32_t g = 0; g < ng; ++g) {
     const double* t = &tau_[size_t(offset_[g])];
-    double s = 0;
-    for (int32_t v = 0; v < card_[g]; ++v) cum[size_t(offset_[g] + v)] = s += t[v];
+    roulettes[size_t(g)] = roulette_table(t, card_[g]);
     const double mx = *std::max_element(t, t + card_[g]);
     Gene& e = genes[size_t(g)];
-    e = {&cum[size_t(offset_[g])], card_[g], -1, int32_t(tied.size()), 0};
+    e = {&roulettes[size_t(g)], -1, int32_t(tied.size()), 0};
     for (int32_t v = 0; v < card_[g]; ++v)
       if (t[v] == mx) tied.push_back(v);
     e.tied_n = int32_t(tied.size()) - e.tied_at;
@@ -58,14 +75,6 @@ void Aco::ask(Population& pop) {
   // The coin, uniform() < q0, compared on the integer draw: (x >> 11) * 2^-53 < q0 exactly when
   // (x >> 11) < ceil(q0 * 2^53) (both sides scaled by a power of two, exact in doubles).
   const uint64_t q0 = uint64_t(std::ceil(p_.greediness * 0x1.0p53));
-  // The roulette counts the cumulative weights <= x (they increase strictly: every weight is
-  // floored above 0), which is the first value whose weight exceeds x, without a branch per value.
-  auto roulette = [](const Gene& e, double u) {
-    const double x = u * e.cum[e.card - 1];
-    int32_t v = 0;
-    for (int32_t k = 0; k < e.card - 1; ++k) v += e.cum[k] <= x;
-    return v;
-  };
   fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
     for (size_t k = 0; k < m; ++k) {
       Rng r(stream_seed(seed_, gen_, lo + k));
@@ -77,11 +86,11 @@ void Aco::ask(Population& pop) {
           // The coin goes either way at random, so rather than branch on it the roulette is
           // drawn on a copy of the stream, which the ant keeps only if it takes the roulette.
           Rng ahead = r;
-          const int32_t v = roulette(e, ahead.uniform());
+          const int32_t v = e.roulette->count(ahead.next() >> 11);
           ant[g] = v ^ ((v ^ e.greedy) & -int32_t(greedy));  // not a ?:, which g++ makes a branch
           r.take_if(!greedy, ahead);
         } else {  // a tie (the first generation): the same draws, written out
-          ant[g] = greedy ? tied[size_t(e.tied_at) + size_t(r.below(uint64_t(e.tied_n)))] : roulette(e, r.uniform());
+          ant[g] = greedy ? tied[size_t(e.tied_at) + size_t(r.below(uint64_t(e.tied_n)))] : e.roulette->count(r.next() >> 11);
         }
       }
     }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agents/agent.hpp"
+#include "agents/common.hpp"
 #include "agents/params.hpp"
 
 namespace cosmic::agents {
@@ -38,6 +39,8 @@ class Aco : public Agent {
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
   const std::vector<double>& pheromone() const { return tau_; }  // tau_[offset_[g] + v]
+  // The roulette over one gene's pheromone (card values): the value drawn for a 53-bit draw.
+  static DrawCounter roulette_table(const double* tau, int32_t card);
 
  private:
   std::vector<int32_t> card_;

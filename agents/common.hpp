@@ -110,63 +110,81 @@ inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, boo
 // Indices of the k best individuals, best first.
 std::vector<size_t> best_indices(const Scores& s, size_t k);
 
+// Counts, for a 53-bit draw (Rng::next() >> 11), how many of an ascending list of thresholds are
+// at or below it: the value of any rule from draws to 0, 1, 2, ... that is monotone in the draw
+// (a mutation skip, a roulette), once first[k], the smallest draw whose value exceeds k, is known.
+// A second table gives the count at the start of each of 2^bits equal slices of the draws, so a
+// count is one look-up and, where a threshold falls inside the slice, a step or two past it.
+class DrawCounter {
+ public:
+  static constexpr uint64_t kNever = ~uint64_t(0), kDraws = uint64_t(1) << 53;
+  DrawCounter() = default;
+  DrawCounter(std::vector<uint64_t> first, int bits) : first_(std::move(first)), shift_(53 - bits) {
+    first_.push_back(kNever);  // a scan stops there
+    at_slice_.resize(size_t(1) << bits);
+    for (uint64_t slice = 0, k = 0; slice < at_slice_.size(); ++slice) {
+      while (first_[k] <= slice << shift_) ++k;
+      at_slice_[slice] = uint16_t(k);
+    }
+  }
+  int32_t count(uint64_t bits53) const {
+    int32_t k = at_slice_[bits53 >> shift_];
+    while (first_[size_t(k)] <= bits53) ++k;
+    return k;
+  }
+  // The smallest draw at which `reaches` (monotone: false, then true) holds, kNever if none: a
+  // bisection started around `guess`.
+  template <class Reaches>
+  static uint64_t first_draw(Reaches&& reaches, double guess) {
+    const auto at_or_past = [&](uint64_t x) { return x >= kDraws || reaches(x); };
+    const uint64_t at = guess >= double(kDraws) ? kDraws : uint64_t(std::max(0.0, guess));
+    uint64_t lo = at, hi = at, width = 16;  // widen until !at_or_past(lo) and at_or_past(hi)
+    while (lo > 0 && at_or_past(lo)) lo = lo > width ? lo - width : 0, width *= 2;
+    while (!at_or_past(hi)) hi = kDraws - hi > width ? hi + width : kDraws, width *= 2;
+    if (at_or_past(lo)) return lo;  // lo == 0
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (at_or_past(mid) ? hi : lo) = mid;
+    }
+    return hi >= kDraws ? kNever : hi;
+  }
+
+ private:
+  std::vector<uint64_t> first_;     // ascending, then kNever
+  std::vector<uint16_t> at_slice_;  // thresholds at or below each slice's first draw
+  int shift_ = 53;
+};
+
 // How far mutate() jumps to the next gene to mutate: a geometric draw, floor(log(1 - u) /
 // log(1 - rate)) genes skipped for u uniform in [0, 1) (53 random bits, Rng::uniform()), so that
 // a child costs one draw per mutated gene instead of one per gene. Only skips shorter than the
-// genome matter, so the skip is read from a table instead of computing a logarithm per draw:
-// first_draw_[k - 1] is the smallest draw whose skip reaches k (found once, with the same
-// formula), and the skip of a draw is the number of those thresholds at or below it. A second
-// table gives that number at the start of each of 1,024 equal slices of the draws, so a skip is
-// one look-up and, where a threshold falls inside the slice, a step or two past it. The skips are
-// the formula's: it is monotone in u (tested against it).
+// genome matter, so the skip is read from a table instead of computing a logarithm per draw: the
+// smallest draw whose skip reaches k, for k = 1 .. ng, found once with the same formula, and a
+// DrawCounter over 1,024 slices. The skips are the formula's: it is monotone in u (tested
+// against it).
 class MutationSkips {
  public:
   MutationSkips(double rate, size_t ng) : rate_(rate) {
     if (!geometric()) return;
     const double log_keep = std::log1p(-rate);
-    first_draw_.resize(ng + 1, kNever);  // kNever after the last: a scan stops there
-    for (size_t k = 1; k <= ng; ++k) first_draw_[k - 1] = first_reaching(double(k), log_keep);
-    for (uint64_t slice = 0, k = 0; slice < kSlices; ++slice) {
-      while (first_draw_[k] <= slice << kSliceShift) ++k;
-      at_slice_[slice] = int32_t(k);
-    }
+    std::vector<uint64_t> first(ng);
+    for (size_t k = 1; k <= ng; ++k)
+      first[k - 1] = DrawCounter::first_draw([&](uint64_t x) { return formula(x, log_keep) >= double(k); },
+                                             -std::expm1(double(k) * log_keep) * double(DrawCounter::kDraws));
+    table_ = DrawCounter(std::move(first), 10);
   }
   bool any() const { return rate_ > 0; }
   bool geometric() const { return rate_ > 0 && rate_ < 1; }
   // The skip for the draw `bits53` (Rng::next() >> 11), capped at ng.
-  int32_t skip(uint64_t bits53) const {
-    int32_t k = at_slice_[bits53 >> kSliceShift];
-    while (first_draw_[size_t(k)] <= bits53) ++k;
-    return k;
-  }
+  int32_t skip(uint64_t bits53) const { return table_.count(bits53); }
   // The formula itself, for the tests.
   static double formula(uint64_t bits53, double log_keep) {
     return std::floor(std::log(1 - double(bits53) * 0x1.0p-53) / log_keep);
   }
 
  private:
-  static constexpr uint64_t kNever = ~uint64_t(0), kDraws = uint64_t(1) << 53;
-  static constexpr int kSliceShift = 43;  // 2^53 draws in 2^10 slices
-  static constexpr uint64_t kSlices = kDraws >> kSliceShift;
-  // The smallest 53-bit draw whose skip is at least k (kNever if none): a bisection started
-  // around the inverse of the formula.
-  static uint64_t first_reaching(double k, double log_keep) {
-    const auto reaches = [&](uint64_t x) { return x >= kDraws || formula(x, log_keep) >= k; };
-    const double guess = -std::expm1(k * log_keep) * double(kDraws);
-    const uint64_t at = guess >= double(kDraws) ? kDraws : uint64_t(std::max(0.0, guess));
-    uint64_t lo = at, hi = at, width = 16;  // widen until !reaches(lo) and reaches(hi)
-    while (lo > 0 && reaches(lo)) lo = lo > width ? lo - width : 0, width *= 2;
-    while (!reaches(hi)) hi = kDraws - hi > width ? hi + width : kDraws, width *= 2;
-    if (reaches(lo)) return lo;  // lo == 0
-    while (hi - lo > 1) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      (reaches(mid) ? hi : lo) = mid;
-    }
-    return hi >= kDraws ? kNever : hi;
-  }
   double rate_;
-  std::vector<uint64_t> first_draw_;  // ascending, then kNever
-  int32_t at_slice_[kSlices] = {};    // thresholds at or below each slice's first draw
+  DrawCounter table_;
 };
 
 // Per-gene categorical mutation: with probability `rate` a gene takes one of its other

@@ -290,6 +290,50 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
     }
 }
 
+// ACO's roulette reads the value drawn from a table of the draws at which each cumulative
+// pheromone sum is reached: it must give what comparing the sums one by one gives (the first
+// value whose cumulative sum exceeds u x total), for random draws, every draw within 64 of each
+// sum and either side of the table's 256 slices; on pheromone tables that are uniform, random,
+// one value far above the floor, and of 1 to 2,047 values.
+TEST(Agents, AcoRouletteTableEqualsTheCumulativeSums) {
+  agents::Rng r(11);
+  const auto check = [&](const std::vector<double>& tau) {
+    const int32_t card = int32_t(tau.size());
+    const agents::DrawCounter table = agents::Aco::roulette_table(tau.data(), card);
+    std::vector<double> cum(tau.size());
+    double total = 0;
+    for (size_t v = 0; v < tau.size(); ++v) cum[v] = total += tau[v];
+    const auto expected = [&](uint64_t x) {
+      const double at = double(x) * 0x1.0p-53 * total;
+      int32_t v = 0;
+      while (v + 1 < card && cum[size_t(v)] <= at) ++v;
+      return v;
+    };
+    const auto at = [&](uint64_t x) {
+      ASSERT_EQ(table.count(x), expected(x)) << "card " << card << " draw " << x;
+    };
+    for (int i = 0; i < 20000; ++i) at(r.next() >> 11);
+    for (int32_t v = 0; v + 1 < card; ++v) {
+      const double step = cum[size_t(v)] / total * 0x1.0p53;
+      for (uint64_t x = uint64_t(std::max(64.0, step)) - 64; x < std::min(uint64_t(step) + 64, uint64_t(1) << 53); ++x)
+        at(x);
+    }
+    for (uint64_t slice = 1; slice < 256; ++slice)
+      for (uint64_t x : {(slice << 45) - 1, slice << 45}) at(x);
+    at(0);
+    at((uint64_t(1) << 53) - 1);
+  };
+  for (int32_t card : {1, 2, 3, 8, 36, 256, 2047}) {
+    check(std::vector<double>(size_t(card), 1.0 / card));  // the first generation: all tied
+    std::vector<double> tau(static_cast<size_t>(card));
+    for (double& t : tau) t = r.uniform() + 1e-3;
+    check(tau);
+    std::fill(tau.begin(), tau.end(), 0.01 / card);  // the floor, and one value above it
+    tau[size_t(r.below(uint64_t(card)))] = 0.9;
+    check(tau);
+  }
+}
+
 // first_k (elitism, ACO's elite, BO's split) against a whole sort of the indices under
 // stands_before, with many ties (so the index decides) and infeasible points among them. From
 // 32,768 points the search is split over the threads: 1, 2, 3, 5 and 8 of them (with 5 and 8
