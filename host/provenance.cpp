@@ -105,6 +105,31 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
   }
 }
 
+std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
+  return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
+                                                                          : "gene_" + std::to_string(g);
+}
+
+void write_gene_labels(hid_t file, const psa::DesignSpace& ds) {
+  h5::Handle genes = h5::group(file, "genes", true);
+  std::vector<std::string> names;
+  for (int32_t g = 0; g < ds.view->ngenes; ++g) {
+    names.push_back(gene_column(ds, g));
+    std::vector<std::string> labels;
+    if (size_t(g) < ds.genes.size()) labels = ds.genes[size_t(g)].labels;
+    if (int32_t(labels.size()) != ds.view->gene[g].card) {
+      labels.clear();
+      for (int32_t v = 0; v < ds.view->gene[g].card; ++v) {
+        std::ostringstream os;
+        os << ds.view->values[ds.view->gene[g].offset + v];
+        labels.push_back(os.str());
+      }
+    }
+    h5::write_strings(genes.id(), names.back(), labels);
+  }
+  h5::set_attr(genes.id(), "gene_names", names);
+}
+
 std::string sets_text(const std::vector<std::string>& sets) {
   if (sets.empty()) return "no --set";
   std::string s;

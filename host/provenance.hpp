@@ -35,6 +35,12 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
 // (std::runtime_error, psa::ConfigError) when that does not rebuild the recorded base.
 psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& psa_file, const Provenance& prov,
                                 const std::vector<std::string>& folded);
+// The column name of gene g in a result file's tables: its PSA name ("gene_g" for an unnamed one).
+std::string gene_column(const psa::DesignSpace& ds, int32_t g);
+// Writes group /genes: one string dataset per gene of ds's view, named by gene_column, holding
+// the label of each value index, and attribute gene_names (the genes in genome order).
+void write_gene_labels(hid_t file, const psa::DesignSpace& ds);
+
 // "--set A, --set B", or "no --set".
 std::string sets_text(const std::vector<std::string>& sets);
 

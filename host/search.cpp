@@ -434,6 +434,7 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     h5::set_attr(b.id(), "violation", st.best.violation[0]);
     h5::set_attr(b.id(), "reason", int64_t(st.best.reason[0]));
     h5::set_attr(b.id(), "found_at_evaluation", st.best_at);
+    h5::set_attr(b.id(), "space_index", psa::to_string_u128(rank(*ds.view, genome.data())));
   }
   if (st.nobj >= 2) {
     h5::Handle p = h5::group(file, "pareto", true);
@@ -449,6 +450,14 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
       h5::write_column(p.id(), psa::objective_name(ds.objectives[size_t(j)]), col);
     }
     h5::write_column(p.id(), "evaluation", st.arch_eval);
+    std::vector<uint64_t> lo(n), hi(n);  // the points' indices in the space, as a sweep's tables have them
+    for (size_t i = 0; i < n; ++i) {
+      const u128 index = rank(*ds.view, &st.arch_genes[i * size_t(st.ngenes)]);
+      lo[i] = uint64_t(index);
+      hi[i] = uint64_t(index >> 64);
+    }
+    h5::write_column(p.id(), "index", lo);
+    h5::write_column(p.id(), "index_hi", hi);
   }
   h5::set_attr(file, "generations", st.generations);
   h5::set_attr(file, "evaluated_count", st.evaluations);
@@ -598,6 +607,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (const auto& g : ds.genes) names.push_back(g.name);
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
+    write_gene_labels(f, ds);
     h5::set_attr(f, "complete", int64_t(0));
     h5::flush(f);
     file = created.publish();

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -169,7 +170,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     for (size_t g = 0; g < gene.size() && g < value.size(); ++g) p["genes"][gene[g]] = value[g];
     j["best"] = p;
   }
-  if (h5::exists(f, "pareto")) {  // value indices only: a search file keeps no label tables
+  if (h5::exists(f, "pareto")) {
     h5::Handle p = h5::group(f, "pareto", false);
     // Stored in the order found: listed here by the objectives, as a sweep's front is.
     const auto evaluation = h5::read_column<uint64_t>(p.id(), "evaluation");
@@ -190,6 +191,18 @@ ojson search_summary(hid_t f, size_t top_n) {
       q["found_at_evaluation"] = evaluation[order[r]] + 1;  // 1-based, as /best's
       for (size_t o = 0; o < objectives.size(); ++o) q["objectives"][objectives[o]] = value[o][order[r]];
       j["pareto"].push_back(q);
+    }
+    if (h5::exists(f, "genes")) {  // the value labels (files before 2026-12-02 have none)
+      h5::Handle gg = h5::group(f, "genes", false);
+      for (const auto& g : h5::attr_strings(gg.id(), "gene_names")) {
+        const auto labels = h5::read_strings(gg.id(), g);
+        const auto v = h5::read_column<int16_t>(p.id(), g);
+        for (auto& q : j["pareto"]) {
+          const size_t row = q["row"].get<size_t>();
+          const int32_t x = row < v.size() ? v[row] : -1;
+          q["genes"][g] = x >= 0 && size_t(x) < labels.size() ? labels[size_t(x)] : "#" + std::to_string(x);
+        }
+      }
     }
   }
   return j;
@@ -317,6 +330,15 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   print_front(os, j, [&](const ojson& p) { return differences(p, j["pareto"][0]); });
 }
 
+// A search's front point after the first: what differs from the first (files with labels), and
+// when it was found.
+std::function<std::string(const ojson&)> search_front_detail(const ojson& j) {
+  return [&j](const ojson& p) {
+    const std::string found = "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>());
+    return p.contains("genes") ? differences(p, j["pareto"][0]) + " (" + found + ")" : found;
+  };
+}
+
 void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << file << ": search of " << j.value("space_name", std::string("?")) << " (" << j.value("psa_file", std::string("?"))
      << ") by " << j.value("agent", std::string("?")) << ", seed " << j["seed"].get<uint64_t>() << "\n" << sets_line(j);
@@ -341,7 +363,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
     const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
     os << (std::isfinite(so_far) ? "best " + objective + " so far " + objective_text(objective, so_far) + " (from /generations" : "no feasible point so far (")
        << "; the best point is written when the run stops: --resume finishes it)\n";
-    print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
+    print_front(os, j, search_front_detail(j));
     return;
   }
   if (!b["feasible"].get<bool>()) {
@@ -351,7 +373,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
      << count(b["found_at_evaluation"].get<uint64_t>()) << "\n";
   print_genes(os, b);
-  print_front(os, j, [](const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); });
+  print_front(os, j, search_front_detail(j));
 }
 
 // A search's best genome (/best's value indices) into `genome`; false when /best is missing or

@@ -32,10 +32,11 @@ struct SweepRow {
   double obj[kMaxSweepObjectives] = {};
   double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0;
 
-  // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result.
+  // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result. An
+  // infeasible point's objectives are +inf, as a search's (its metrics are what the model got to).
   COSMIC_HD void set(const Result& r, const double* objectives, int nobj) {
     reason = int32_t(r.reason);
-    for (int j = 0; j < nobj; ++j) obj[j] = objectives[j];
+    for (int j = 0; j < nobj; ++j) obj[j] = r.reason == Reason::Ok ? objectives[j] : INFINITY;
     time_s = r.time_s;
     memory_bytes = r.memory_bytes;
     network_cost_usd = r.network_cost_usd;

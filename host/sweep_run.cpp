@@ -58,11 +58,6 @@ struct SignalGuard {
 
 uint64_t saturate(u128 v) { return v > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(v); }
 
-std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
-  return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
-                                                                          : "gene_" + std::to_string(g);
-}
-
 // The columns of a table of points: index, genome, objectives, metrics.
 struct Table {
   std::vector<uint64_t> index, index_hi;
@@ -201,23 +196,7 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, con
   h5::set_attr(f, "keep", m.keep);
   if (!m.folded.empty()) h5::set_attr(f, "folded_genes", m.folded);
   h5::set_attr(f, "fold_copies", m.copies);
-  h5::Handle genes = h5::group(f, "genes", true);
-  std::vector<std::string> names;
-  for (int32_t g = 0; g < ds.view->ngenes; ++g) {
-    names.push_back(gene_column(ds, g));
-    std::vector<std::string> labels;
-    if (size_t(g) < ds.genes.size()) labels = ds.genes[size_t(g)].labels;
-    if (int32_t(labels.size()) != ds.view->gene[g].card) {
-      labels.clear();
-      for (int32_t v = 0; v < ds.view->gene[g].card; ++v) {
-        std::ostringstream os;
-        os << ds.view->values[ds.view->gene[g].offset + v];
-        labels.push_back(os.str());
-      }
-    }
-    h5::write_strings(genes.id(), names.back(), labels);
-  }
-  h5::set_attr(genes.id(), "gene_names", names);
+  write_gene_labels(f, ds);
 }
 
 // The reductions (top-K, front, histograms, reason counts) and the counters they go with

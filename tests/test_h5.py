@@ -119,6 +119,12 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(allg["index"].shape[0], a["evaluated_count"])
             ok = allg["reason"][:] == 0
             self.assertEqual(int(ok.sum()), a["feasible_count"])
+            # Infeasible rows have no objective value (+inf, as a search's); out-of-memory ones keep
+            # the memory the model found (above the 24 GB of System 1's NPUs).
+            self.assertTrue(np.all(np.isposinf(allg[a["objectives"][0]][:][~ok])))
+            oom = allg["reason"][:] == 9  # OUT_OF_MEMORY
+            self.assertGreater(int(oom.sum()), 0)
+            self.assertTrue(np.all(allg["memory_bytes"][:][oom] > 24e9))
             vals, idx = allg[obj][:][ok], allg["index"][:][ok]
             best = np.lexsort((idx, vals))[0]
             top = f["top"][obj]
@@ -328,7 +334,31 @@ class SweepFile(unittest.TestCase):
         shown = json.loads(subprocess.run([COSMIC, "show", fronted, "--json", "--top", "3"], check=True,
                                           capture_output=True, text=True).stdout)
         self.assertGreaterEqual(len(shown["pareto"]), 2)
+        with h5py.File(fronted, "r") as f:
+            # The file alone decodes its points: labels in /genes, and the index in the space of
+            # /best and of each /pareto row (mixed radix over the label counts, gene 0 the least
+            # significant digit).
+            names = [g.decode() if isinstance(g, bytes) else g for g in f["gene_names"][:]] if "gene_names" in f else \
+                [g.decode() if isinstance(g, bytes) else g for g in f.attrs["gene_names"]]
+            cards = [len(labels_of(f, g)) for g in names]
+
+            def index_of(digits):
+                index, stride = 0, 1
+                for d, card in zip(digits, cards):
+                    index, stride = index + int(d) * stride, stride * card
+                return index
+
+            best = f["best"]
+            values = [v.decode() if isinstance(v, bytes) else v for v in best["value"][:]]
+            self.assertEqual([labels_of(f, g)[int(best["index"][k])] for k, g in enumerate(names)], values)
+            self.assertEqual(int(best.attrs["space_index"]), index_of(best["index"][:]))
+            table = f["pareto"]
+            for row in range(len(table["index"])):
+                self.assertEqual(int(table["index"][row]), index_of(table[g][row] for g in names))
+                self.assertEqual(int(table["index_hi"][row]), 0)
+            by_row = {int(table["evaluation"][row]): int(table["index"][row]) for row in range(len(table["index"]))}
         for p in shown["pareto"]:
+            self.assertEqual(int(p["index"]), by_row[p["found_at_evaluation"] - 1])
             got = evaluated(fronted, p["index"])
             self.assertEqual(got["time_s"], p["objectives"]["latency"])
             self.assertEqual(got["network_cost_usd"], p["objectives"]["cost"])
