@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -257,9 +256,9 @@ void committed_rows_line(std::ostream& os, const ojson& j, const char* group, co
 }
 
 // The first points of the Pareto front (by the first objective): the objective values, and what
-// `detail` says of each.
+// `detail` says of each (of the first, shown in full where the genes are known: `found`).
 template <class Detail>
-void print_front(std::ostream& os, const ojson& j, Detail detail) {
+void print_front(std::ostream& os, const ojson& j, Detail detail, const std::string& found = "") {
   if (!j.contains("pareto")) return;
   os << "Pareto front: " << points(j["pareto_points"].get<uint64_t>())
      << (j.value("pareto_truncated", false) ? " (cut at the file's limit)" : "");
@@ -274,7 +273,7 @@ void print_front(std::ostream& os, const ojson& j, Detail detail) {
     std::string values;
     for (const auto& [o, v] : p["objectives"].items()) values += (values.empty() ? "" : ", ") + o + " " + objective_text(o, v.template get<double>());
     if (r == 0 && p.contains("genes")) {  // the first point in full, the others by what differs from it
-      os << "  1. " << values << "\n";
+      os << "  1. " << values << found << "\n";
       print_genes(os, p);
     } else
       os << "  " << r + 1 << ". " << values << ": " << detail(p) << "\n";
@@ -330,13 +329,13 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   print_front(os, j, [&](const ojson& p) { return differences(p, j["pareto"][0]); });
 }
 
-// A search's front point after the first: what differs from the first (files with labels), and
-// when it was found.
-std::function<std::string(const ojson&)> search_front_detail(const ojson& j) {
-  return [&j](const ojson& p) {
-    const std::string found = "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>());
-    return p.contains("genes") ? differences(p, j["pareto"][0]) + " (" + found + ")" : found;
+// A search's front: each point's evaluation, after what differs from the first (files with labels).
+std::string found_at(const ojson& p) { return "found at evaluation " + count(p["found_at_evaluation"].get<uint64_t>()); }
+void print_search_front(std::ostream& os, const ojson& j) {
+  const auto detail = [&j](const ojson& p) {
+    return p.contains("genes") ? differences(p, j["pareto"][0]) + " (" + found_at(p) + ")" : found_at(p);
   };
+  print_front(os, j, detail, j.contains("pareto") && !j["pareto"].empty() ? ": " + found_at(j["pareto"][0]) : "");
 }
 
 void print_search(std::ostream& os, const std::string& file, const ojson& j) {
@@ -363,7 +362,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
     const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
     os << (std::isfinite(so_far) ? "best " + objective + " so far " + objective_text(objective, so_far) + " (from /generations" : "no feasible point so far (")
        << "; the best point is written when the run stops: --resume finishes it)\n";
-    print_front(os, j, search_front_detail(j));
+    print_search_front(os, j);
     return;
   }
   if (!b["feasible"].get<bool>()) {
@@ -373,7 +372,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
      << count(b["found_at_evaluation"].get<uint64_t>()) << "\n";
   print_genes(os, b);
-  print_front(os, j, search_front_detail(j));
+  print_search_front(os, j);
 }
 
 // A search's best genome (/best's value indices) into `genome`; false when /best is missing or
