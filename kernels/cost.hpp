@@ -1,14 +1,18 @@
-// Network dollar cost with LIBRA unit costs (shared/reference/cosmic-study.md §4).
+// Network dollar cost with LIBRA unit costs (shared/reference/cosmic-study.md §4), or the
+// configuration's own (Network::price, network.prices).
 //
-// Unit prices are dollars per GB/s of per-link bandwidth, by tier. Dimensions map to tiers from
-// the outside in: the outermost dimension is the pod tier (the only one with a NIC price), the
-// next the node tier, then package, then chiplet: 1 dim = [node]; 2 = [node, pod];
-// 3 = [package, node, pod]; 4 = [chiplet, package, node, pod]. With more than 4 dimensions the
-// extra inner ones are priced as chiplet tiers (our extension; the study has 4).
+// Unit prices are dollars per GB/s of per-link bandwidth, by tier. The dimensions that have links
+// (more than one NPU) map to tiers from the outside in: the outermost is the pod tier (the only
+// one with a NIC price by default), the next the node tier, then package, then chiplet: 1 such
+// dim = [node]; 2 = [node, pod]; 3 = [package, node, pod]; 4 = [chiplet, package, node, pod].
+// With more than 4 the extra inner ones are priced as chiplet tiers (our extension; the study has
+// 4). A dimension of one NPU has no links, costs nothing and takes no tier (our reading; the
+// study's spaces have none): a network padded with one (npus 1 in a PSA that compares shapes)
+// costs what the network without it costs (model revision 7; before, it moved the others a tier
+// in, and a pod's NICs went unpriced).
 // Cost of one block of a dimension with n NPUs and per-link bandwidth b:
-//   Ring 2 n link b;  FullyConnected n (n-1) link b;  Switch 2 n link b + n switch b (+ n nic b).
-// Total = sum over dims of (NPUs / n_d) x block cost; a dimension of one NPU costs nothing (our
-// reading: it has no links; the study's spaces have none). The chiplet tier has no switch price: a
+//   Ring 2 n link b;  FullyConnected n (n-1) link b;  Switch 2 n link b + n switch b + n nic b.
+// Total = sum over dims of (NPUs / n_d) x block cost. The chiplet tier has no switch price: a
 // Switch there makes the cost undefined (Reason::SwitchNotPriced), as in the study's constraint.
 // The total is rounded to whole cents (model revision 6): a per-link bandwidth given per NPU
 // (900 / 7 GB/s on a FullyConnected dimension) priced back costs $28,800.000000000004 for
@@ -22,51 +26,48 @@
 
 namespace cosmic {
 
-struct TierPrice {
-  double link_usd_per_GBps;
-  double switch_usd_per_GBps;  // < 0: no switch price on this tier
-  double nic_usd_per_GBps;
-};
-
-// Tier of dimension i in an ndims-dimensional network: 0 chiplet, 1 package, 2 node, 3 pod.
-COSMIC_HD inline int tier_of_dim(int32_t i, int32_t ndims) {
-  if (ndims == 1) return 2;
-  const int from_outside = ndims - 1 - i;  // 0 = outermost
-  const int tier = 3 - from_outside;
+// Tier of the k-th (from the innermost) of `used` dimensions with links: 0 chiplet, 1 package,
+// 2 node, 3 pod.
+COSMIC_HD inline int tier_of_dim(int32_t k, int32_t used) {
+  if (used == 1) return 2;
+  const int tier = 3 - (used - 1 - k);  // the outermost is the pod
   return tier < 0 ? 0 : tier;
 }
 
-COSMIC_HD inline TierPrice libra_price(int tier) {
-  switch (tier) {
-    case 0: return {2.0, -1.0, 0.0};   // chiplet
-    case 1: return {4.0, 13.0, 0.0};   // package
-    case 2: return {4.0, 13.0, 0.0};   // node
-    default: return {7.8, 18.0, 31.6};  // pod
-  }
+// Tier of each dimension (tier[d]; -1 for a dimension of one NPU, which has none).
+COSMIC_HD inline void dim_tiers(const Network& net, int* tier) {
+  int32_t used = 0;
+  for (int32_t i = 0; i < net.ndims; ++i) used += net.dim[i].npus > 1;
+  for (int32_t i = 0, k = 0; i < net.ndims; ++i) tier[i] = net.dim[i].npus > 1 ? tier_of_dim(k++, used) : -1;
 }
 
-// Total network cost in dollars; sets `ok` false when a Switch sits on an unpriced tier.
+// Cost in dollars of dimension i (of tier `tier`, dim_tiers), unrounded; sets `ok` false when a
+// Switch sits on a tier without a switch price.
+COSMIC_HD inline double dim_cost_usd(const Network& net, int32_t i, int tier, bool& ok) {
+  const NetDim& dim = net.dim[i];
+  if (tier < 0) return 0;  // one NPU: no links, no switch
+  const TierPrice& p = net.price[tier];
+  const double n = double(dim.npus), b = dim.link_bw_GBps;
+  double block = 0;
+  switch (dim.topology) {
+    case Topology::Ring: block = 2 * n * p.link_usd_per_GBps * b; break;
+    case Topology::FullyConnected: block = n * (n - 1) * p.link_usd_per_GBps * b; break;
+    case Topology::Switch:
+      if (p.switch_usd_per_GBps < 0) ok = false;
+      block = 2 * n * p.link_usd_per_GBps * b + n * (p.switch_usd_per_GBps > 0 ? p.switch_usd_per_GBps : 0) * b +
+              n * p.nic_usd_per_GBps * b;
+      break;
+  }
+  return double(total_npus(net) / dim.npus) * block;
+}
+
+// Total network cost in dollars, to the cent; sets `ok` false when a Switch sits on an unpriced tier.
 COSMIC_HD inline double network_cost_usd(const Network& net, bool& ok) {
-  const int64_t total = total_npus(net);
+  int tier[kMaxDims];
+  dim_tiers(net, tier);
   double usd = 0;
   ok = true;
-  for (int32_t i = 0; i < net.ndims; ++i) {
-    const NetDim& dim = net.dim[i];
-    if (dim.npus == 1) continue;  // one NPU: no links, no switch (our reading; the study has none)
-    const TierPrice p = libra_price(tier_of_dim(i, net.ndims));
-    const double n = double(dim.npus), b = dim.link_bw_GBps;
-    double block = 0;
-    switch (dim.topology) {
-      case Topology::Ring: block = 2 * n * p.link_usd_per_GBps * b; break;
-      case Topology::FullyConnected: block = n * (n - 1) * p.link_usd_per_GBps * b; break;
-      case Topology::Switch:
-        if (p.switch_usd_per_GBps < 0) ok = false;
-        block = 2 * n * p.link_usd_per_GBps * b + n * (p.switch_usd_per_GBps > 0 ? p.switch_usd_per_GBps : 0) * b +
-                n * p.nic_usd_per_GBps * b;
-        break;
-    }
-    usd += double(total / dim.npus) * block;
-  }
+  for (int32_t i = 0; i < net.ndims; ++i) usd += dim_cost_usd(net, i, tier[i], ok);
   return round(usd * 100) / 100;
 }
 

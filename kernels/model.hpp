@@ -46,7 +46,11 @@ namespace cosmic {
 //    EXPERTS_NOT_DIVISIBLE (was HEADS_NOT_DIVISIBLE). (The DGX and GB200 presets'
 //    direct all-to-all of the same day is a change of data: the base configuration a result
 //    file records shows it.)
-constexpr int64_t kModelRevision = 6;
+// 7: network cost: a dimension of one NPU takes no tier, so the others are priced as in the
+//    network without it (a padding dimension moved them a tier in); unit prices may be given
+//    (network.prices; LIBRA's by default); a SWITCH_NOT_PRICED point is timed, as an
+//    out-of-memory one.
+constexpr int64_t kModelRevision = 7;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -712,9 +716,11 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   r.reason = check_config(c, npus);
   if (r.reason != Reason::Ok) return r;
 
+  // A Switch on a tier without a switch price leaves the cost undefined: SWITCH_NOT_PRICED, with
+  // the point's time and memory (and cost 0), as an out-of-memory point has them.
   bool priced = true;
   r.network_cost_usd = network_cost_usd(c.net, priced);
-  if (!priced) { r.reason = Reason::SwitchNotPriced; r.network_cost_usd = 0; return r; }
+  if (!priced) r.network_cost_usd = 0;
 
   Groups g;
   r.reason = place_groups(c.net, c.work, g.span);
@@ -733,7 +739,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.kv_cache_bytes = mem.kv_cache;
     r.memory_bytes = mem.total();
   };
-  if (stop_at_oom && mem.total() > c.compute.mem_capacity_bytes) {
+  if (stop_at_oom && priced && mem.total() > c.compute.mem_capacity_bytes) {
     set_memory();
     r.reason = Reason::OutOfMemory;
     return r;
@@ -940,7 +946,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   set_memory();
   r.mfu = r.model_flops / (r.time_s * double(npus) * peak);
   if (!(r.time_s > 0) || !(r.time_s < 1e300)) { r = Result{}; r.reason = Reason::InvalidInput; return r; }
-  if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
+  if (!priced) r.reason = Reason::SwitchNotPriced;
+  else if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
   return r;
 }
 

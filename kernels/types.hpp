@@ -92,6 +92,14 @@ struct NetDim {
   Algo algo[kNumColls] = {Algo::Ring, Algo::Ring, Algo::Ring, Algo::Ring};  // indexed by Coll
 };
 
+// Dollars per GB/s of per-link bandwidth on one tier of the network (kernels/cost.hpp).
+struct TierPrice {
+  double link_usd_per_GBps = 0;
+  double switch_usd_per_GBps = -1;  // < 0: no switch price on this tier (a Switch there: SWITCH_NOT_PRICED)
+  double nic_usd_per_GBps = 0;
+};
+constexpr int kNumTiers = 4;  // chiplet, package, node, pod (kernels/cost.hpp)
+
 struct Network {
   int32_t ndims = 0;
   NetDim dim[kMaxDims] = {};
@@ -104,6 +112,9 @@ struct Network {
   int32_t active_chunks = 1;           // AstraSim convention: chunks in flight per dimension
   double endpoint_delay_ns = 10;       // per message, at each end
   Group order[kNumGroups] = {Group::TP, Group::CP, Group::DP, Group::PP};  // placement, innermost first
+  // Unit prices by tier, chiplet to pod: LIBRA's (shared/reference/cosmic-study.md §4) unless
+  // the configuration gives its own (network.prices).
+  TierPrice price[kNumTiers] = {{2.0, -1.0, 0.0}, {4.0, 13.0, 0.0}, {4.0, 13.0, 0.0}, {7.8, 18.0, 31.6}};
 };
 
 // How one parallel group's ranks lie on the network: k[d] ranks of the group along dimension d,
@@ -177,7 +188,7 @@ enum class Reason : int32_t {
                            // decode: micro-batch not divisible by tp with sequence parallelism)
   PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions (or ep onto dp)
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
-  SwitchNotPriced = 10,    // a Switch on the innermost of 4+ tiers has no LIBRA price
+  SwitchNotPriced = 10,    // a Switch on a tier without a switch price (LIBRA's chiplet tier); timed
   ExpertsNotDivisible = 11,  // ep > 1 does not divide the experts per layer (or the model has none)
 };
 constexpr int kNumReasons = 12;

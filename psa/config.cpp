@@ -254,7 +254,7 @@ void convert_algorithms(const Section& d, NetDim& dim) {
 
 void convert_network(const Section& s, Network& net) {
   s.check_keys({"convention", "links_per_npu", "congestion_aware", "chunks", "policy", "multidim", "active_chunks", "endpoint_delay_ns",
-                "placement", "dims"});
+                "placement", "prices", "dims"});
   net.convention = s.choice("convention", Convention::Physical, names::kConvention);
   net.links_per_npu = s.choice("links_per_npu", LinkCount::Study, names::kLinkCount);
   net.congestion_aware = s.boolean("congestion_aware", true);
@@ -274,6 +274,20 @@ void convert_network(const Section& s, Network& net) {
       if (seen[int(g)]) s.fail_node(p, kp, expected);
       seen[int(g)] = true;
       net.order[i] = g;
+    }
+  }
+  if (s.has("prices")) {  // dollars per GB/s of per-link bandwidth, by tier; unset: LIBRA's
+    const Section p = s.sub("prices");
+    const char* const tiers[kNumTiers] = {"chiplet", "package", "node", "pod"};
+    p.check_keys({tiers[0], tiers[1], tiers[2], tiers[3]});
+    for (int t = 0; t < kNumTiers; ++t) {
+      if (!p.has(tiers[t])) continue;
+      const Section q = p.sub(tiers[t]);
+      q.check_keys({"link", "switch", "nic"});
+      TierPrice& price = net.price[t];
+      price.link_usd_per_GBps = q.number("link", price.link_usd_per_GBps, 0, 1e12);
+      price.switch_usd_per_GBps = q.number("switch", price.switch_usd_per_GBps, 0, 1e12);
+      price.nic_usd_per_GBps = q.number("nic", price.nic_usd_per_GBps, 0, 1e12);
     }
   }
   const YAML::Node dims = s.raw("dims");

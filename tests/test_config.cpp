@@ -419,6 +419,26 @@ TEST(Config, ClusterPresetsSendAllToAllsDirect) {
   EXPECT_EQ(psa::load_config(both).config.net.dim[0].algo[int(Coll::AllToAll)], Algo::HalvingDoubling);
 }
 
+// network.prices: a tier's keys replace LIBRA's one by one; the others stay; mistakes are named.
+TEST(Config, NetworkPricesReplaceLibrasPerTier) {
+  const std::string p = write_temp("prices.yaml", "model: GPT-22B\nsystem:\n  preset: dgx-h100\n  network:\n"
+                                                  "    prices: {pod: {nic: 50}, chiplet: {switch: 1.5, link: 3}}\nworkload: {}\n");
+  const Config c = psa::load_config(p).config;
+  const Network libra;
+  EXPECT_EQ(c.net.price[3].nic_usd_per_GBps, 50);
+  EXPECT_EQ(c.net.price[3].link_usd_per_GBps, libra.price[3].link_usd_per_GBps);  // 7.8
+  EXPECT_EQ(c.net.price[3].switch_usd_per_GBps, libra.price[3].switch_usd_per_GBps);
+  EXPECT_EQ(c.net.price[0].switch_usd_per_GBps, 1.5);
+  EXPECT_EQ(c.net.price[0].link_usd_per_GBps, 3);
+  EXPECT_EQ(c.net.price[2].link_usd_per_GBps, 4);
+  EXPECT_EQ(c.net.price[0].nic_usd_per_GBps, 0);
+  EXPECT_NE(error_of(p, {"system.network.prices.rack.link=1"}).find("unknown key 'system.network.prices.rack'"), std::string::npos)
+      << error_of(p, {"system.network.prices.rack.link=1"});
+  EXPECT_NE(error_of(p, {"system.network.prices.pod.nic=-1"}).find("system.network.prices.pod.nic': expected a number in [0"),
+            std::string::npos)
+      << error_of(p, {"system.network.prices.pod.nic=-1"});
+}
+
 TEST(Config, EveryShippedPresetLoads) {
   const auto configs = shipped("configs"), models = shipped("models"), systems = shipped("systems");
   ASSERT_GT(configs.size(), 0u);

@@ -622,6 +622,29 @@ TEST(Feasibility, ReasonCodes) {
             Reason::SwitchNotPriced);
 }
 
+// A Switch on an unpriced tier leaves the cost undefined, not the time: the point is timed as the
+// same network priced (network.prices.chiplet.switch) is, with cost 0 and the reason.
+TEST(Model, SwitchNotPricedIsTimed) {
+  Config c = test::gpt175b_cluster();
+  c.net.ndims = 4;
+  c.net.dim[0] = test::dim(Topology::Switch, 2, 100, 100);
+  c.net.dim[1] = test::dim(Topology::Ring, 4, 100, 100);
+  c.net.dim[2] = test::dim(Topology::Ring, 2, 100, 100);
+  c.net.dim[3] = test::dim(Topology::Ring, 4, 100, 100);
+  c.work.tp = 8, c.work.pp = 4, c.work.dp = 2, c.work.cp = 1;
+  c.compute.mem_capacity_bytes = 1e15;
+  const Result unpriced = evaluate(c);
+  EXPECT_EQ(unpriced.reason, Reason::SwitchNotPriced);
+  EXPECT_EQ(unpriced.network_cost_usd, 0);
+  c.net.price[0].switch_usd_per_GBps = 5;
+  const Result priced = evaluate(c);
+  ASSERT_EQ(priced.reason, Reason::Ok);
+  EXPECT_GT(priced.time_s, 0);
+  EXPECT_EQ(unpriced.time_s, priced.time_s);
+  EXPECT_EQ(unpriced.memory_bytes, priced.memory_bytes);
+  EXPECT_EQ(evaluate(c, true).reason, Reason::Ok);
+}
+
 // Every numeric field of a result, each of which must be finite and >= 0.
 std::vector<double> numeric_fields(const Result& r) {
   return {r.time_s, r.forward_s, r.backward_s, r.recompute_s, r.optimizer_s, r.tp_comm_s, r.cp_comm_s,
@@ -1079,6 +1102,51 @@ TEST(Cost, LibraStudySystems) {
   Network chiplet = s1;  // dimension 0 is the chiplet tier, which has no switch price
   chiplet.dim[0] = dim(Topology::Switch, 1, 187.5, 20);
   network_cost_usd(chiplet, ok);
+  EXPECT_TRUE(ok);
+}
+
+// A dimension of one NPU takes no tier: a two-tier switched network of 4,096 NPUs (64 x 64 at
+// 800 and 100 GB/s per link) costs the same padded with a 1-NPU dimension outside, between or
+// inside. By hand: node tier 64 blocks x (2 x 64 x $4 + 64 x $13) x 800 = $68,812,800; pod tier
+// 64 x (2 x 64 x $7.8 + 64 x $18 + 64 x $31.6) x 100 = $26,705,920; $95,518,720 in all. (Before
+// revision 7 the padding outside made them package and node tiers: $77,414,400, no NICs.)
+TEST(Cost, OneNpuDimensionsTakeNoTier) {
+  using test::dim;
+  Network two;
+  two.ndims = 2;
+  two.dim[0] = dim(Topology::Switch, 64, 800, 100);
+  two.dim[1] = dim(Topology::Switch, 64, 100, 1000);
+  bool ok = false;
+  EXPECT_EQ(network_cost_usd(two, ok), 95518720.0);
+  EXPECT_TRUE(ok);
+  for (int32_t at = 0; at <= 2; ++at) {
+    Network padded;
+    padded.ndims = 3;
+    for (int32_t i = 0, k = 0; i < 3; ++i) padded.dim[i] = i == at ? dim(Topology::Ring, 1, 50, 10) : two.dim[k++];
+    EXPECT_EQ(network_cost_usd(padded, ok), 95518720.0) << "padding at " << at;
+    int tier[kMaxDims];
+    dim_tiers(padded, tier);
+    EXPECT_EQ(tier[at], -1);
+  }
+}
+
+// Unit prices of one's own (network.prices) replace LIBRA's per tier. One Ring of 8 at 100 GB/s
+// per link (node tier) at $10 per GB/s: 2 x 8 x 10 x 100 = $16,000; a two-tier network priced
+// pod {link 1, switch 2, nic 3}: pod Switch of 16 x 8 at 50 GB/s, 8 blocks x (2 x 16 x 1 +
+// 16 x 2 + 16 x 3) x 50 = $44,800, plus the node Ring's 16 blocks x $16,000 = $256,000.
+TEST(Cost, PricesOfOnesOwn) {
+  using test::dim;
+  Network one;
+  one.ndims = 1;
+  one.dim[0] = dim(Topology::Ring, 8, 100, 100);
+  one.price[2].link_usd_per_GBps = 10;
+  bool ok = false;
+  EXPECT_EQ(network_cost_usd(one, ok), 16000.0);
+  Network two = one;
+  two.ndims = 2;
+  two.dim[1] = dim(Topology::Switch, 16, 50, 1000);
+  two.price[3] = TierPrice{1, 2, 3};
+  EXPECT_EQ(network_cost_usd(two, ok), 44800.0 + 256000.0);
   EXPECT_TRUE(ok);
 }
 
