@@ -75,6 +75,11 @@ nlohmann::json to_json(const EvalReport& rep) {
   memory_terms(r, m);
   for (const auto& x : m) j["memory_breakdown_bytes"][x.name] = x.value;
   j["network_cost_usd"] = r.network_cost_usd;
+  j["network_cost_by_dim"] = nlohmann::json::array();
+  for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d)
+    j["network_cost_by_dim"].push_back({{"tier", rep.dim_tier[d]}, {"usd", rep.dim_cost_usd[d]}});
+  j["placement"] = nlohmann::json::object();
+  for (const auto& [group, k] : rep.placement) j["placement"][group] = k;
   j["model_flops"] = r.model_flops;
   j["tokens_per_s"] = r.tokens_per_s;
   j["mfu"] = r.mfu;
@@ -95,6 +100,23 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     prefill.work.mode = Mode::Prefill;  // the same pass generate times first
     rep.first_token_s = evaluate(prefill).time_s;
     rep.per_output_token_s = (rep.result.time_s - rep.first_token_s) / w.output_tokens;
+  }
+  int tier[kMaxDims];
+  dim_tiers(c.net, tier);
+  const char* const tier_names[kNumTiers] = {"chiplet", "package", "node", "pod"};
+  bool priced = true;
+  for (int32_t d = 0; d < c.net.ndims; ++d) {
+    rep.dim_tier.push_back(tier[d] < 0 ? "-" : tier_names[tier[d]]);
+    rep.dim_cost_usd.push_back(dim_cost_usd(c.net, d, tier[d], priced));
+  }
+  Groups g;
+  if (place_groups(c.net, w, g.span) == Reason::Ok) {
+    const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
+    for (const auto& e : names::kGroup)
+      if (degree[int(e.value)] > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
+    Span expert_dp;
+    if (c.model.experts > 0 && w.ep > 1 && place_experts(c, g, expert_dp))
+      rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});
   }
   // Context past the model's sequence length: the model times it (attention and KV cache grow
   // with it), whether or not the model was trained for it.
@@ -165,6 +187,22 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   }
   os << "network cost           " << dollars(r.network_cost_usd) << "\n";
+  for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d) {
+    if (rep.dim_tier[d] == "-") continue;
+    const NetDim& n = rep.config.net.dim[d];
+    const std::string label = "dim " + std::to_string(d) + ", " + rep.dim_tier[d] + " tier (" +
+                              names::name(names::kTopology, n.topology) + " of " + std::to_string(n.npus) + ")";
+    std::snprintf(buf, sizeof buf, "  %-40s %14s\n", label.c_str(), dollars(rep.dim_cost_usd[d]).c_str());
+    os << buf;
+  }
+  if (!rep.placement.empty()) {
+    os << "placement (ranks along dims 0-" << rep.config.net.ndims - 1 << "):";
+    for (const auto& [group, k] : rep.placement) {
+      os << " " << group << " ";
+      for (size_t d = 0; d < k.size(); ++d) os << (d ? "x" : "") << k[d];
+    }
+    os << "\n";
+  }
   std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s\nMFU               %16.1f %%\n", r.tokens_per_s,
                 100 * r.mfu);
   os << buf;

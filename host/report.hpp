@@ -19,6 +19,13 @@ struct EvalReport {
   // after it, (time_s - first) / output_tokens; 0 in other modes.
   double first_token_s = 0, per_output_token_s = 0;
   std::vector<std::string> notes;  // what the numbers rest on that the user may not expect
+  // Each network dimension's tier ("pod", ...; "-" for one of one NPU) and share of the cost,
+  // in dollars, before the total is rounded to the cent (kernels/cost.hpp).
+  std::vector<std::string> dim_tier;
+  std::vector<double> dim_cost_usd;
+  // Where the parallel groups lie: for tp, cp, dp, pp (and ep, with experts) of degree > 1, the
+  // group's ranks along each dimension (empty when the groups cannot be placed).
+  std::vector<std::pair<std::string, std::vector<int32_t>>> placement;
 };
 
 // Evaluates `c` (evaluate()) and fills the report's other fields.

@@ -76,6 +76,33 @@ TEST(Cli, GenerateReportsFirstAndPerTokenTimes) {
   EXPECT_TRUE(training["notes"].empty());
 }
 
+// eval says what each dimension costs and where the groups lie. System 1 (the study's LIBRA
+// figures, shared/reference/cosmic-study.md §4): chiplet Ring 4 x 187.5 GB/s, 256 blocks x
+// 2 x 4 x $2 x 187.5 = $768,000; package FullyConnected 8 x 25, 128 x 56 x $4 x 25 = $716,800; node
+// Ring 4 x 75, 256 x 8 x $4 x 75 = $614,400; pod Switch 8 x 100, 128 x 8 x (2 x 7.8 + 18 + 31.6) x
+// 100 = $6,676,480. Its layout tp 4 cp 8 dp 8 pp 4 fills dims 4 x 8 x 4 x 8 innermost first.
+TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  const std::vector<std::pair<std::string, double>> want = {
+      {"chiplet", 768000}, {"package", 716800}, {"node", 614400}, {"pod", 6676480}};
+  ASSERT_EQ(j["network_cost_by_dim"].size(), want.size());
+  for (size_t d = 0; d < want.size(); ++d) {
+    EXPECT_EQ(j["network_cost_by_dim"][d]["tier"], want[d].first) << d;
+    EXPECT_NEAR(j["network_cost_by_dim"][d]["usd"].get<double>(), want[d].second, 1e-6) << d;
+  }
+  EXPECT_EQ(j["workload"]["tp"], 4);
+  EXPECT_EQ(j["workload"]["cp"], 8);
+  EXPECT_EQ(j["placement"]["tp"], (std::vector<int>{4, 1, 1, 1}));
+  EXPECT_EQ(j["placement"]["cp"], (std::vector<int>{1, 8, 1, 1}));
+  EXPECT_EQ(j["placement"]["dp"], (std::vector<int>{1, 1, 4, 2}));
+  EXPECT_EQ(j["placement"]["pp"], (std::vector<int>{1, 1, 1, 4}));
+  const std::string text = test::run_cli("eval " + cfg).out;
+  EXPECT_NE(text.find("  dim 3, pod tier (Switch of 8)                $6,676,480\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("placement (ranks along dims 0-3): tp 4x1x1x1 cp 1x8x1x1 dp 1x1x4x2 pp 1x1x1x4\n"), std::string::npos)
+      << text;
+}
+
 TEST(Cli, SetTakesYamlLists) {
   // A --set value may be a YAML list with commas; placing DP innermost changes the time.
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
