@@ -121,15 +121,26 @@ void update_archive(State& st, const agents::Population& pop, const agents::Scor
   st.arch_eval.swap(next.arch_eval);
 }
 
+// Whether point a of s is a better best than point b of t: the feasibility rules on objective 0
+// (agents::better), and of feasible points equal in it the lower of the other objectives in
+// order, as a sweep's top list ranks them (the cheapest of the fastest); else the earlier stays.
+bool better_best(const agents::Scores& s, size_t a, const agents::Scores& t, size_t b) {
+  if (agents::better(s, a, t, b, 0)) return true;
+  if (agents::better(t, b, s, a, 0) || !s.feasible(a)) return false;
+  for (int32_t j = 1; j < s.nobj; ++j)
+    if (s.at(a, j) != t.at(b, j)) return s.at(a, j) < t.at(b, j);
+  return false;
+}
+
 // Folds one evaluated generation into the state; returns its infeasible count.
 uint64_t record(State& st, const agents::Population& pop, const agents::Scores& s, const PopulationMetrics* m) {
   uint64_t infeasible = 0;
   size_t gbest = s.size;
   for (size_t i = 0; i < s.size; ++i) {
     if (!s.feasible(i)) ++infeasible;
-    if (gbest == s.size || agents::better(s, i, s, gbest)) gbest = i;
+    if (gbest == s.size || better_best(s, i, s, gbest)) gbest = i;
   }
-  if (gbest < s.size && (!st.have_best || agents::better(s, gbest, st.best, 0))) {
+  if (gbest < s.size && (!st.have_best || better_best(s, gbest, st.best, 0))) {
     st.have_best = true;
     st.best.resize(s.nobj, 1);
     for (int32_t j = 0; j < s.nobj; ++j) st.best.obj[size_t(j)] = s.at(gbest, j);
