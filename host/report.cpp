@@ -101,6 +101,14 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     rep.first_token_s = evaluate(prefill).time_s;
     rep.per_output_token_s = (rep.result.time_s - rep.first_token_s) / w.output_tokens;
   }
+  if (rep.result.reason == Reason::ProductMismatch) {  // the two products, so that the fix shows
+    std::string dims;
+    for (int32_t d = 0; d < c.net.ndims; ++d) dims += (d ? " x " : "") + std::to_string(c.net.dim[d].npus);
+    rep.notes.push_back("dp x tp x pp x cp = " + std::to_string(w.dp) + " x " + std::to_string(w.tp) + " x " +
+                        std::to_string(w.pp) + " x " + std::to_string(w.cp) + " = " +
+                        std::to_string(int64_t(w.dp) * w.tp * w.pp * w.cp) + ", the network has " + dims + " = " +
+                        std::to_string(total_npus(c.net)) + " NPUs");
+  }
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
   const char* const tier_names[kNumTiers] = {"chiplet", "package", "node", "pod"};
@@ -156,7 +164,11 @@ std::string to_text(const EvalReport& rep) {
     os << "status: feasible\n";
   else
     os << "status: INFEASIBLE " << names::name(names::kReason, r.reason) << ": " << names::reason_message(r.reason) << "\n";
-  if (r.time_s <= 0) return os.str();
+  const auto notes = [&] {
+    for (const std::string& n : rep.notes) os << "note: " << n << "\n";
+    return os.str();
+  };
+  if (r.time_s <= 0) return notes();
 
   const char* unit = w.mode == Mode::Training ? "iteration" : "request";
   std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
@@ -206,8 +218,7 @@ std::string to_text(const EvalReport& rep) {
   std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s\nMFU               %16.1f %%\n", r.tokens_per_s,
                 100 * r.mfu);
   os << buf;
-  for (const std::string& n : rep.notes) os << "note: " << n << "\n";
-  return os.str();
+  return notes();
 }
 
 }  // namespace cosmic

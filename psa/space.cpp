@@ -327,6 +327,7 @@ class ExprCompiler {
     std::string value;                 // an enumeration value's name
     size_t at = 0;                     // its column
     size_t push = 0;                   // a value's PushConst in code_
+    bool named = true;                 // false: a word that names no parameter nor any enumeration's value
     bool is_enum() const { return table || !value.empty(); }
   };
 
@@ -340,12 +341,18 @@ class ExprCompiler {
     fail(msg);
   }
   void no_arithmetic(const Operand& a, const Operand& b, const char* op) {
-    for (const Operand* x : {&a, &b})
+    for (const Operand* x : {&a, &b}) {
+      if (!x->named) unknown_parameter(x->value, x->at);
       if (x->is_enum()) fail_at(x->at, std::string("'") + op + "' on an enumeration");
+    }
   }
   // An enumeration compares with == or != to a parameter of the same enumeration or to one of
   // its values; a number never compares with an enumeration.
   void check_comparison(const Operand& l, const Operand& r, Op cmp, size_t cmp_at) {
+    // A word that is no name: a misspelt value where the other side is an enumeration parameter
+    // (said below, with its values), else a misspelt parameter.
+    if (!l.named && !r.table) unknown_parameter(l.value, l.at);
+    if (!r.named && !l.table) unknown_parameter(r.value, r.at);
     if (!l.is_enum() && !r.is_enum()) return;
     if (!l.is_enum() || !r.is_enum())
       fail_at((l.is_enum() ? l : r).at, "an enumeration compared with a number");
@@ -520,14 +527,15 @@ class ExprCompiler {
       for (Param p : {Param::Schedule, Param::Sharding, Param::Recompute, Param::CpStyle, Param::Policy,
                       Param::MultiDim, Param::Algo, Param::Topology})
         known = known || enum_table(p).parse(base).has_value();
-      if (known) {
-        code_.push_back(Instr{Op::PushConst, -1, 0});
-        Operand v;
-        v.value = base;
-        v.at = at;
-        v.push = code_.size() - 1;
-        return v;
-      }
+      // Any other such word is taken for a value too, so that a misspelt one is said to be no
+      // value of the parameter it meets (check_comparison); elsewhere it is an unknown parameter.
+      code_.push_back(Instr{Op::PushConst, -1, 0});
+      Operand v;
+      v.value = base;
+      v.at = at;
+      v.push = code_.size() - 1;
+      v.named = known;
+      return v;
     }
     const ParamDef* d = lookup(base, at, false);
     if (d->per_dim && dim < 0)
@@ -541,6 +549,10 @@ class ExprCompiler {
     x.at = at;
     return x;
   }
+  [[noreturn]] void unknown_parameter(const std::string& name, size_t at) {
+    pos_ = at;
+    fail("unknown parameter '" + name + "' (parameters: " + param_list("") + ", npus_total, network_cost, npu_bandwidth_total)");
+  }
   // "[stack.]param" -> its definition, or an error listing the known names.
   const ParamDef* lookup(const std::string& name, size_t at, bool want_per_dim) {
     std::string stack, param = name;
@@ -549,10 +561,7 @@ class ExprCompiler {
       param = name.substr(dot + 1);
     }
     const ParamDef* d = find_param(stack, param);
-    if (!d) {
-      pos_ = at;
-      fail("unknown parameter '" + name + "' (parameters: " + param_list("") + ", npus_total, network_cost, npu_bandwidth_total)");
-    }
+    if (!d) unknown_parameter(name, at);
     if (want_per_dim && !d->per_dim) { pos_ = at; fail("product() and sum() take a per-dimension parameter, not '" + name + "'"); }
     return d;
   }

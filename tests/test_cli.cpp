@@ -101,6 +101,12 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_NE(text.find("  dim 3, pod tier (Switch of 8)                $6,676,480\n"), std::string::npos) << text;
   EXPECT_NE(text.find("placement (ranks along dims 0-3): tp 4x1x1x1 cp 1x8x1x1 dp 1x1x4x2 pp 1x1x1x4\n"), std::string::npos)
       << text;
+  // A layout of another size than the network: both products, to see which to change.
+  const std::string wrong = test::run_cli("eval " + cfg + " --set workload.dp=16").out;
+  EXPECT_NE(wrong.find("PRODUCT_MISMATCH"), std::string::npos) << wrong;
+  EXPECT_NE(wrong.find("note: dp x tp x pp x cp = 16 x 4 x 4 x 8 = 2048, the network has 4 x 8 x 4 x 8 = 1024 NPUs\n"),
+            std::string::npos)
+      << wrong;
 }
 
 TEST(Cli, SetTakesYamlLists) {

@@ -521,6 +521,13 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"enum_order.yaml:6:5:", "== or != only"}},
       {"enum_foreign.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.sharding != Switch\"\nobjectives: [latency]\n",
        {"enum_foreign.yaml:6:5:", "'Switch' is not a value of that parameter", "zero3"}},
+      // A word that is neither: a value misspelt where it meets an enumeration, else a parameter.
+      {"enum_typo.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"network.topology.0 == Torus\"\nobjectives: [latency]\n",
+       {"enum_typo.yaml:6:5:", "'Torus' is not a value of that parameter (one of Ring, Switch, FullyConnected)", "column 23"}},
+      {"bare_typo.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"dpp * 2 <= 8\"\nobjectives: [latency]\n",
+       {"bare_typo.yaml:6:5:", "unknown parameter 'dpp'", "column 1"}},
+      {"bare_typo2.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp <= dpp\"\nobjectives: [latency]\n",
+       {"bare_typo2.yaml:6:5:", "unknown parameter 'dpp'", "column 16"}},
       {"pow2_max.yaml", head + "    dp: {pow2: {min: 1, max: 1073741824}}\nobjectives: [latency]\n",
        {"pow2_max.yaml:4:", "key 'parameters.workload.dp.pow2.max'", "(33554432)"}},
       {"pow2_min.yaml", head + "    dp: {pow2: {min: 3, max: 64}}\nobjectives: [latency]\n",
