@@ -830,8 +830,17 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         for (Param q : {Param::AlgoAllReduce, Param::AlgoAllGather, Param::AlgoReduceScatter, Param::AlgoAllToAll})
           if (overlaps(q, gdim)) conflict("does not overlap a per-collective algorithm");
       if (is_algo(d->param) && d->param != Param::Algo && overlaps(Param::Algo, gdim)) conflict("does not overlap 'algorithm'");
-      if (d->param == Param::LinkBw && overlaps(Param::NpuBw, gdim)) conflict("does not overlap npu_bandwidth_GBps");
-      if (d->param == Param::NpuBw && overlaps(Param::LinkBw, gdim)) conflict("does not overlap bandwidth_GBps");
+      // Which dimensions the other bandwidth already sets, to name them.
+      const auto bw_clash = [&](Param other, const char* other_name) {
+        if (!overlaps(other, gdim)) return;
+        const std::set<int>& dims = taken[int(other)];
+        const int shared = gdim >= 0 ? gdim : *dims.rbegin();  // -1 (every dimension) sorts first
+        conflict(std::string("does not overlap ") + other_name + ", given for " +
+                 (shared < 0 || dims.count(-1) ? std::string("every dimension") : "dimension " + std::to_string(shared)) +
+                 " (a dimension's bandwidth is searched per link or per NPU, not both)");
+      };
+      if (d->param == Param::LinkBw) bw_clash(Param::NpuBw, "npu_bandwidth_GBps");
+      if (d->param == Param::NpuBw) bw_clash(Param::LinkBw, "bandwidth_GBps");
       taken[int(d->param)].insert(gdim);
 
       const int offset = int(values.size());

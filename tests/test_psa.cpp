@@ -524,6 +524,9 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       // A word that is neither: a value misspelt where it meets an enumeration, else a parameter.
       {"enum_typo.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"network.topology.0 == Torus\"\nobjectives: [latency]\n",
        {"enum_typo.yaml:6:5:", "'Torus' is not a value of that parameter (one of Ring, Switch, FullyConnected)", "column 23"}},
+      {"bw_clash.yaml", head + "    dp: [1, 2]\n  network:\n    bandwidth_GBps.0: [100, 200]\n"
+                                "    npu_bandwidth_GBps: {values: [100, 200], per_dim: true}\nobjectives: [latency]\n",
+       {"bw_clash.yaml:7:5:", "does not overlap bandwidth_GBps, given for dimension 0", "per link or per NPU, not both"}},
       {"bare_typo.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"dpp * 2 <= 8\"\nobjectives: [latency]\n",
        {"bare_typo.yaml:6:5:", "unknown parameter 'dpp'", "column 1"}},
       {"bare_typo2.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp <= dpp\"\nobjectives: [latency]\n",
