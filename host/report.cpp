@@ -1,5 +1,6 @@
 #include "host/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -77,7 +78,8 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["network_cost_usd"] = r.network_cost_usd;
   j["network_cost_by_dim"] = nlohmann::json::array();
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d)
-    j["network_cost_by_dim"].push_back({{"tier", rep.dim_tier[d]}, {"usd", rep.dim_cost_usd[d]}});
+    j["network_cost_by_dim"].push_back({{"tier", rep.dim_tier[d]},
+                                        {"usd", std::isnan(rep.dim_cost_usd[d]) ? nlohmann::json() : nlohmann::json(rep.dim_cost_usd[d])}});
   j["placement"] = nlohmann::json::object();
   for (const auto& [group, k] : rep.placement) j["placement"][group] = k;
   j["model_flops"] = r.model_flops;
@@ -112,10 +114,11 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
   const char* const tier_names[kNumTiers] = {"chiplet", "package", "node", "pod"};
-  bool priced = true;
   for (int32_t d = 0; d < c.net.ndims; ++d) {
     rep.dim_tier.push_back(tier[d] < 0 ? "-" : tier_names[tier[d]]);
-    rep.dim_cost_usd.push_back(dim_cost_usd(c.net, d, tier[d], priced));
+    bool priced = true;
+    const double usd = dim_cost_usd(c.net, d, tier[d], priced);
+    rep.dim_cost_usd.push_back(priced ? usd : NAN);  // a Switch on a tier without a switch price
   }
   Groups g;
   if (place_groups(c.net, w, g.span) == Reason::Ok) {
@@ -198,13 +201,15 @@ std::string to_text(const EvalReport& rep) {
     std::snprintf(buf, sizeof buf, "  %-22s %14.2f GiB\n", x.name, x.value / GiB);
     os << buf;
   }
-  os << "network cost           " << dollars(r.network_cost_usd) << "\n";
+  os << "network cost           "
+     << (r.reason == Reason::SwitchNotPriced ? "undefined (a Switch without a price)" : dollars(r.network_cost_usd)) << "\n";
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d) {
     if (rep.dim_tier[d] == "-") continue;
     const NetDim& n = rep.config.net.dim[d];
     const std::string label = "dim " + std::to_string(d) + ", " + rep.dim_tier[d] + " tier (" +
                               names::name(names::kTopology, n.topology) + " of " + std::to_string(n.npus) + ")";
-    std::snprintf(buf, sizeof buf, "  %-40s %14s\n", label.c_str(), dollars(rep.dim_cost_usd[d]).c_str());
+    const std::string usd = std::isnan(rep.dim_cost_usd[d]) ? "no switch price" : dollars(rep.dim_cost_usd[d]);
+    std::snprintf(buf, sizeof buf, "  %-44s %15s\n", label.c_str(), usd.c_str());
     os << buf;
   }
   if (!rep.placement.empty()) {

@@ -49,7 +49,8 @@ namespace cosmic {
 // 7: network cost: a dimension of one NPU takes no tier, so the others are priced as in the
 //    network without it (a padding dimension moved them a tier in); unit prices may be given
 //    (network.prices; LIBRA's by default); a SWITCH_NOT_PRICED point is timed, as an
-//    out-of-memory one.
+//    out-of-memory one, so the groups' placement is checked first (an unpriced point whose
+//    groups cannot be placed is PLACEMENT_MISMATCH, was SWITCH_NOT_PRICED).
 constexpr int64_t kModelRevision = 7;
 
 // ---------------------------------------------------------------------------------------------
@@ -705,8 +706,9 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
 // (kernels/collective.hpp); Physical requires c.net.convention == Physical.
 //
 // stop_at_oom: return as soon as the configuration is known not to fit in memory (reason
-// OutOfMemory, with memory and network cost but no timing), for callers that keep nothing else
-// of such a point (sweeps without --keep all). The verdict is the same as the full evaluation's
+// OutOfMemory, with memory and network cost but no timing) or to have no price
+// (SwitchNotPriced, with memory), for callers that keep nothing else of such a point (sweeps
+// without --keep all). The verdict is the same as the full evaluation's
 // except where the timing is not finite and positive, which the full evaluation reports as
 // InvalidInput (check_config's checks leave no such configuration known to us).
 template <Conventions kConv = Conventions::Any>
@@ -739,9 +741,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.kv_cache_bytes = mem.kv_cache;
     r.memory_bytes = mem.total();
   };
-  if (stop_at_oom && priced && mem.total() > c.compute.mem_capacity_bytes) {
+  if (stop_at_oom && (!priced || mem.total() > c.compute.mem_capacity_bytes)) {
     set_memory();
-    r.reason = Reason::OutOfMemory;
+    r.reason = priced ? Reason::OutOfMemory : Reason::SwitchNotPriced;
     return r;
   }
   g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);

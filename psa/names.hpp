@@ -120,7 +120,7 @@ inline const char* reason_message(Reason r) {
     case Reason::PlacementMismatch:
       return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's)";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
-    case Reason::SwitchNotPriced: return "a Switch on the chiplet tier (the innermost of 4+ dimensions) has no price: give one in network.prices.chiplet.switch";
+    case Reason::SwitchNotPriced: return "a Switch on a tier without a switch price (LIBRA's chiplet tier: the fourth dimension of more than one NPU from the outside, and any inside it): give one in network.prices";
     case Reason::ExpertsNotDivisible: return "ep does not divide the experts per layer (a dense model has none to split)";
   }
   return "?";

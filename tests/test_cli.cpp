@@ -98,7 +98,15 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_EQ(j["placement"]["dp"], (std::vector<int>{1, 1, 4, 2}));
   EXPECT_EQ(j["placement"]["pp"], (std::vector<int>{1, 1, 1, 4}));
   const std::string text = test::run_cli("eval " + cfg).out;
-  EXPECT_NE(text.find("  dim 3, pod tier (Switch of 8)                $6,676,480\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  dim 3, pod tier (Switch of 8)                     $6,676,480\n"), std::string::npos) << text;
+  // A Switch on the chiplet tier has no LIBRA price: the total is undefined, and the line says which.
+  const std::string unpriced = test::run_cli("eval " + cfg + " --set system.network.dims.0.topology=Switch").out;
+  EXPECT_NE(unpriced.find("network cost           undefined (a Switch without a price)\n"), std::string::npos) << unpriced;
+  EXPECT_NE(unpriced.find("  dim 0, chiplet tier (Switch of 4)            no switch price\n"), std::string::npos) << unpriced;
+  const auto uj = nlohmann::json::parse(
+      test::run_cli("eval " + cfg + " --json --set system.network.dims.0.topology=Switch").out);
+  EXPECT_TRUE(uj["network_cost_by_dim"][0]["usd"].is_null());
+  EXPECT_EQ(uj["network_cost_by_dim"][1]["usd"], 716800.0);
   EXPECT_NE(text.find("placement (ranks along dims 0-3): tp 4x1x1x1 cp 1x8x1x1 dp 1x1x4x2 pp 1x1x1x4\n"), std::string::npos)
       << text;
   // A layout of another size than the network: both products, to see which to change.

@@ -636,6 +636,10 @@ TEST(Model, SwitchNotPricedIsTimed) {
   const Result unpriced = evaluate(c);
   EXPECT_EQ(unpriced.reason, Reason::SwitchNotPriced);
   EXPECT_EQ(unpriced.network_cost_usd, 0);
+  const Result early = evaluate(c, true);  // a sweep keeping no timing stops at the reason
+  EXPECT_EQ(early.reason, Reason::SwitchNotPriced);
+  EXPECT_EQ(early.time_s, 0);
+  EXPECT_EQ(early.memory_bytes, unpriced.memory_bytes);
   c.net.price[0].switch_usd_per_GBps = 5;
   const Result priced = evaluate(c);
   ASSERT_EQ(priced.reason, Reason::Ok);
