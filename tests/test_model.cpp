@@ -1103,7 +1103,7 @@ TEST(Cost, LibraStudySystems) {
     EXPECT_NEAR(network_cost_usd(node, ok), 3360.0, 1e-9);
     EXPECT_TRUE(ok);
   }
-  Network chiplet = s1;  // dimension 0 is the chiplet tier, which has no switch price
+  Network chiplet = s1;  // a Switch of one NPU where the chiplet tier (no switch price) was needs none
   chiplet.dim[0] = dim(Topology::Switch, 1, 187.5, 20);
   network_cost_usd(chiplet, ok);
   EXPECT_TRUE(ok);
