@@ -50,7 +50,9 @@ namespace cosmic {
 //    network without it (a padding dimension moved them a tier in); unit prices may be given
 //    (network.prices; LIBRA's by default); a SWITCH_NOT_PRICED point is timed, as an
 //    out-of-memory one, so the groups' placement is checked first (an unpriced point whose
-//    groups cannot be placed is PLACEMENT_MISMATCH, was SWITCH_NOT_PRICED).
+//    groups cannot be placed is PLACEMENT_MISMATCH, was SWITCH_NOT_PRICED). Mixture of experts:
+//    a pass reads the experts its tokens reach in expectation (experts_reached), not the most
+//    they could reach.
 constexpr int64_t kModelRevision = 7;
 
 // ---------------------------------------------------------------------------------------------
@@ -107,6 +109,16 @@ COSMIC_HD inline double q_width(const ModelSpec& m) {
 // Tokens of an inference prompt: the workload's prompt_tokens, else the model's sequence length.
 COSMIC_HD inline int32_t prompt_tokens(const ModelSpec& m, const Workload& w) {
   return w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
+}
+
+// Experts of a rank's `local` that a pass reaches: the EP group's `tokens` (tokens per rank x
+// ep) each routed to top_k of the layer's E experts, uniformly at random (the balanced routing
+// the model assumes), reach local x (1 - (1 - k / E)^tokens) of them in expectation: 2 of 8 for
+// one token of Mixtral's top-2, 3.5 for two, all 8 (to the last bit) from a few hundred. Only
+// those experts' weights are read. (Model revision 7; before, min(local, tokens x k), the most
+// a pass could reach, which over-counted small decode batches by up to 46%.)
+COSMIC_HD inline double experts_reached(const ModelSpec& m, double local, double tokens) {
+  return local * (1 - pow(1 - double(m.top_k) / m.experts, tokens));
 }
 
 // F-wide MLPs each token passes through in a layer: 1 in a dense model; top_k routed experts
@@ -298,11 +310,11 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
             + gemm_s(c, T, F / t, h, peak, mem_Bps, W);                    // MLP down
   } else {
     // Mixture of experts, balanced routing: the rank's experts / ep experts receive T top_k
-    // tokens in all, spread over min(local experts, T top_k) of them (a decode step's few
-    // tokens reach few experts, whose weights alone are read); each expert's MLP is split by
-    // t like the dense one. The router (h x experts, 16-bit) scores the rank's T tokens.
+    // tokens in all, spread over the experts_reached() of them (a decode step's few tokens
+    // reach few experts, whose weights alone are read); each expert's MLP is split by t like
+    // the dense one. The router (h x experts, 16-bit) scores the rank's T tokens.
     const double local = double(m.experts) / c.work.ep, routed = T * m.top_k;
-    const double active = routed < local ? routed : local, Te = routed / active;
+    const double active = experts_reached(m, local, T * c.work.ep), Te = routed / active;
     gemms += active * (gemm_s(c, Te, h, (nmat - 1) * F / t, peak, mem_Bps, W) + gemm_s(c, Te, F / t, h, peak, mem_Bps, W)) +
              gemm_s(c, T, h, m.experts, peak16, mem_Bps, D);
     // Shared experts: one MLP of shared x F over every token, split by t.

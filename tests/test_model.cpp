@@ -1076,6 +1076,42 @@ TEST(MixtureOfExperts, ReasonsAndWhatExpertsCost) {
   EXPECT_EQ(evaluate(c).forward_s, decode8);
 }
 
+// The experts a pass reaches, in expectation under uniform top-k routing: E (1 - (1 - k/E)^T).
+// Mixtral (8 experts, top 2): one token 8 x (1 - 0.75) = 2, two 8 x (1 - 0.5625) = 3.5, four
+// 8 x (1 - 0.31640625) = 5.46875; a rank of an EP group of 8 holding 1 expert, one top-1 token
+// per rank: 1 - (7/8)^8 = 0.656...; a training micro-batch's thousands of tokens reach them all.
+TEST(MixtureOfExperts, ExpertsReachedByAPass) {
+  ModelSpec m;
+  m.experts = 8;
+  m.top_k = 2;
+  EXPECT_EQ(experts_reached(m, 8, 1), 2.0);
+  EXPECT_EQ(experts_reached(m, 8, 2), 3.5);
+  EXPECT_EQ(experts_reached(m, 8, 4), 5.46875);
+  EXPECT_EQ(experts_reached(m, 8, 4096), 8.0);
+  m.top_k = 1;
+  EXPECT_NEAR(experts_reached(m, 1, 8), 1 - std::pow(7.0 / 8, 8), 1e-15);
+  // In the model: two tokens of top-2 reach 4 - 4/E experts, 3.5 of 8 and 3.9375 of 64 (the
+  // most they could reach, 4, either way), so 64 experts of the same size take longer than 8 at
+  // two tokens a step, by more than at one (2 reached either way, the router's E aside).
+  const auto decode = [](int32_t experts, int32_t tokens) {
+    Config c = moe_cluster(1);
+    c.model.top_k = 2;
+    c.model.experts = experts;
+    c.work.mode = Mode::Decode;
+    c.work.seq_parallel = false;  // a decode micro-batch of 1 or 2 does not split over 8 TP ranks
+    c.work.kv_len = 1024;
+    c.work.micro_batch = tokens;
+    c.work.global_batch = int64_t(tokens) * c.work.dp;
+    const Result r = evaluate(c);
+    EXPECT_EQ(r.reason, Reason::Ok);
+    return r.forward_s;
+  };
+  const double one = decode(64, 1) - decode(8, 1), two = decode(64, 2) - decode(8, 2);
+  // By hand: 0.4375 experts more, each 3 x 4096 x 14336 / 8 x 2 bytes = 44,040,192 read at
+  // 2,039 GB/s, in 8 layers: 75.6 us (the experts' few tokens of activations aside).
+  EXPECT_NEAR(two - one, 0.4375 * 44040192.0 / 2039e9 * 8, 0.02 * 75.6e-6) << one << " " << two;
+}
+
 TEST(Cost, LibraStudySystems) {
   // shared/reference/cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
   using test::dim;
