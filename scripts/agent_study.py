@@ -93,11 +93,15 @@ def best_after(evals, best, n):
 
 
 def fmt_gap(gaps):
-    finite = [g for g in gaps if math.isfinite(g)]
-    if len(finite) < len(gaps):
-        return "-" if not finite else "%s (%d/%d none feasible)" % (fmt_gap(finite), len(gaps) - len(finite), len(gaps))
-    med = statistics.median(finite)
-    return "%.2f%% [%.2f, %.2f]" % (100 * med, 100 * min(finite), 100 * max(finite))
+    """Median gap and [min, max] over the seeds; a seed that found nothing feasible counts as the
+    worst (an infinite gap, "none"), so it moves the median up rather than dropping out of it."""
+    if not any(math.isfinite(g) for g in gaps):
+        return "-"
+    pct = lambda g: "%.2f" % (100 * g) if math.isfinite(g) else "none"
+    med = statistics.median(gaps)
+    text = "%s%s [%s, %s]" % (pct(med), "%" if math.isfinite(med) else "", pct(min(gaps)), pct(max(gaps)))
+    missing = sum(not math.isfinite(g) for g in gaps)
+    return text + (" (%d/%d none feasible)" % (missing, len(gaps)) if missing else "")
 
 
 def main():
