@@ -7,8 +7,8 @@
 
 namespace cosmic::agents {
 
-AcoParams AcoParams::from(const Params& p) {
-  ParamReader r(p, "aco");
+AcoParams AcoParams::from(const Params& p, Params* effective) {
+  ParamReader r(p, "aco", effective);
   AcoParams o;
   o.population = r.integer("population", o.population, 1, 100000000);
   o.greediness = r.real("greediness", o.greediness, 0, 1);

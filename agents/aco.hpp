@@ -29,7 +29,7 @@ struct AcoParams {
   double evaporation = 0.1;      // aco.evaporation: rho of the global update
   double local = 0.1;            // aco.local: xi of the local update
   double elite_fraction = 0.01;  // aco.elite_fraction: ants of a generation that deposit (>= 1)
-  static AcoParams from(const Params& p);
+  static AcoParams from(const Params& p, Params* effective = nullptr);
 };
 
 class Aco : public Agent {

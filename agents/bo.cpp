@@ -6,8 +6,8 @@
 
 namespace cosmic::agents {
 
-BoParams BoParams::from(const Params& p) {
-  ParamReader r(p, "bo");
+BoParams BoParams::from(const Params& p, Params* effective) {
+  ParamReader r(p, "bo", effective);
   BoParams o;
   o.population = r.integer("population", o.population, 1, 1000000);
   o.startup = r.integer("startup", o.startup, 1, 100000000);

@@ -25,7 +25,7 @@ struct BoParams {
   double gamma = 0.15;        // bo.gamma: fraction of the history that is "good"
   int64_t candidates = 24;    // bo.candidates: draws from l per point asked
   double prior_weight = 1.0;  // bo.prior_weight: pseudo-counts per gene, spread over its values
-  static BoParams from(const Params& p);
+  static BoParams from(const Params& p, Params* effective = nullptr);
 };
 
 class Bo : public Agent {

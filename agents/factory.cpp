@@ -42,12 +42,12 @@ MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, 
   return m;
 }
 
-int64_t check_params(const std::string& name, const Params& params) {
-  if (name == "rw") return RandomWalkParams::from(params).population;
-  if (name == "ga") return GaParams::from(params).population;
-  if (name == "aco") return AcoParams::from(params).population;
-  if (name == "bo") return BoParams::from(params).population;
-  if (name == "nsga2") return Nsga2Params::from(params).population;
+int64_t check_params(const std::string& name, const Params& params, Params* effective) {
+  if (name == "rw") return RandomWalkParams::from(params, effective).population;
+  if (name == "ga") return GaParams::from(params, effective).population;
+  if (name == "aco") return AcoParams::from(params, effective).population;
+  if (name == "bo") return BoParams::from(params, effective).population;
+  if (name == "nsga2") return Nsga2Params::from(params, effective).population;
   throw ParamError("unknown agent '" + name + "' (expected one of: " + kAgentNames + ")");
 }
 

@@ -23,8 +23,10 @@ MadeAgent make_agent(const std::string& name, const std::vector<int32_t>& card, 
                      uint64_t seed);
 
 // Checks an agent's name and its hyperparameters in `params` (keys of other agents are ignored)
-// without making it: throws ParamError as make_agent would. Returns the population.
-int64_t check_params(const std::string& name, const Params& params);
+// without making it: throws ParamError as make_agent would. Returns the population; with
+// `effective`, fills it with every hyperparameter of the agent and the value it takes (defaults
+// included).
+int64_t check_params(const std::string& name, const Params& params, Params* effective = nullptr);
 
 constexpr const char* kAgentNames = "rw, ga, aco, bo, nsga2";
 

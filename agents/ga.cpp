@@ -6,8 +6,8 @@
 
 namespace cosmic::agents {
 
-GaParams GaParams::from(const Params& p) {
-  ParamReader r(p, "ga");
+GaParams GaParams::from(const Params& p, Params* effective) {
+  ParamReader r(p, "ga", effective);
   GaParams o;
   o.population = r.integer("population", o.population, 2, 100000000);
   o.tournament = r.integer("tournament", o.tournament, 1, 64);

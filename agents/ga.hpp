@@ -21,7 +21,7 @@ struct GaParams {
   double crossover_rate = 0.9;   // ga.crossover_rate: probability that a child mixes two parents
   double mutation_rate = -1;     // ga.mutation_rate: per-gene probability; auto (-1) = 1 / genes
   double elite_fraction = 0.01;  // ga.elite_fraction: parents kept (at least 1 when > 0)
-  static GaParams from(const Params& p);
+  static GaParams from(const Params& p, Params* effective = nullptr);
 };
 
 class Ga : public Agent {

@@ -102,8 +102,8 @@ size_t first_above(const std::vector<double>& v, double y) {
 
 }  // namespace
 
-Nsga2Params Nsga2Params::from(const Params& p) {
-  ParamReader r(p, "nsga2");
+Nsga2Params Nsga2Params::from(const Params& p, Params* effective) {
+  ParamReader r(p, "nsga2", effective);
   Nsga2Params o;
   o.population = r.integer("population", o.population, 2, 100000000);
   o.crossover_rate = r.real("crossover_rate", o.crossover_rate, 0, 1);

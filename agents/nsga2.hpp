@@ -23,7 +23,7 @@ struct Nsga2Params {
   int64_t population = 4096;    // nsga2.population
   double crossover_rate = 0.9;  // nsga2.crossover_rate
   double mutation_rate = -1;    // nsga2.mutation_rate: per gene; auto (-1) = 1 / genes
-  static Nsga2Params from(const Params& p);
+  static Nsga2Params from(const Params& p, Params* effective = nullptr);
 };
 
 // Front index (0 = non-dominated) of each of the n points; objective j of point i is

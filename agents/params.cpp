@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -40,32 +41,44 @@ const std::string* ParamReader::find(const std::string& name) {
   return it == p_.end() ? nullptr : &it->second;
 }
 
+std::string ParamReader::number_text(double v) {  // the shortest text that reads back as v
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 double ParamReader::real(const std::string& name, double def, double lo, double hi) {
   const std::string* s = find(name);
-  if (!s) return def;
+  if (!s) return took(name, def);
   double v = 0;
   if (!parse_real(*s, v) || v < lo || v > hi)
     throw ParamError(key(name) + ": expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
-  return v;
+  return took(name, v);
 }
 
 double ParamReader::real_or_auto(const std::string& name, double auto_value, double lo, double hi) {
   const std::string* s = find(name);
-  if (!s || *s == "auto") return auto_value;
+  if (!s || *s == "auto") {
+    if (effective_) (*effective_)[key(name)] = "auto";
+    return auto_value;
+  }
   double v = 0;
   if (!parse_real(*s, v) || v < lo || v > hi)
     throw ParamError(key(name) + ": expected auto or a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
-  return v;
+  return took(name, v);
 }
 
 int64_t ParamReader::integer(const std::string& name, int64_t def, int64_t lo, int64_t hi) {
   const std::string* s = find(name);
-  if (!s) return def;
+  if (!s) return took(name, def);
   int64_t v = 0;
   if (!parse_int(*s, v) || v < lo || v > hi)
     throw ParamError(key(name) + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                      "], got " + *s);
-  return v;
+  return took(name, v);
 }
 
 void ParamReader::finish() const {

@@ -20,8 +20,11 @@ struct ParamError : std::invalid_argument {
 
 class ParamReader {
  public:
-  // Reads the keys "<agent>.<name>" of `p`.
-  ParamReader(const Params& p, std::string agent) : p_(p), agent_(std::move(agent)) {}
+  // Reads the keys "<agent>.<name>" of `p`; with `effective`, records there every key read with
+  // the value it takes, given or default (a number as the shortest text that reads back as it,
+  // or "auto").
+  ParamReader(const Params& p, std::string agent, Params* effective = nullptr)
+      : p_(p), agent_(std::move(agent)), effective_(effective) {}
   double real(const std::string& name, double def, double lo, double hi);
   int64_t integer(const std::string& name, int64_t def, int64_t lo, int64_t hi);
   // A number in [lo, hi] or the word "auto" (returns `auto_value`).
@@ -32,8 +35,15 @@ class ParamReader {
 
  private:
   const std::string* find(const std::string& name);
+  template <class T>
+  T took(const std::string& name, T v) {
+    if (effective_) (*effective_)[key(name)] = number_text(double(v));
+    return v;
+  }
+  static std::string number_text(double v);
   const Params& p_;
   std::string agent_;
+  Params* effective_;
   std::set<std::string> used_;
 };
 

@@ -4,8 +4,8 @@
 
 namespace cosmic::agents {
 
-RandomWalkParams RandomWalkParams::from(const Params& p) {
-  ParamReader r(p, "rw");
+RandomWalkParams RandomWalkParams::from(const Params& p, Params* effective) {
+  ParamReader r(p, "rw", effective);
   RandomWalkParams o;
   o.population = r.integer("population", o.population, 1, 100000000);
   r.finish();

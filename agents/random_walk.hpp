@@ -11,7 +11,7 @@ namespace cosmic::agents {
 
 struct RandomWalkParams {
   int64_t population = 4096;  // rw.population: samples per generation (one evaluator call)
-  static RandomWalkParams from(const Params& p);
+  static RandomWalkParams from(const Params& p, Params* effective = nullptr);
 };
 
 class RandomWalk : public Agent {

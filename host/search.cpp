@@ -609,6 +609,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "space_name", ds.name);
     h5::set_attr(f, "agent", o.agent);
     h5::set_attr(f, "params", agents::params_text(o.params));
+    agents::Params effective;
+    agents::check_params(o.agent, o.params, &effective);
+    h5::set_attr(f, "params_effective", agents::params_text(effective));
     h5::set_attr(f, "seed", o.seed);
     h5::set_attr(f, "population", uint64_t(P));
     h5::set_attr(f, "budget", o.budget);

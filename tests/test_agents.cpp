@@ -290,6 +290,30 @@ TEST(Agents, MutationSkipsEqualTheGeometricFormula) {
     }
 }
 
+// The hyperparameters a run records as effective: every key with its value, the defaults as
+// docs/agents.md's table gives them, a given value as it reads back.
+TEST(Agents, EffectiveHyperparametersAreTheDocumentedDefaults) {
+  const std::map<std::string, Params> documented = {
+      {"rw", {{"rw.population", "4096"}}},
+      {"ga", {{"ga.population", "4096"}, {"ga.tournament", "2"}, {"ga.crossover_rate", "0.9"},
+              {"ga.mutation_rate", "auto"}, {"ga.elite_fraction", "0.01"}}},
+      {"aco", {{"aco.population", "1024"}, {"aco.greediness", "0.5"}, {"aco.evaporation", "0.1"},
+               {"aco.local", "0.1"}, {"aco.elite_fraction", "0.01"}}},
+      {"bo", {{"bo.population", "16"}, {"bo.startup", "64"}, {"bo.gamma", "0.15"}, {"bo.candidates", "24"},
+              {"bo.prior_weight", "1"}}},
+      {"nsga2", {{"nsga2.population", "4096"}, {"nsga2.crossover_rate", "0.9"}, {"nsga2.mutation_rate", "auto"}}},
+  };
+  for (const auto& [agent, want] : documented) {
+    Params effective;
+    agents::check_params(agent, {}, &effective);
+    EXPECT_EQ(effective, want) << agent;
+  }
+  Params effective;
+  agents::check_params("ga", {{"ga.mutation_rate", "0x0.1p0"}, {"ga.population", "2e3"}}, &effective);
+  EXPECT_EQ(effective.at("ga.mutation_rate"), "0.0625");
+  EXPECT_EQ(effective.at("ga.population"), "2000");
+}
+
 // ACO's roulette reads the value drawn from a table of the draws at which each cumulative
 // pheromone sum is reached: it must give what comparing the sums one by one gives (the first
 // value whose cumulative sum exceeds u x total), for random draws, every draw within 64 of each
