@@ -105,6 +105,16 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
   }
 }
 
+psa::DesignSpace file_space(hid_t f, const std::string& file) {
+  for (const char* attr : {"psa", "base_config"})
+    if (!h5::has_attr(f, attr))
+      throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
+  const std::vector<std::string> folded =
+      h5::has_attr(f, "folded_genes") ? h5::attr_strings(f, "folded_genes") : std::vector<std::string>{};
+  const std::string psa_file = h5::has_attr(f, "psa_file") ? h5::attr_string(f, "psa_file") : "psa.yaml";
+  return recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded);
+}
+
 std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
   return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
                                                                           : "gene_" + std::to_string(g);

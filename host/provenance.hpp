@@ -41,6 +41,10 @@ std::string gene_column(const psa::DesignSpace& ds, int32_t g);
 // the label of each value index, and attribute gene_names (the genes in genome order).
 void write_gene_labels(hid_t file, const psa::DesignSpace& ds);
 
+// The space of result file `f` (named `file` in messages; a sweep's folded as it swept it),
+// rebuilt from what it recorded: recorded_space() of its attributes.
+psa::DesignSpace file_space(hid_t f, const std::string& file);
+
 // "--set A, --set B", or "no --set".
 std::string sets_text(const std::vector<std::string>& sets);
 

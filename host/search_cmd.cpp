@@ -6,11 +6,25 @@
 
 #include "agents/factory.hpp"
 #include "host/commands.hpp"
+#include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "host/search.hpp"
 #include "psa/config.hpp"
 
 namespace cosmic {
+
+namespace {
+
+// The space a search file recorded, for `--resume -o FILE` without the PSA file: its PSA text
+// (which the resume compares with the file's) over the recorded base configuration.
+psa::DesignSpace resumed_space(const std::string& out) {
+  h5::Handle f = h5::open_file(out, false);
+  psa::DesignSpace ds = file_space(f.id(), out);
+  ds.text = h5::attr_string(f.id(), "psa");
+  return ds;
+}
+
+}  // namespace
 
 int cmd_search(int argc, const char* const* argv) {
   cxxopts::Options opts("cosmic search",
@@ -19,7 +33,7 @@ int cmd_search(int argc, const char* const* argv) {
                         "objectives) the Pareto front go to an HDF5 file (docs/results-format.md). Agents and\n"
                         "hyperparameters: docs/agents.md. Interrupted (SIGINT, SIGTERM, --time-limit) it leaves a\n"
                         "valid file; --resume continues it with the same result as an uninterrupted run.");
-  opts.positional_help("PSA.yaml");
+  opts.positional_help("PSA.yaml (with --resume it may be left out: the file's own)");
   add_psa_set_option(opts);
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
@@ -40,7 +54,11 @@ int cmd_search(int argc, const char* const* argv) {
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
-  if (!parse_command(opts, argc, argv, {{"psa", "PSA.yaml"}, {"out", "-o OUT.h5"}}, args, status)) return status;
+  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status)) return status;
+  if (!args.count("psa") && !args.count("resume")) {  // --resume may take the space the file recorded
+    std::cerr << "cosmic search: missing PSA.yaml\n" << opts.help();
+    return 2;
+  }
   if (!args.count("budget") && !args.count("resume")) {
     std::cerr << "cosmic search: missing --budget N (or --resume)\n" << opts.help();
     return 2;
@@ -62,9 +80,11 @@ int cmd_search(int argc, const char* const* argv) {
   if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
     return usage_error(opts, "--keep expects all, feasible or none");
   try {
-    // A resumed search loads its PSA with the edits the file recorded.
-    const psa::DesignSpace ds =
-        load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume);
+    // A resumed search loads its PSA with the edits the file recorded; without a PSA file, the
+    // space the file recorded (its PSA text and base configuration).
+    const psa::DesignSpace ds = args.count("psa")
+                                    ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
+                                    : resumed_space(o.out);
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);

@@ -386,16 +386,6 @@ bool best_genome(hid_t f, const SpaceView& s, int32_t* genome) {
   return true;
 }
 
-// The space of a result file (a sweep's folded as it swept it), rebuilt from what it recorded.
-psa::DesignSpace file_space(hid_t f, const std::string& file) {
-  for (const char* attr : {"psa", "base_config"})
-    if (!h5::has_attr(f, attr))
-      throw std::runtime_error(file + ": no " + attr + " attribute (not a cosmic result file, or written before it was recorded)");
-  const std::vector<std::string> folded =
-      h5::has_attr(f, "folded_genes") ? h5::attr_strings(f, "folded_genes") : std::vector<std::string>{};
-  const std::string psa_file = h5::has_attr(f, "psa_file") ? h5::attr_string(f, "psa_file") : "psa.yaml";
-  return recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded);
-}
 // The same, or null when it cannot be rebuilt (a file of an older cosmic, say).
 std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
   try {

@@ -887,6 +887,26 @@ class SearchFile(unittest.TestCase):
                 counts.append(int(f.attrs["evaluated_count"]))
                 self.assertEqual(f.attrs["stopped"], "time_limit")
         self.assertEqual(counts, [300, 600, 900])
+        # --resume without the PSA file (from another directory) takes the space the file
+        # recorded, --set edits included, and ends where an uninterrupted run does.
+        edited = ["--set", "objectives=[latency,cost]"]
+        subprocess.run(self.search(out, *args, *edited), check=True, capture_output=True)
+        while True:
+            r = subprocess.run([os.path.abspath(COSMIC), "search", "--resume", "-o", out, "--quiet", "--time-limit", "1e-9"],
+                               cwd=self.dir, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with h5py.File(out, "r") as f:
+                if f.attrs["complete"]:
+                    break
+        whole = os.path.join(self.dir, "whole.h5")
+        subprocess.run(self.search(whole, *args[:-2], *edited), check=True, capture_output=True)
+        with h5py.File(out, "r") as a, h5py.File(whole, "r") as b:
+            for name in ("evaluated/latency", "evaluated/cost", "pareto/index", "generations/best_objective"):
+                np.testing.assert_array_equal(a[name][:], b[name][:], name)
+            self.assertEqual(a.attrs["psa"], b.attrs["psa"])
+        r = subprocess.run([COSMIC, "search", "-o", out, "--budget", "5"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("missing PSA.yaml", r.stderr)
 
     def test_sigkill_leaves_a_readable_file(self):
         out = os.path.join(self.dir, "killed.h5")
