@@ -210,7 +210,7 @@ ojson search_summary(hid_t f, size_t top_n) {
 // An objective's value with its unit (docs/psa.md, "objectives"): seconds, seconds per token, GiB,
 // millions of dollars; the study's runtime x bandwidth and runtime x cost as they are.
 std::string objective_text(const std::string& objective, double v) {
-  if (objective == "latency") return fmt_g(v) + " s";
+  if (objective == "latency" || objective == "first_token" || objective == "per_output_token") return fmt_g(v) + " s";
   if (objective == "throughput") return fmt_g(v) + " s/token";
   if (objective == "memory") return fmt_g(v / 1073741824.0) + " GiB";
   if (objective == "cost") return "$" + fmt_g(v / 1e6) + "M";

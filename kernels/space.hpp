@@ -70,8 +70,11 @@ enum class Objective : int8_t {
   Cost = 3,         // network_cost_usd
   RuntimeXBw = 4,   // the study's "runtime*bw": time_s x (sum over dims of per-NPU bandwidth GB/s) / 2000
   RuntimeXCost = 5, // the study's "runtime*cost": time_s x network_cost_usd
+  FirstToken = 6,   // seconds to the first output token: generate's prefill, a prefill's time (else time_s)
+  PerOutputToken = 7,  // generate's mean seconds per output token after the first (else time_s)
 };
-constexpr int kNumObjectives = 6;
+constexpr int kNumObjectives = 8;
+constexpr int kStudyObjectives = 6;  // `objectives: all`: the first six, the study's and the usual ones
 
 struct SpaceView {
   Config base;                      // the configuration genes are applied to
@@ -360,6 +363,10 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
     case Objective::Cost: return r.network_cost_usd;
     case Objective::RuntimeXBw: return r.time_s * npu_bandwidth_total(c) / 2000.0;
     case Objective::RuntimeXCost: return r.time_s * r.network_cost_usd;
+    case Objective::FirstToken: return r.first_token_s > 0 ? r.first_token_s : r.time_s;
+    case Objective::PerOutputToken:
+      return c.work.mode == Mode::Generate && r.first_token_s > 0 ? (r.time_s - r.first_token_s) / c.work.output_tokens
+                                                                  : r.time_s;
   }
   return 0;
 }

@@ -587,9 +587,12 @@ const ObjectiveName kObjectives[] = {
     {"memory", Objective::Memory},            {"cost", Objective::Cost},
     {"runtime_x_bw", Objective::RuntimeXBw},  {"runtime_x_cost", Objective::RuntimeXCost},
     {"network_cost", Objective::Cost},        {"runtime*bw", Objective::RuntimeXBw},
-    {"runtime*cost", Objective::RuntimeXCost},
+    {"runtime*cost", Objective::RuntimeXCost},    {"first_token", Objective::FirstToken},
+    {"per_output_token", Objective::PerOutputToken}, {"ttft", Objective::FirstToken},
+    {"tpot", Objective::PerOutputToken},
 };
-const char* kObjectiveChoices = "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, all";
+const char* kObjectiveChoices =
+    "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, all";
 
 // Finds the base configuration file: relative to the PSA file, the working directory, then
 // the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
@@ -909,7 +912,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     const std::string kp = std::string(okey) + (on.IsSequence() ? "." + std::to_string(i) : "");
     const std::string s = items[i].IsScalar() ? items[i].Scalar() : "";
     if (s == "all") {
-      for (int k = 0; k < kNumObjectives; ++k) ds.objectives.push_back(Objective(k));
+      for (int k = 0; k < kStudyObjectives; ++k) ds.objectives.push_back(Objective(k));
       continue;
     }
     bool found = false;
@@ -926,7 +929,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   if (ds.objectives.empty()) {
     if (!pareto && on.IsSequence()) top.fail(okey, "one or more of " + std::string(kObjectiveChoices));
     if (!pareto) missing(top, "objectives", "one or more of " + std::string(kObjectiveChoices));
-    for (int k = 0; k < kNumObjectives; ++k) ds.objectives.push_back(Objective(k));
+    for (int k = 0; k < kStudyObjectives; ++k) ds.objectives.push_back(Objective(k));
   }
   if (pareto && ds.objectives.size() < 2) top.fail("pareto", "false with a single objective (a Pareto front needs two or more)");
   if (top.has("pareto") && !pareto && ds.objectives.size() > 1)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/model.hpp"
+#include "kernels/space.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
@@ -579,6 +580,25 @@ TEST(Inference, GenerateIsPrefillPlusDecodeSteps) {
   // Inference keeps no gradients or optimizer state.
   EXPECT_EQ(gen.grads_bytes, 0);
   EXPECT_EQ(gen.optimizer_bytes, 0);
+  // The serving objectives: the first token comes with the prefill (the same sum, bit for bit);
+  // the 200 output tokens share the rest: (step + 199 x 8/15 step) / 200. A prefill's first
+  // token is its time; a decode step and a training iteration have no first token, and both
+  // objectives are their time.
+  EXPECT_EQ(gen.first_token_s, prefill.time_s);
+  EXPECT_EQ(objective_value(Objective::FirstToken, c, gen), prefill.time_s);
+  EXPECT_NEAR(objective_value(Objective::PerOutputToken, c, gen), (step.time_s + 199 * (8.0 / 15.0) * step.time_s) / 200,
+              1e-9 * step.time_s);
+  c.work.mode = Mode::Prefill;
+  EXPECT_EQ(prefill.first_token_s, prefill.time_s);
+  EXPECT_EQ(objective_value(Objective::PerOutputToken, c, prefill), prefill.time_s);
+  c.work.mode = Mode::Decode;
+  EXPECT_EQ(step.first_token_s, 0);
+  EXPECT_EQ(objective_value(Objective::FirstToken, c, step), step.time_s);
+  EXPECT_EQ(objective_value(Objective::PerOutputToken, c, step), step.time_s);
+  const Config train = test::gpt175b_cluster();
+  const Result it = evaluate(train);
+  EXPECT_EQ(objective_value(Objective::FirstToken, train, it), it.time_s);
+  EXPECT_EQ(objective_value(Objective::PerOutputToken, train, it), it.time_s);
 }
 
 TEST(Feasibility, ReasonCodes) {

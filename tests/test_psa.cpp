@@ -413,6 +413,19 @@ TEST(Psa, RecordedBaseReadsBackUnchanged) {
   EXPECT_EQ(psa::load_psa(files.back()).view->base.net.dim[1].npus, 2);
 }
 
+// Objective names: the serving ones and their aliases; `all` stays the six of the study.
+TEST(Psa, ServingObjectivesAndAll) {
+  const std::string head = "base: configs/cosmic-system1-chat.yaml\nparameters:\n  workload:\n    pp: [1, 2]\n";
+  const psa::DesignSpace serve = psa::load_psa(write_psa("serve.yaml", head + "objectives: [ttft, per_output_token]\n"));
+  EXPECT_EQ(serve.objectives, (std::vector<Objective>{Objective::FirstToken, Objective::PerOutputToken}));
+  EXPECT_STREQ(psa::objective_name(Objective::FirstToken), "first_token");
+  EXPECT_STREQ(psa::objective_name(Objective::PerOutputToken), "per_output_token");
+  const psa::DesignSpace all = psa::load_psa(write_psa("all.yaml", head + "objectives: all\n"));
+  EXPECT_EQ(all.objectives.size(), 6u);
+  EXPECT_NE(error_of(write_psa("typo.yaml", head + "objectives: [ttfb]\n")).find("first_token, per_output_token"),
+            std::string::npos);
+}
+
 // A base written inline: its errors name the PSA file and line, or --set for a base.* edit.
 TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   const std::string text = "base:\n  model: GPT3-175B\n  system: cosmic-system1\n"
