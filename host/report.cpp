@@ -76,7 +76,7 @@ nlohmann::json to_json(const EvalReport& rep) {
   Term m[5];
   memory_terms(r, m);
   for (const auto& x : m) j["memory_breakdown_bytes"][x.name] = x.value;
-  j["network_cost_usd"] = r.network_cost_usd;
+  j["network_cost_usd"] = r.reason == Reason::SwitchNotPriced ? nlohmann::json() : nlohmann::json(r.network_cost_usd);
   j["network_cost_by_dim"] = nlohmann::json::array();
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d)
     j["network_cost_by_dim"].push_back({{"tier", rep.dim_tier[d]},

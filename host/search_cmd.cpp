@@ -1,6 +1,7 @@
 // `cosmic search PSA --agent rw|ga|aco|bo|nsga2 --budget N -o OUT.h5 ...`: a search agent over
 // whole populations fed by the batch evaluator (host/search.cpp), streamed to HDF5.
 #include <iostream>
+#include <stdexcept>
 
 #include "host/cli.hpp"
 
@@ -19,9 +20,16 @@ namespace {
 // (which the resume compares with the file's) over the recorded base configuration.
 psa::DesignSpace resumed_space(const std::string& out) {
   h5::Handle f = h5::open_file(out, false);
-  psa::DesignSpace ds = file_space(f.id(), out);
-  ds.text = h5::attr_string(f.id(), "psa");
-  return ds;
+  if (!h5::has_attr(f.id(), "kind") || h5::attr_string(f.id(), "kind") != "search")
+    throw std::runtime_error(out + ": not a cosmic search file");
+  try {
+    psa::DesignSpace ds = file_space(f.id(), out);
+    ds.text = h5::attr_string(f.id(), "psa");
+    return ds;
+  } catch (const std::runtime_error& e) {  // recorded_space's own messages do not name the file
+    const std::string what = e.what();
+    throw std::runtime_error(what.rfind(out, 0) == 0 ? what : out + ": the space it recorded: " + what);
+  }
 }
 
 }  // namespace

@@ -797,6 +797,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
              : on == "runtime_x_cost" ? "the metric gain is time gain x denominator gain (network cost ratio)"
              : on == "latency" || on == "throughput"
                  ? "the metric gain is time gain x denominator gain (1: no denominator)"
+             : on == "first_token" || on == "per_output_token"
+                 ? "the metric is a part of a request's time, so \"gain from denominator\" is the metric gain over the whole request's time gain"
                  : "the metric is not a time, so \"gain from denominator\" is only the metric gain over the time gain")
          << ".\n\n";
       md << "| experiment | objective | time (s) | memory/NPU (GiB) | bandwidth/NPU (GB/s) | network cost ($) | gain (metric) | gain (time) | gain from denominator | configuration |\n"

@@ -117,8 +117,16 @@ COSMIC_HD inline int32_t prompt_tokens(const ModelSpec& m, const Workload& w) {
 // one token of Mixtral's top-2, 3.5 for two, all 8 (to the last bit) from a few hundred. Only
 // those experts' weights are read. (Model revision 7; before, min(local, tokens x k), the most
 // a pass could reach, which over-counted small decode batches by up to 46%.)
+// The power is taken by repeated squaring over the token count rounded to a whole number, with
+// multiplications only (libm's and CUDA's pow differ in the last bit, and the backends must
+// agree bit for bit); below 2^-60 it is 0, as it underflows on the way.
 COSMIC_HD inline double experts_reached(const ModelSpec& m, double local, double tokens) {
-  return local * (1 - pow(1 - double(m.top_k) / m.experts, tokens));
+  double miss = 1, base = 1 - double(m.top_k) / m.experts;  // a token misses a given expert
+  for (uint64_t n = uint64_t(tokens + 0.5); n > 0 && miss > 0x1p-60; n >>= 1) {
+    if (n & 1) miss *= base;
+    base *= base;
+  }
+  return local * (1 - (miss > 0x1p-60 ? miss : 0.0));
 }
 
 // F-wide MLPs each token passes through in a layer: 1 in a dense model; top_k routed experts

@@ -899,7 +899,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     }
   }
 
-  // Objectives: a name or a list; `all` = every objective; pareto: true with no list = all.
+  // Objectives: a name or a list; `all` = the first kStudyObjectives; pareto: true with no list = all.
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");
   const char* okey = top.has("objective") ? "objective" : "objectives";
