@@ -911,8 +911,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string kp = std::string(okey) + (on.IsSequence() ? "." + std::to_string(i) : "");
     const std::string s = items[i].IsScalar() ? items[i].Scalar() : "";
-    if (s == "all") {
-      for (int k = 0; k < kStudyObjectives; ++k) ds.objectives.push_back(Objective(k));
+    if (s == "all") {  // the six, after any named before it ([latency, all]: latency once)
+      for (int k = 0; k < kStudyObjectives; ++k)
+        if (std::find(ds.objectives.begin(), ds.objectives.end(), Objective(k)) == ds.objectives.end())
+          ds.objectives.push_back(Objective(k));
       continue;
     }
     bool found = false;

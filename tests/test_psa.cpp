@@ -422,6 +422,12 @@ TEST(Psa, ServingObjectivesAndAll) {
   EXPECT_STREQ(psa::objective_name(Objective::PerOutputToken), "per_output_token");
   const psa::DesignSpace all = psa::load_psa(write_psa("all.yaml", head + "objectives: all\n"));
   EXPECT_EQ(all.objectives.size(), 6u);
+  // Named before `all`, an objective is listed once, first; `all` twice is `all`.
+  const psa::DesignSpace first = psa::load_psa(write_psa("first.yaml", head + "objectives: [tpot, memory, all, all]\n"));
+  ASSERT_EQ(first.objectives.size(), 7u);
+  EXPECT_EQ(first.objectives[0], Objective::PerOutputToken);
+  EXPECT_EQ(first.objectives[1], Objective::Memory);
+  EXPECT_EQ(first.objectives[2], Objective::Latency);
   EXPECT_NE(error_of(write_psa("typo.yaml", head + "objectives: [ttfb]\n")).find("first_token, per_output_token"),
             std::string::npos);
 }
