@@ -15,7 +15,7 @@ const char* const kPopMetricNames[kPopMetrics] = {"time_s", "memory_bytes", "net
 
 PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
   if (objectives.empty() || objectives.size() > size_t(kNumObjectives))
-    throw std::invalid_argument("population evaluator: 1 to 6 objectives");
+    throw std::invalid_argument("population evaluator: 1 to " + std::to_string(kNumObjectives) + " objectives");
   PopObjectives o;
   o.n = int32_t(objectives.size());
   for (size_t j = 0; j < objectives.size(); ++j) o.obj[j] = objectives[j];
