@@ -121,7 +121,8 @@ ojson sweep_summary(hid_t f, size_t top_n) {
 ojson search_summary(hid_t f, size_t top_n) {
   ojson j;
   j["kind"] = "search";
-  for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "keep", "stopped"})
+  for (const char* s : {"space_name", "psa_file", "tool_version", "backend", "device", "agent", "params", "params_effective",
+                        "keep", "stopped"})
     if (h5::has_attr(f, s)) j[s] = h5::attr_string(f, s);
   for (const char* u : {"seed", "population", "budget"}) j[u] = h5::attr_uint(f, u);
   provenance_json(f, j);
@@ -349,13 +350,19 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " feasible, in " << fmt_g(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
-  if (!j["complete"].get<bool>()) os << "  `cosmic search PSA -o FILE --resume` continues it\n";
+  if (!j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
   committed_rows_line(os, j, "/evaluated", "evaluated_rows");
-  std::string params = j.value("params", std::string());  // key=value lines
-  while (!params.empty() && params.back() == '\n') params.pop_back();
-  for (size_t at; (at = params.find('\n')) != std::string::npos;) params.replace(at, 1, ", ");
+  const auto lines = [&](const char* key) {  // "a=1\nb=2\n" -> "a=1, b=2"
+    std::string t = j.value(key, std::string());
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    for (size_t at; (at = t.find('\n')) != std::string::npos;) t.replace(at, 1, ", ");
+    return t;
+  };
+  const std::string set = lines("params"), effective = lines("params_effective");
   os << "  population " << count(j["population"].get<uint64_t>()) << "; hyperparameters: "
-     << (params.empty() ? "the defaults" : params) << "\n";
+     << (effective.empty() ? (set.empty() ? "the defaults" : set)
+                           : effective + (set.empty() ? " (the defaults)" : " (set: " + set + ")"))
+     << "\n";
   const ojson& b = j["best"];
   const std::string objective = j["objectives"].at(0).get<std::string>();
   if (b.is_null()) {  // killed (or running): /best is not written yet, or is an earlier session's
