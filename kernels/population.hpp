@@ -6,7 +6,7 @@
 // Infeasible individuals get a violation > 0 that ranks them under the feasibility rules
 // (Deb 2000, agents/agent.hpp), in three tiers that never overlap:
 //   model OUT_OF_MEMORY        x / (1 + x), x = (memory - capacity) / capacity   in (0, 1)
-//   any other model reason     1 + reason / 100                                   in [1.01, 1.1]
+//   any other model reason     1 + reason / 100                                   in [1.01, 1.11]
 //   a PSA constraint violated  2 + v / (1 + v), v = check_constraints' violation  in (2, 3)
 //     (reason -1; the model is not run)
 // so "close to fitting in memory" beats "cannot be laid out", which beats "outside the space's
