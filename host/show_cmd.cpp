@@ -32,10 +32,24 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+// A result file's /genes: the gene names in genome order and each gene's value labels.
+struct GeneLabels {
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> labels;  // labels[g][value index]
+  explicit GeneLabels(hid_t f) {
+    h5::Handle gg = h5::group(f, "genes", false);
+    names = h5::attr_strings(gg.id(), "gene_names");
+    for (const auto& g : names) labels.push_back(h5::read_strings(gg.id(), g));
+  }
+  // Gene g's label of value index v ("#v" for one outside the table).
+  std::string of(size_t g, int32_t v) const {
+    return v >= 0 && size_t(v) < labels[g].size() ? labels[g][size_t(v)] : "#" + std::to_string(v);
+  }
+};
+
 // The first n rows of a sweep's point table (/top/<objective> or /pareto): objectives, metrics
 // and the decoded genes, each column read once.
-ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& objectives,
-                   const std::vector<std::string>& genes, const std::vector<std::vector<std::string>>& labels) {
+ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& objectives, const GeneLabels& genes) {
   ojson rows = ojson::array();
   n = std::min(n, h5::column_size(table, "index"));
   if (n == 0) return rows;
@@ -47,10 +61,9 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
   };
   for (const auto& o : objectives) doubles(o, "objectives");
   for (const char* m : kPopMetricNames) doubles(m, "");
-  for (size_t g = 0; g < genes.size(); ++g) {
-    const auto v = h5::read_column<int32_t>(table, genes[g], 0, n);
-    for (size_t r = 0; r < n; ++r)
-      rows[r]["genes"][genes[g]] = v[r] >= 0 && size_t(v[r]) < labels[g].size() ? labels[g][size_t(v[r])] : "#" + std::to_string(v[r]);
+  for (size_t g = 0; g < genes.names.size(); ++g) {
+    const auto v = h5::read_column<int32_t>(table, genes.names[g], 0, n);
+    for (size_t r = 0; r < n; ++r) rows[r]["genes"][genes.names[g]] = genes.of(g, v[r]);
   }
   return rows;
 }
@@ -99,21 +112,18 @@ ojson sweep_summary(hid_t f, size_t top_n) {
   }
   const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
   j["objectives"] = objectives;
-  h5::Handle gg = h5::group(f, "genes", false);
-  const std::vector<std::string> genes = h5::attr_strings(gg.id(), "gene_names");
-  std::vector<std::vector<std::string>> labels;
-  for (const auto& g : genes) labels.push_back(h5::read_strings(gg.id(), g));
+  const GeneLabels genes(f);
   j["top_k"] = h5::attr_int(f, "top_k");
   h5::Handle top = h5::group(f, "top", false);
   for (const auto& o : objectives) {
     h5::Handle t = h5::group(top.id(), o, false);
-    j["top"][o] = sweep_points(t.id(), top_n, objectives, genes, labels);
+    j["top"][o] = sweep_points(t.id(), top_n, objectives, genes);
   }
   if (h5::exists(f, "pareto")) {
     h5::Handle p = h5::group(f, "pareto", false);
     j["pareto_points"] = h5::column_size(p.id(), "index");
     j["pareto_truncated"] = h5::has_attr(p.id(), "truncated") && h5::attr_int(p.id(), "truncated") != 0;
-    j["pareto"] = sweep_points(p.id(), top_n, objectives, genes, labels);
+    j["pareto"] = sweep_points(p.id(), top_n, objectives, genes);
   }
   return j;
 }
@@ -193,14 +203,12 @@ ojson search_summary(hid_t f, size_t top_n) {
       j["pareto"].push_back(q);
     }
     if (h5::exists(f, "genes")) {  // the value labels (files before 2026-12-02 have none)
-      h5::Handle gg = h5::group(f, "genes", false);
-      for (const auto& g : h5::attr_strings(gg.id(), "gene_names")) {
-        const auto labels = h5::read_strings(gg.id(), g);
-        const auto v = h5::read_column<int16_t>(p.id(), g);
+      const GeneLabels genes(f);
+      for (size_t g = 0; g < genes.names.size(); ++g) {
+        const auto v = h5::read_column<int16_t>(p.id(), genes.names[g]);
         for (auto& q : j["pareto"]) {
           const size_t row = q["row"].get<size_t>();
-          const int32_t x = row < v.size() ? v[row] : -1;
-          q["genes"][g] = x >= 0 && size_t(x) < labels.size() ? labels[size_t(x)] : "#" + std::to_string(x);
+          q["genes"][genes.names[g]] = genes.of(g, row < v.size() ? v[row] : -1);
         }
       }
     }
