@@ -945,6 +945,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     };
     double tokens = 0;
     const double B = double(w.global_batch);
+    const auto elapsed = [&] { return r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s; };
     if (w.mode == Mode::Prefill) {
       add(pass(prompt, prompt), 1);
       tokens = B * prompt;
@@ -956,14 +957,13 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     } else {  // Generate: the study's latency = prefill + N_out x decode at the mid-point context
       const double mid = prompt + 0.5 * w.output_tokens;
       add(pass(prompt, prompt), 1);
-      // The first token comes with the prefill: its time summed as a prefill's time_s is.
-      r.first_token_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
+      r.first_token_s = elapsed();  // the first token comes with the prefill, summed as a prefill's time_s
       add(pass(1, mid), w.output_tokens);
       tokens = B * w.output_tokens;
       r.model_flops = B * (forward_flops_per_sequence(m, prompt, prompt, 1) +
                            w.output_tokens * forward_flops_per_sequence(m, 1, mid, 1));
     }
-    r.time_s = r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
+    r.time_s = elapsed();
     if (w.mode == Mode::Prefill) r.first_token_s = r.time_s;
     r.tokens_per_s = tokens / r.time_s;
   }
