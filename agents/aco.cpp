@@ -19,11 +19,11 @@ AcoParams AcoParams::from(const Params& p, Params* effective) {
   return o;
 }
 
-DrawCounter Aco::roulette_table(const double* tau, int32_t card) {
+DrawCounter Aco::roulette_table(const double* w, int32_t card) {
   std::vector<double> cum(static_cast<size_t>(card));
   double s = 0;
-  for (int32_t v = 0; v < card; ++v) cum[size_t(v)] = s += tau[v];
-  // Value v is drawn when x = u * total reaches cum[v - 1] (u = draw * 2^-53, as Rng::uniform()).
+  for (int32_t v = 0; v < card; ++v) cum[size_t(v)] = s += w[v];
+  // Value v + 1 is drawn from where x = u * total reaches cum[v] (u = draw * 2^-53, as Rng::uniform()).
   std::vector<uint64_t> first(size_t(card - 1));
   for (int32_t v = 0; v + 1 < card; ++v)
     first[size_t(v)] = DrawCounter::first_draw(
@@ -44,57 +44,36 @@ Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::mov
 
 void Aco::ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "aco");
-  const int32_t ng = int32_t(card_.size());
-  // Per gene: the roulette and the value of highest pheromone, or, where several share it, where
-  // their list starts in `tied` and how long it is.
-  //
-  // The roulette draws x = u * (sum of the pheromone) and takes the first value whose cumulative
-  // pheromone exceeds x: the number of cumulative sums at or below x. That is monotone in the
-  // draw, so it is read from a DrawCounter (agents/common.hpp) of the smallest draw reaching each
-  // sum, found once per generation with the same arithmetic: the same values as comparing the
-  // sums one by one (tested), without a pass over the gene's values per ant.
-  struct Gene {
-    const DrawCounter* roulette;
-    int32_t greedy;  // -1: tied
-    int32_t tied_at, tied_n;
-  };
-  std::vector<DrawCounter> roulettes(static_cast<size_t>(ng));
-  std::vector<int32_t> tied;
-  auto genes = std::vector<Gene>(size_t(ng));
-  for (int32_t g = 0; g < ng; ++g) {
+  const size_t ng = card_.size();
+  // ACS's pseudo-random proportional rule is a choice between two distributions, so it is one
+  // distribution: value v with probability q0 [tau_v is the highest] / (values sharing it) +
+  // (1 - q0) tau_v / sum(tau). Each gene of an ant is one draw from it, read from a DrawCounter
+  // (agents/common.hpp) of the smallest draw reaching each cumulative weight, built once per gene
+  // and generation (roulette_table).
+  std::vector<DrawCounter> roulettes(ng);
+  std::vector<double> w;
+  for (size_t g = 0; g < ng; ++g) {
     const double* t = &tau_[size_t(offset_[g])];
-    roulettes[size_t(g)] = roulette_table(t, card_[g]);
-    const double mx = *std::max_element(t, t + card_[g]);
-    Gene& e = genes[size_t(g)];
-    e = {&roulettes[size_t(g)], -1, int32_t(tied.size()), 0};
-    for (int32_t v = 0; v < card_[g]; ++v)
-      if (t[v] == mx) tied.push_back(v);
-    e.tied_n = int32_t(tied.size()) - e.tied_at;
-    if (e.tied_n == 1) e.greedy = tied.back();
+    const int32_t c = card_[g];
+    const double mx = *std::max_element(t, t + c);
+    double sum = 0;
+    int32_t ties = 0;
+    for (int32_t v = 0; v < c; ++v) sum += t[v], ties += t[v] == mx;
+    w.resize(size_t(c));
+    for (int32_t v = 0; v < c; ++v) w[size_t(v)] = construction_weight(t[v], sum, t[v] == mx ? ties : 0, p_.greediness);
+    roulettes[g] = roulette_table(w.data(), c);
   }
-  // The coin, uniform() < q0, compared on the integer draw: (x >> 11) * 2^-53 < q0 exactly when
-  // (x >> 11) < ceil(q0 * 2^53) (both sides scaled by a power of two, exact in doubles).
-  const uint64_t q0 = uint64_t(std::ceil(p_.greediness * 0x1.0p53));
-  fill_blocks(pop, [&](size_t lo, size_t m, int32_t* block) {
-    for (size_t k = 0; k < m; ++k) {
-      Rng r(stream_seed(seed_, gen_, lo + k));
-      int32_t* ant = block + k * size_t(ng);
-      for (int32_t g = 0; g < ng; ++g) {
-        const Gene& e = genes[size_t(g)];
-        const bool greedy = (r.next() >> 11) < q0;
-        if (e.greedy >= 0) {
-          // The coin goes either way at random, so rather than branch on it the roulette is
-          // drawn on a copy of the stream, which the ant keeps only if it takes the roulette.
-          Rng ahead = r;
-          const int32_t v = e.roulette->count(ahead.next() >> 11);
-          ant[g] = v ^ ((v ^ e.greedy) & -int32_t(greedy));  // not a ?:, which g++ makes a branch
-          r.take_if(!greedy, ahead);
-        } else {  // a tie (the first generation): the same draws, written out
-          ant[g] = greedy ? tied[size_t(e.tied_at) + size_t(r.below(uint64_t(e.tied_n)))] : e.roulette->count(r.next() >> 11);
-        }
+  const auto build = [&](auto gene_type) {
+    using Gene = decltype(gene_type);
+    fill_blocks<Gene>(pop, [&](size_t lo, size_t m, Gene* block) {
+      for (size_t k = 0; k < m; ++k) {
+        Rng r(stream_seed(seed_, gen_, lo + k));
+        Gene* ant = block + k * ng;
+        for (size_t g = 0; g < ng; ++g) ant[g] = Gene(roulettes[g].count(r.next() >> 11));
       }
-    }
-  });
+    });
+  };
+  ParentRows::fits_in_bytes(card_) ? build(uint8_t()) : build(int32_t());
 }
 
 void Aco::tell(const Population& pop, const Scores& scores) {

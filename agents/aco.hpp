@@ -2,7 +2,8 @@
 // 1997), with one pheromone table per gene (tau[g][v]) and no heuristic (agents see only the
 // genes' cardinalities, never the model):
 //   construction  per gene: with probability q0 (greediness) the value of highest pheromone
-//                 (ties broken at random), otherwise a value drawn in proportion to pheromone
+//                 (ties broken at random), otherwise a value drawn in proportion to pheromone;
+//                 one draw per gene from the mixture of the two
 //   local update  ACS's tau <- (1 - xi) tau + xi tau0 on what the ants chose, applied once per
 //                 generation with xi scaled by the share of ants that chose each value (the
 //                 ants of one generation are built in parallel and do not see each other)
@@ -39,8 +40,14 @@ class Aco : public Agent {
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
   const std::vector<double>& pheromone() const { return tau_; }  // tau_[offset_[g] + v]
-  // The roulette over one gene's pheromone (card values): the value drawn for a 53-bit draw.
-  static DrawCounter roulette_table(const double* tau, int32_t card);
+  // The roulette over one gene's weights (card values): the value drawn for a 53-bit draw (the
+  // first whose cumulative weight exceeds draw x 2^-53 x the total).
+  static DrawCounter roulette_table(const double* w, int32_t card);
+  // The construction's probability (unnormalised) of a value of pheromone tau, of a gene whose
+  // pheromone sums to `sum`: `ties` values share the highest pheromone, tau among them (else 0).
+  static double construction_weight(double tau, double sum, int32_t ties, double q0) {
+    return (1 - q0) * (tau / sum) + (ties > 0 ? q0 / ties : 0.0);
+  }
 
  private:
   std::vector<int32_t> card_;

@@ -1135,14 +1135,28 @@ TEST(Aco, PheromoneStaysPositiveAndFollowsTheBest) {
   EXPECT_GT(tau[3 + 1], tau[3 + 0]);
 }
 
-// The construction of aco.hpp written out the plain way, one branch per coin: ant i of
-// generation gen draws from Rng(stream_seed(seed, gen, i)); per gene a coin uniform() < q0 takes
-// the value of highest pheromone (several tied: one of them by below(count), in value order),
-// otherwise x = uniform() * (sum of the gene's pheromone) picks the first value whose
-// cumulative pheromone exceeds x. The agent draws the roulette ahead and keeps it or not
-// without a branch; its ants must be these, in the first generation (every value tied) and later.
+// The construction of aco.hpp written out the plain way: ant i of generation gen draws from
+// Rng(stream_seed(seed, gen, i)), one uniform() per gene, and takes the first value whose
+// cumulative weight exceeds uniform() x (the weights' sum), the weight of value v being
+// (1 - q0) tau_v / sum(tau), plus q0 / (values sharing it) where tau_v is the highest. Its ants
+// must be these, in the first generation (every value tied) and later. Then the law itself: the
+// ants' share of each value is that weight, so a q0 share of them (and a (1 - q0) tau / sum
+// share more) takes the best value.
 TEST(Aco, AntsAreBuiltAsDocumented) {
   const std::vector<int32_t> card = {3, 1, 5, 2, 7, 4, 10};
+  const auto weights = [&](const std::vector<double>& tau, size_t at, int32_t c, double q0) {
+    const double* t = &tau[at];
+    const double mx = *std::max_element(t, t + c);
+    const double sum = std::accumulate(t, t + c, 0.0);
+    const auto ties = std::count(t, t + c, mx);
+    std::vector<double> w(static_cast<size_t>(c));
+    for (int32_t v = 0; v < c; ++v) w[size_t(v)] = (1 - q0) * (t[v] / sum) + (t[v] == mx ? q0 / double(ties) : 0.0);
+    return w;
+  };
+  const auto scores = [](const Population& pop, Scores& s) {
+    s.resize(1, pop.size);
+    for (size_t i = 0; i < pop.size; ++i) s.obj[i] = std::abs(pop.at(i, 4) - 5) + pop.at(i, 6) + 0.1 * pop.at(i, 0);
+  };
   for (double q0 : {0.0, 0.3, 0.5, 0.9, 1.0}) {
     const uint64_t seed = 11;
     agents::Aco aco(card, agents::AcoParams::from({{"aco.population", "257"}, {"aco.greediness", std::to_string(q0)}}),
@@ -1157,28 +1171,49 @@ TEST(Aco, AntsAreBuiltAsDocumented) {
         agents::Rng r(agents::stream_seed(seed, gen, i));
         size_t at = 0;
         for (size_t g = 0; g < card.size(); ++g) {
-          const double* t = &tau[at];
+          const std::vector<double> w = weights(tau, at, card[g], q0);
           at += size_t(card[g]);
+          const double x = r.uniform() * std::accumulate(w.begin(), w.end(), 0.0);
           int32_t want = 0;
-          if (r.uniform() < q0) {
-            const double mx = *std::max_element(t, t + card[g]);
-            std::vector<int32_t> tied;
-            for (int32_t v = 0; v < card[g]; ++v)
-              if (t[v] == mx) tied.push_back(v);
-            want = tied[tied.size() == 1 ? 0 : size_t(r.below(tied.size()))];
-          } else {
-            const double x = r.uniform() * std::accumulate(t, t + card[g], 0.0);
-            double c = t[0];
-            while (want + 1 < card[g] && c <= x) c += t[++want];
-          }
+          double c = w[0];
+          while (want + 1 < card[g] && c <= x) c += w[size_t(++want)];
           ASSERT_EQ(pop.at(i, int32_t(g)), want) << "q0 " << q0 << " generation " << gen << " ant " << i << " gene " << g;
         }
       }
-      s.resize(1, pop.size);
-      for (size_t i = 0; i < pop.size; ++i) s.obj[i] = std::abs(pop.at(i, 4) - 5) + pop.at(i, 6) + 0.1 * pop.at(i, 0);
+      scores(pop, s);
       aco.tell(pop, s);
     }
   }
+  // The law, on a colony that has learnt something (gene 4's best value stands out): 10^5 ants,
+  // each value's share within 5 standard deviations of its weight.
+  const double q0 = 0.7;
+  const size_t n = 100000;
+  agents::Aco aco(card, agents::AcoParams::from({{"aco.population", std::to_string(n)}, {"aco.greediness", "0.7"}}), 5);
+  Population pop;
+  pop.resize(int32_t(card.size()), n);
+  Scores s;
+  for (int gen = 0; gen < 3; ++gen) {
+    aco.ask(pop);
+    scores(pop, s);
+    aco.tell(pop, s);
+  }
+  const std::vector<double> tau = aco.pheromone();
+  aco.ask(pop);
+  size_t at = 0;
+  for (size_t g = 0; g < card.size(); ++g) {
+    const std::vector<double> w = weights(tau, at, card[g], q0);
+    at += size_t(card[g]);
+    const double total = std::accumulate(w.begin(), w.end(), 0.0);
+    for (int32_t v = 0; v < card[g]; ++v) {
+      const double p = w[size_t(v)] / total;
+      size_t hits = 0;
+      for (size_t i = 0; i < n; ++i) hits += pop.at(i, int32_t(g)) == v;
+      EXPECT_NEAR(double(hits) / double(n), p, 5 * std::sqrt(p * (1 - p) / double(n)) + 1e-12) << "gene " << g << " value " << v;
+    }
+  }
+  const double* t4 = &tau[3 + 1 + 5 + 2];  // gene 4 (7 values): the value 5 is the best
+  EXPECT_EQ(std::max_element(t4, t4 + 7) - t4, 5);
+  EXPECT_GT(weights(tau, 3 + 1 + 5 + 2, 7, q0)[5], q0);
 }
 
 // ---------------------------------------------------------------------------------------------
