@@ -68,14 +68,26 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
   return rows;
 }
 
-// The model revision the results come from (files of older cosmic versions lack it).
+std::unique_ptr<psa::DesignSpace> space_of(hid_t f);
+
+// The model revision the results come from (files of older cosmic versions lack it), the --set
+// edits of the PSA file and the space's limits.
 void provenance_json(hid_t f, ojson& j) {
   if (h5::has_attr(f, "model_revision")) j["model_revision"] = h5::attr_int(f, "model_revision");
   if (h5::has_attr(f, "psa_sets")) j["psa_sets"] = h5::attr_strings(f, "psa_sets");
+  if (const auto ds = space_of(f); ds && ds->view->nlimits > 0)
+    for (int32_t k = 0; k < ds->view->nlimits; ++k) j["limits"][psa::objective_name(ds->view->limit_obj[k])] = ds->view->limit_max[k];
 }
-// "  PSA edited by --set A, --set B\n" when the run applied --set edits.
+// "  PSA edited by --set A, --set B\n" when the run applied --set edits; "  limits: latency <= 2.5"
+// when the space has limits.
 std::string sets_line(const ojson& j) {
-  return j.contains("psa_sets") ? "  PSA edited by " + sets_text(j["psa_sets"].get<std::vector<std::string>>()) + "\n" : "";
+  std::string out = j.contains("psa_sets") ? "  PSA edited by " + sets_text(j["psa_sets"].get<std::vector<std::string>>()) + "\n" : "";
+  if (j.contains("limits")) {
+    out += "  limits: ";
+    for (const auto& [o, v] : j["limits"].items()) out += (out.back() == ' ' ? "" : ", ") + o + " <= " + fmt_g(v.get<double>());
+    out += "\n";
+  }
+  return out;
 }
 std::string version_text(const ojson& j) {
   std::string s = "cosmic " + j.value("tool_version", std::string("?"));

@@ -88,6 +88,8 @@ int cmd_space(int argc, const char* const* argv) {
                               {"sweep_folds", std::count(fold.begin(), fold.end(), int32_t(g)) > 0}});
       j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
       j["constraints"] = ds.constraint_text;
+      j["limits"] = nlohmann::json::object();
+      for (int32_t k = 0; k < v.nlimits; ++k) j["limits"][psa::objective_name(v.limit_obj[k])] = v.limit_max[k];
       j["objectives"] = objectives;
       j["pareto"] = ds.objectives.size() > 1;
       j["raw_size"] = psa::to_string_u128(raw);
@@ -135,6 +137,8 @@ int cmd_space(int argc, const char* const* argv) {
     os << "\nderived:     " << derived_text(v) << "\n";
     os << "constraints:" << (ds.constraint_text.empty() ? " none" : "") << "\n";
     for (const auto& c : ds.constraint_text) os << "  " << c << "\n";
+    if (v.nlimits > 0) os << "limits:      ";
+    for (int32_t k = 0; k < v.nlimits; ++k) os << (k ? ", " : "") << psa::limit_text(v, k) << (k + 1 == v.nlimits ? "\n" : "");
     os << "objectives:  ";
     for (size_t i = 0; i < objectives.size(); ++i) os << (i ? ", " : "") << objectives[i];
     os << (objectives.size() > 1 ? " (Pareto front)" : "") << "\n\n";

@@ -70,7 +70,7 @@ class CpuSweep final : public SweepBackend {
     pt.index = index;
     // sweep_walk has checked the constraints. Without --keep all nothing of an out-of-memory
     // point is kept but its reason: its timing is skipped.
-    const Result r = score_config(c, k.obj, k.nobj, pt.obj, !p_.keep_all);
+    const Result r = score_config(*p_.view, c, k.obj, k.nobj, pt.obj, !p_.keep_all);
     me.out.reasons[int(r.reason)]++;
     if (r.reason == Reason::Ok) {
       for (int j = 0; j < k.nobj; ++j) me.out.hist[size_t(j) * kHistBins + size_t(hist_bin(k, pt.obj[j]))]++;

@@ -5,13 +5,15 @@
 //
 // Infeasible individuals get a violation > 0 that ranks them under the feasibility rules
 // (Deb 2000, agents/agent.hpp), in three tiers that never overlap:
-//   model OUT_OF_MEMORY        x / (1 + x), x = (memory - capacity) / capacity   in (0, 1)
+//   over bounds: OUT_OF_MEMORY x / (1 + x), x = (memory - capacity) / capacity     in (0, 1)
+//     or LIMIT_EXCEEDED          + limit_excess() (kernels/space.hpp), the relative
+//                                excess over the space's limits (both, when both)
 //   any other model reason     1 + reason / 100                                   in [1.01, 1.11]
 //   a PSA constraint violated  2 + v / (1 + v), v = check_constraints' violation  in (2, 3)
 //     (reason -1; the model is not run)
-// so "close to fitting in memory" beats "cannot be laid out", which beats "outside the space's
-// constraints", and within a tier a smaller excess ranks first. Objectives of infeasible
-// individuals are +infinity.
+// so "close to fitting in memory (or within the limits)" beats "cannot be laid out", which beats
+// "outside the space's constraints", and within a tier a smaller excess ranks first. Objectives
+// of infeasible individuals are +infinity.
 #pragma once
 
 #include <cstddef>
@@ -61,9 +63,10 @@ COSMIC_HD inline void score_genome(const SpaceView& s, const PopObjectives& o, c
   if (r.reason == Reason::Ok) {
     violation[i] = 0;
     for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = values[j];
-  } else if (r.reason == Reason::OutOfMemory) {
+  } else if (r.reason == Reason::OutOfMemory || r.reason == Reason::LimitExceeded) {
     const double cap = c.compute.mem_capacity_bytes;
-    const double x = cap > 0 ? (r.memory_bytes - cap) / cap : 1.0;
+    double x = r.reason == Reason::LimitExceeded ? 0.0 : cap > 0 ? (r.memory_bytes - cap) / cap : 1.0;
+    if (s.nlimits > 0) x += limit_excess(s, c, r);
     violation[i] = x > 0 ? x / (1 + x) : 1e-12;
   } else {
     violation[i] = 1 + double(int32_t(r.reason)) / 100;

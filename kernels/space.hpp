@@ -88,6 +88,11 @@ struct SpaceView {
   int32_t nconstraints = 0;
   int32_t prog_start[kMaxConstraints + 1] = {};
   Instr prog[kMaxProgram] = {};
+  // Limits on results (PSA `limits:`): limit k bounds the value of objective limit_obj[k]
+  // (objective_value(), lower is better) from above by limit_max[k] > 0.
+  int32_t nlimits = 0;
+  Objective limit_obj[kNumObjectives] = {};
+  double limit_max[kNumObjectives] = {};
 };
 
 // Links per NPU of dimension d (per-link bandwidth = per-NPU bandwidth / links): Ring 2, Switch 1,
@@ -369,6 +374,19 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
                                                                   : r.time_s;
   }
   return 0;
+}
+
+// How far an evaluated configuration is over the space's limits: the sum over the limits it
+// exceeds of (value - limit) / limit, the relative excess (as OUT_OF_MEMORY's violation measures
+// memory over capacity, kernels/population.hpp); 0 when every limit holds. A value exactly at
+// its limit holds.
+COSMIC_HD inline double limit_excess(const SpaceView& s, const Config& c, const Result& r) {
+  double x = 0;
+  for (int32_t k = 0; k < s.nlimits; ++k) {
+    const double v = objective_value(s.limit_obj[k], c, r), lim = s.limit_max[k];
+    if (v > lim) x += (v - lim) / lim;
+  }
+  return x;
 }
 
 }  // namespace cosmic

@@ -101,7 +101,7 @@ __device__ void score(const Config& c, u128 index, uint64_t at, const DevPrune& 
   SweepPoint pt;
   pt.index = index;
   // Without rows nothing of an out-of-memory point is kept but its reason: its timing is skipped.
-  const Result r = score_config<kConv>(c, c_k.obj, c_k.nobj, pt.obj, out.rows == nullptr);
+  const Result r = score_config<kConv>(c_view, c, c_k.obj, c_k.nobj, pt.obj, out.rows == nullptr);
   atomicAdd(&counts.reasons[int(r.reason)], 1u);
   if (r.reason == Reason::Ok) {
     for (int j = 0; j < c_k.nobj; ++j) atomicAdd(&counts.hist[j * kHistBins + hist_bin(c_k, pt.obj[j])], 1u);

@@ -190,8 +190,9 @@ enum class Reason : int32_t {
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
   SwitchNotPriced = 10,    // a Switch on a tier without a switch price (LIBRA's chiplet tier); timed
   ExpertsNotDivisible = 11,  // ep > 1 does not divide the experts per layer (or the model has none)
+  LimitExceeded = 12,      // feasible for the model, but over a limit of the design space (PSA `limits:`)
 };
-constexpr int kNumReasons = 12;
+constexpr int kNumReasons = 13;
 
 struct Result {
   Reason reason = Reason::Ok;

@@ -61,6 +61,7 @@ inline const Entry<Reason> kReason[] = {
     {"OUT_OF_MEMORY", Reason::OutOfMemory},
     {"SWITCH_NOT_PRICED", Reason::SwitchNotPriced},
     {"EXPERTS_NOT_DIVISIBLE", Reason::ExpertsNotDivisible},
+    {"LIMIT_EXCEEDED", Reason::LimitExceeded},
 };
 
 inline bool iequal(std::string_view a, std::string_view b) {
@@ -122,6 +123,7 @@ inline const char* reason_message(Reason r) {
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
     case Reason::SwitchNotPriced: return "a Switch on a tier without a switch price (LIBRA's chiplet tier: the fourth dimension of more than one NPU from the outside, and any inside it): give one in network.prices";
     case Reason::ExpertsNotDivisible: return "ep does not divide the experts per layer (a dense model has none to split)";
+    case Reason::LimitExceeded: return "the model can run it, but a result is over one of the design space's limits (PSA limits:)";
   }
   return "?";
 }

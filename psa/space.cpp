@@ -615,6 +615,12 @@ const char* objective_name(Objective o) {
   return "?";
 }
 
+std::string limit_text(const SpaceView& s, int32_t k) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", s.limit_max[k]);
+  return std::string(objective_name(s.limit_obj[k])) + " <= " + buf;
+}
+
 namespace {
 // A resolved configuration tree as YAML text: the same tree gives the same text, whatever the
 // files' layout and comments were.
@@ -722,7 +728,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 
   const Section top(root, "", src);
   // `agent:` holds search hyperparameters per agent ({ga: {population: 4096}, ...}), read at the end.
-  top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "objectives", "objective", "pareto",
+  top.check_keys({"name", "description", "base", "parameters", "derived", "constraints", "limits", "objectives", "objective", "pareto",
                   "agent"});
   ds.name = top.text("name", fs::path(path).stem().string());
 
@@ -936,6 +942,23 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   if (pareto && ds.objectives.size() < 2) top.fail("pareto", "false with a single objective (a Pareto front needs two or more)");
   if (top.has("pareto") && !pareto && ds.objectives.size() > 1)
     top.fail("pareto", "true with several objectives (several objectives are searched as a Pareto front)");
+
+  // Limits on results, {objective: upper bound}: a positive number in the objective's units.
+  const Section limits = top.sub("limits");
+  if (limits.node().IsMap())
+    for (auto it = limits.node().begin(); it != limits.node().end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      const auto named = std::find_if(std::begin(kObjectives), std::end(kObjectives),
+                                      [&](const ObjectiveName& e) { return names::iequal(e.name, key); });
+      const std::string choices = std::string(kObjectiveChoices).substr(0, std::string(kObjectiveChoices).rfind(", all"));
+      if (named == std::end(kObjectives)) limits.fail_node(it->first, limits.key_path(key), "an objective to limit (" + choices + ")");
+      for (int32_t k = 0; k < view->nlimits; ++k)
+        if (view->limit_obj[k] == named->value) limits.fail_node(it->first, limits.key_path(key), "one limit per objective");
+      const double lim = limits.number(key.c_str(), 0, 0, HUGE_VAL);
+      if (!(lim > 0)) limits.fail(key.c_str(), "a positive upper bound, in the objective's units");
+      view->limit_obj[view->nlimits] = named->value;
+      view->limit_max[view->nlimits++] = lim;
+    }
 
   // Agent hyperparameters, {agent: {key: value}}: their shape here, names and values where the
   // agents are known (host/search.cpp, psa_agent_params).

@@ -95,6 +95,8 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
 
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
+// Limit k of a space as text: "latency <= 2.5".
+std::string limit_text(const SpaceView& s, int32_t k);
 
 std::string to_string_u128(u128 v);          // decimal
 std::string with_commas(const std::string& decimal);

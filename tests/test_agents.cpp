@@ -555,6 +555,51 @@ SearchOptions cpu_search(const std::string& agent, const std::string& population
   return o;
 }
 
+// The fastest point within a memory limit below what the fastest points take (0.8 x the least
+// of them): a limit on a result that is not the objective. Its optimum, from every genome
+// evaluated without the limit, is slower than the unlimited one (the limit binds); the evaluator
+// under the limit finds it, and so do the agents, whose infeasible points rank by their excess
+// over the limit.
+TEST(Agents, FindTheOptimumUnderALimit) {
+  psa::DesignSpace ds = tiny_space({Objective::Latency});
+  SpaceView& v = *ds.view;
+  const size_t n = size_t(space_size(v));
+  Population pop;
+  pop.resize(v.ngenes, n);
+  std::vector<int32_t> genome(size_t(v.ngenes));
+  for (size_t i = 0; i < n; ++i) {
+    unrank(v, u128(i), genome.data());
+    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = genome[size_t(g)];
+  }
+  Scores s;
+  PopulationMetrics m;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
+  const double* time_s = m.metric(0);
+  const double* memory_bytes = m.metric(1);
+  double fastest = INFINITY, its_memory = INFINITY, fastest_within = INFINITY;
+  for (size_t i = 0; i < n; ++i)
+    if (s.feasible(i)) fastest = std::min(fastest, time_s[i]);
+  for (size_t i = 0; i < n; ++i)
+    if (s.feasible(i) && time_s[i] == fastest) its_memory = std::min(its_memory, memory_bytes[i]);
+  for (size_t i = 0; i < n; ++i)
+    if (s.feasible(i) && memory_bytes[i] <= 0.8 * its_memory) fastest_within = std::min(fastest_within, time_s[i]);
+  ASSERT_GT(fastest_within, fastest);
+  ASSERT_LT(fastest_within, INFINITY);
+  v.nlimits = 1;
+  v.limit_obj[0] = Objective::Memory;
+  v.limit_max[0] = 0.8 * its_memory;
+  ASSERT_EQ(brute_force_best(ds), fastest_within);
+  for (const char* agent : {"ga", "aco", "bo"})
+    for (uint64_t seed : {11, 12, 13}) {
+      SearchOptions o = cpu_search(agent, agent == std::string("bo") ? "16" : "50", seed, 1680);
+      o.out = temp_path(std::string("limit_") + agent + ".h5");
+      SearchSummary sum;
+      ASSERT_EQ(run_search(ds, o, &sum), 0);
+      EXPECT_EQ(sum.best_objective, fastest_within) << agent << " seed " << seed;
+      std::filesystem::remove(o.out);
+    }
+}
+
 // Changes row `row` of a gene column of /evaluated (0 <-> 1): damage a resume must notice.
 void flip_evaluated_gene(hid_t file, const std::string& gene, size_t row) {
   h5::Handle e = h5::group(file, "evaluated", false);
@@ -1261,6 +1306,66 @@ TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
   EXPECT_GT(oom, 0u);
 }
 
+// The median time of a population's feasible individuals (a limit that cuts about half of them).
+double median_feasible_time(const Scores& s, const PopulationMetrics& m) {
+  std::vector<double> t;
+  for (size_t i = 0; i < s.size; ++i)
+    if (s.feasible(i)) t.push_back(m.metric(0)[i]);
+  std::nth_element(t.begin(), t.begin() + ptrdiff_t(t.size() / 2), t.end());
+  return t.empty() ? 1.0 : t[t.size() / 2];
+}
+
+// Under limits (latency at the median, memory at 20 GB), a point the model finds feasible but
+// over a limit is LIMIT_EXCEEDED with violation x / (1 + x), x its relative excess summed over the
+// limits (by hand here); an out-of-memory point adds that excess to its own; the rest as without.
+TEST(PopulationEvaluator, LimitsRankByTheirExcess) {
+  psa::DesignSpace ds = test::small_system1();
+  SpaceView& v = *ds.view;
+  const size_t n = 3000;
+  Population pop;
+  pop.resize(v.ngenes, n);
+  agents::random_population(pop, cards(v), 9, 0);
+  Scores free, s;
+  PopulationMetrics m;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, free, &m);
+  const double t_max = median_feasible_time(free, m), mem_max = 2.0e10;
+  v.nlimits = 2;
+  v.limit_obj[0] = Objective::Latency;
+  v.limit_max[0] = t_max;
+  v.limit_obj[1] = Objective::Memory;
+  v.limit_max[1] = mem_max;
+  make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
+  size_t kept = 0, over = 0, oom_over = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double t = m.metric(0)[i], mem = m.metric(1)[i];
+    const double x = (t > t_max ? (t - t_max) / t_max : 0) + (mem > mem_max ? (mem - mem_max) / mem_max : 0);
+    if (free.reason[i] == int32_t(Reason::Ok)) {
+      if (x > 0) {
+        ++over;
+        EXPECT_EQ(s.reason[i], int32_t(Reason::LimitExceeded));
+        EXPECT_DOUBLE_EQ(s.violation[i], x / (1 + x));
+        EXPECT_EQ(s.at(i, 0), INFINITY);
+      } else {
+        ++kept;
+        EXPECT_EQ(s.reason[i], 0);
+        EXPECT_EQ(s.at(i, 0), free.at(i, 0));
+      }
+    } else if (free.reason[i] == int32_t(Reason::OutOfMemory)) {
+      EXPECT_EQ(s.reason[i], free.reason[i]);
+      const double cap = v.base.compute.mem_capacity_bytes;
+      const double y = (mem - cap) / cap + x;
+      oom_over += t > t_max;
+      EXPECT_DOUBLE_EQ(s.violation[i], y / (1 + y));
+    } else {
+      EXPECT_EQ(s.reason[i], free.reason[i]);
+      EXPECT_EQ(s.violation[i], free.violation[i]);
+    }
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_GT(over, 0u);
+  EXPECT_GT(oom_over, 0u);
+}
+
 // CPU and CUDA evaluators agree on random individuals of the full-stack space, on the physical
 // convention and on the ASTRA-sim one (the kernel's general Conventions::Any form), bit for bit:
 // no FMA contraction on either side and no libm function that rounds (astra::log2_int).
@@ -1269,10 +1374,23 @@ TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
 TEST(PopulationEvaluator, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
-  for (int astra = 0; astra < 2; ++astra) {
-    const psa::DesignSpace ds = astra ? test::with_astra_sim(test::system1_fullstack()) : test::system1_fullstack();
-    SCOPED_TRACE(ds.name);
-    const SpaceView& v = *ds.view;
+  for (int astra = 0; astra < 3; ++astra) {
+    psa::DesignSpace ds = astra == 1 ? test::with_astra_sim(test::system1_fullstack()) : test::system1_fullstack();
+    SCOPED_TRACE(ds.name + (astra == 2 ? ", limited" : ""));
+    SpaceView& v = *ds.view;
+    if (astra == 2) {  // limits: latency at the median of feasible points, and the network cost
+      Population pop;
+      pop.resize(v.ngenes, 20000);
+      agents::random_population(pop, cards(v), 3, 20000);
+      Scores s;
+      PopulationMetrics m;
+      make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
+      v.nlimits = 2;
+      v.limit_obj[0] = Objective::Latency;
+      v.limit_max[0] = median_feasible_time(s, m);
+      v.limit_obj[1] = Objective::Cost;
+      v.limit_max[1] = 2.0e7;
+    }
     auto cpu = make_cpu_population_evaluator(v, ds.objectives);
     auto cuda = make_cuda_population_evaluator(v, ds.objectives);
     size_t feasible = 0;

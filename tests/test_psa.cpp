@@ -432,6 +432,25 @@ TEST(Psa, ServingObjectivesAndAll) {
             std::string::npos);
 }
 
+// Limits are upper bounds on objectives (by any of their names), in the order written; `cosmic
+// space` lists them.
+TEST(Psa, LimitsBoundObjectives) {
+  const std::string head = "base: configs/cosmic-system1-chat.yaml\nparameters:\n  workload:\n    pp: [1, 2]\nobjectives: [cost]\n";
+  const std::string path = write_psa("limits.yaml", head + "limits:\n  ttft: 0.25\n  memory: 6.0e10\n");
+  const psa::DesignSpace ds = psa::load_psa(path);
+  ASSERT_EQ(ds.view->nlimits, 2);
+  EXPECT_EQ(ds.view->limit_obj[0], Objective::FirstToken);
+  EXPECT_EQ(ds.view->limit_max[0], 0.25);
+  EXPECT_EQ(ds.view->limit_obj[1], Objective::Memory);
+  EXPECT_EQ(ds.view->limit_max[1], 6.0e10);
+  EXPECT_EQ(psa::limit_text(*ds.view, 1), "memory <= 6e+10");
+  EXPECT_EQ(psa::load_psa(path, {"limits.memory=7e10"}).view->limit_max[1], 7e10);
+  EXPECT_EQ(psa::load_psa(write_psa("nolimits.yaml", head)).view->nlimits, 0);
+  const test::CliRun r = test::run_cli("space " + path);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("limits:      first_token <= 0.25, memory <= 6e+10\n"), std::string::npos) << r.out;
+}
+
 // A base written inline: its errors name the PSA file and line, or --set for a base.* edit.
 TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   const std::string text = "base:\n  model: GPT3-175B\n  system: cosmic-system1\n"
@@ -567,6 +586,16 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"deep_parens.yaml:6:5:", "key 'constraints.0'", "nested more than 64 deep", "column 65"}},
       {"deep_signs.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(30000, '-') + "1 < 0\"\nobjectives: [latency]\n",
        {"deep_signs.yaml:6:5:", "nested more than 64 deep"}},
+      {"limit_name.yaml", head + "    dp: [1, 2]\nlimits:\n  latncy: 2.5\nobjectives: [latency]\n",
+       {"limit_name.yaml:6:3:", "key 'limits.latncy'", "an objective to limit (latency, throughput,", "per_output_token)"}},
+      {"limit_zero.yaml", head + "    dp: [1, 2]\nlimits:\n  memory: 0\nobjectives: [latency]\n",
+       {"limit_zero.yaml:6:11:", "key 'limits.memory'", "a positive upper bound"}},
+      {"limit_text.yaml", head + "    dp: [1, 2]\nlimits:\n  cost: 5M\nobjectives: [latency]\n",
+       {"limit_text.yaml:6:9:", "key 'limits.cost'", "got '5M'"}},
+      {"limit_twice.yaml", head + "    dp: [1, 2]\nlimits:\n  cost: 5.0e6\n  network_cost: 6.0e6\nobjectives: [latency]\n",
+       {"limit_twice.yaml:7:3:", "key 'limits.network_cost'", "one limit per objective"}},
+      {"limit_list.yaml", head + "    dp: [1, 2]\nlimits: [latency]\nobjectives: [latency]\n",
+       {"limit_list.yaml:5:9:", "key 'limits'", "a mapping"}},
   };
   for (const auto& c : cases) {
     const std::string msg = error_of(write_psa(c.file, c.text));

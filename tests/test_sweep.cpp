@@ -45,7 +45,9 @@ SweepState brute_force(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t
     const Config c = decode(s, genome);
     double violation = 0;
     if (!check_constraints(s, c, violation)) continue;
-    const Result r = evaluate(c);
+    Result r = evaluate(c);
+    for (int32_t l = 0; l < s.nlimits && r.reason == Reason::Ok; ++l)  // a limit: an objective's upper bound
+      if (objective_value(s.limit_obj[l], c, r) > s.limit_max[l]) r.reason = Reason::LimitExceeded;
     st.reasons[int(r.reason)]++;
     if (r.reason != Reason::Ok) continue;
     SweepPoint p;
@@ -184,6 +186,41 @@ TEST(Sweep, CpuTopAndFrontEqualBruteForceOn80kPoints) {
   expect_same_state(cpu_sweep(ds, 0, n, 8), want);
 }
 
+// small_system1 (latency, cost) under two limits: latency at most 1.2 x the fastest point's (the
+// fastest holds), memory (not an objective) at most 20 GB.
+psa::DesignSpace limited_small_system1() {
+  psa::DesignSpace ds = test::small_system1();
+  const SweepState free = brute_force(ds, 0, space_size(*ds.view), 1);
+  ds.view->nlimits = 2;
+  ds.view->limit_obj[0] = Objective::Latency;
+  ds.view->limit_max[0] = 1.2 * free.top[0][0].obj[0];
+  ds.view->limit_obj[1] = Objective::Memory;
+  ds.view->limit_max[1] = 2.0e10;
+  return ds;
+}
+
+// Under limits, the points over one are LIMIT_EXCEEDED, neither in the lists nor in the
+// histograms; a limit on the first objective holds exactly at it.
+TEST(Sweep, LimitsTakePointsOutOfTheResults) {
+  const psa::DesignSpace free_ds = test::small_system1();
+  const u128 n = space_size(*free_ds.view);
+  const SweepState free = brute_force(free_ds, 0, n, 8);
+  const psa::DesignSpace ds = limited_small_system1();
+  const SweepState want = brute_force(ds, 0, n, 8);
+  ASSERT_GT(want.reasons[int(Reason::LimitExceeded)], 0u);
+  EXPECT_EQ(want.feasible() + want.reasons[int(Reason::LimitExceeded)], free.feasible());
+  ASSERT_GT(want.feasible(), 8u);
+  EXPECT_EQ(want.top[0][0].index, free.top[0][0].index);  // the fastest is under 20 GB
+  expect_same_state(cpu_sweep(ds, 0, n, 8), want);
+  psa::DesignSpace at_limit = test::small_system1();
+  at_limit.view->nlimits = 1;
+  at_limit.view->limit_max[0] = free.top[0][0].obj[0];  // latency: the fastest points hold, no other
+  const SweepState fastest = cpu_sweep(at_limit, 0, n, 8);
+  ASSERT_GT(fastest.feasible(), 0u);
+  EXPECT_EQ(fastest.top[0][0].index, free.top[0][0].index);
+  for (const SweepPoint& p : fastest.top[0]) EXPECT_EQ(p.obj[0], free.top[0][0].obj[0]);
+}
+
 // The network cost depends on the network genes alone, so the cheapest points tie on it by the
 // thousand: the cost list shows the fastest of them first (then index), not the first in index.
 TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
@@ -304,9 +341,10 @@ TEST(Sweep, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "CUDA sweep not tested: " << dev.why;
   const std::string moe = std::string(COSMIC_DATA_DIR) + "/psa/moe/mixtral-h100.yaml";
-  for (int which = 0; which < 5; ++which) {
+  for (int which = 0; which < 6; ++which) {
     const psa::DesignSpace ds =
         which == 0   ? test::small_system1()
+        : which == 5 ? limited_small_system1()
         : which == 1 ? test::system1_fullstack()
         : which == 2 ? test::with_astra_sim(test::system1_fullstack())
         : which == 3 ? psa::load_psa(moe)
