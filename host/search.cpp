@@ -546,6 +546,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   st.ngenes = view.ngenes;
   st.nobj = int32_t(ds.objectives.size());
   uint64_t replay_gens = 0;
+  bool extend = false;  // --resume with a larger --budget
+  uint64_t old_budget = 0;
   if (o.resume) {
     file = h5::open_file(o.out, true);
     const hid_t f = file.id();
@@ -555,14 +557,20 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       throw std::runtime_error(o.out + ": the PSA text differs from the one the search was started with");
     const std::string why = provenance_mismatch(read_provenance(f), ds);
     if (!why.empty()) throw std::runtime_error(o.out + ": cannot resume: " + why);
-    if (h5::attr_int(f, "complete")) {
-      if (!o.quiet) std::cerr << "search: " << o.out << " is already complete\n";
+    const uint64_t recorded = h5::attr_uint(f, "budget");
+    if (o_in.budget > 0 && o_in.budget < recorded)
+      throw std::runtime_error(o.out + ": --budget " + std::to_string(o_in.budget) + " with --resume: the search's budget is " +
+                               std::to_string(recorded) + "; a resume may raise it, not lower it");
+    extend = o_in.budget > recorded;
+    old_budget = recorded;
+    if (h5::attr_int(f, "complete") && !extend) {
+      if (!o.quiet) std::cerr << "search: " << o.out << " is already complete (--budget N raises its budget)\n";
       if (summary) summary->stopped = "budget";
       return 0;
     }
     o.agent = h5::attr_string(f, "agent");
     o.seed = h5::attr_uint(f, "seed");
-    o.budget = h5::attr_uint(f, "budget");
+    o.budget = extend ? o_in.budget : recorded;
     o.keep = h5::has_attr(f, "keep") ? h5::attr_string(f, "keep") : "all";  // files before --keep kept all
     o.params.clear();
     std::istringstream ps(h5::attr_string(f, "params"));
@@ -577,6 +585,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       replay_gens = UINT64_MAX;
       for (const char* c : kGenerationColumns)
         replay_gens = std::min<uint64_t>(replay_gens, h5::exists(gg.id(), c) ? h5::column_size(gg.id(), c) : 0);
+      // A larger budget: the old budget's short last generation (asked in full, evaluated in part,
+      // never told) is made again in full, as a search with the larger budget made it.
+      if (extend && replay_gens > 0) {
+        const auto evals = h5::read_column<uint64_t>(gg.id(), "evaluations");
+        const uint64_t n_last = evals[replay_gens - 1] - (replay_gens > 1 ? evals[replay_gens - 2] : 0);
+        if (n_last < h5::attr_uint(f, "population")) --replay_gens;
+      }
     }
   }
   if (o.budget == 0) throw std::runtime_error("search: --budget must be at least 1");
@@ -737,7 +752,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (h5::has_attr(f, name)) *v = h5::attr_double(f, name);
     if (!o.quiet)
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
-                << " evaluations, best " << best_text(best_value(st)) << ")\n";
+                << " evaluations, best " << best_text(best_value(st)) << ")"
+                << (extend ? ", budget raised from " + human(double(old_budget)) + " to " + human(double(o.budget)) : "") << "\n";
   }
   if (o.resume) {
     // The file is cut only once the replay accepted it: /generations to the generations all its
@@ -747,6 +763,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     cut_columns(file.id(), "generations", replay_gens);
     cut_columns(file.id(), "evaluated", kept_rows);
     h5::set_attr(file.id(), "evaluated_rows", kept_rows);
+    if (extend) {
+      h5::set_attr(file.id(), "budget", o.budget);
+      h5::set_attr(file.id(), "complete", int64_t(0));
+    }
     h5::flush(file.id());
   }
 

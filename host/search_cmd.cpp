@@ -46,7 +46,7 @@ int cmd_search(int argc, const char* const* argv) {
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
       ("agent", std::string("rw, ga, aco, bo or nsga2"), cxxopts::value<std::string>()->default_value("ga"))
-      ("budget", "evaluations in all", cxxopts::value<uint64_t>())
+      ("budget", "evaluations in all (with --resume: a larger budget to continue to)", cxxopts::value<uint64_t>())
       ("population", "genomes per generation (sets <agent>.population)", cxxopts::value<uint64_t>())
       ("param", "hyperparameter key=value (e.g. mutation_rate=0.05 or ga.mutation_rate=0.05); repeatable; "
                 "overrides the PSA file's agent: section", cxxopts::value<std::vector<std::string>>())
@@ -56,7 +56,8 @@ int cmd_search(int argc, const char* const* argv) {
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
       ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable", cxxopts::value<double>()->default_value("0"))
-      ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, budget and --keep apply)")
+      ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, --keep and, unless --budget "
+                 "raises it, budget apply); a complete search continues to a larger --budget")
       ("q,quiet", "no progress output")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
@@ -81,7 +82,7 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "budget", "population", "param", "seed", "keep", "set"});
+  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "population", "param", "seed", "keep", "set"});
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");

@@ -702,6 +702,52 @@ TEST(Agents, ResumeEqualsUninterrupted) {
     }
 }
 
+// A search resumed with a larger budget gives the file of a search run with that budget from the
+// start: complete (its short last generation made again in full) or stopped early, for every
+// agent. A smaller budget is refused; a complete search resumed without one is left as it is.
+TEST(Agents, ResumeWithALargerBudgetEqualsTheLargerRun) {
+  const auto ds1 = tiny_space({Objective::Latency});
+  const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
+  for (const char* a : kAgents)
+    for (uint64_t first : {uint64_t(230), uint64_t(200)}) {  // 4 generations of 50 and a short fifth; 4 exactly
+      SCOPED_TRACE(std::string(a) + ", first budget " + std::to_string(first));
+      const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
+      SearchOptions o = cpu_search(a, "50", 5, 420);
+      o.out = temp_path(std::string("larger_") + a + ".h5");
+      SearchSummary full;
+      ASSERT_EQ(run_search(ds, o, &full), 0);
+
+      SearchOptions small = o;
+      small.budget = first;
+      small.out = temp_path(std::string("smaller_") + a + ".h5");
+      SearchSummary s1;
+      ASSERT_EQ(run_search(ds, small, &s1), 0);
+      EXPECT_EQ(s1.evaluations, first);
+      SearchOptions res = resume_options(small.out);
+      EXPECT_EQ(run_search(ds, res, nullptr), 0);  // complete: nothing to do
+      res.budget = first - 1;
+      EXPECT_THROW(run_search(ds, res, nullptr), std::runtime_error);
+      res.budget = 420;
+      res.stop_after_generations = 2;  // and interrupted on the way
+      EXPECT_EQ(run_search(ds, res, nullptr), 130);
+      res.budget = 0;  // the file's budget is now the larger one
+      res.stop_after_generations = 0;
+      SearchSummary s2;
+      ASSERT_EQ(run_search(ds, res, &s2), 0);
+      EXPECT_EQ(s2.evaluations, full.evaluations);
+      EXPECT_EQ(s2.best_objective, full.best_objective);
+      EXPECT_EQ(s2.best_genome, full.best_genome);
+      EXPECT_EQ(s2.best_curve, full.best_curve);
+      EXPECT_EQ(s2.evaluations_curve, full.evaluations_curve);
+      EXPECT_EQ(evaluated_columns(small.out, ds), evaluated_columns(o.out, ds));
+      h5::Handle f = h5::open_file(small.out, false);
+      EXPECT_EQ(h5::attr_uint(f.id(), "budget"), 420u);
+      EXPECT_EQ(h5::attr_int(f.id(), "complete"), 1);
+      std::filesystem::remove(o.out);
+      std::filesystem::remove(small.out);
+    }
+}
+
 // Files as a kill can leave them, resumed to the uninterrupted run's file:
 //  - /evaluated has rows but /generations none yet (a population over a chunk, killed before
 //    its first generation was recorded): the rows are dropped, the search starts over;
