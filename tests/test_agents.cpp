@@ -62,8 +62,8 @@ std::vector<int32_t> cards(const SpaceView& v) {
 
 // Every genome of the space, evaluated: the true optimum of objective 0, and in `at_best` how
 // many genomes reach it.
-double brute_force_best(const psa::DesignSpace& ds, size_t* at_best = nullptr) {
-  const SpaceView& v = *ds.view;
+// Every genome of a space, in index order.
+Population whole_space(const SpaceView& v) {
   const size_t n = size_t(space_size(v));
   Population pop;
   pop.resize(v.ngenes, n);
@@ -72,6 +72,13 @@ double brute_force_best(const psa::DesignSpace& ds, size_t* at_best = nullptr) {
     unrank(v, u128(i), genome.data());
     for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = genome[size_t(g)];
   }
+  return pop;
+}
+
+double brute_force_best(const psa::DesignSpace& ds, size_t* at_best = nullptr) {
+  const SpaceView& v = *ds.view;
+  const size_t n = size_t(space_size(v));
+  const Population pop = whole_space(v);
   Scores s;
   make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, nullptr);
   double best = std::numeric_limits<double>::infinity();
@@ -564,13 +571,7 @@ TEST(Agents, FindTheOptimumUnderALimit) {
   psa::DesignSpace ds = tiny_space({Objective::Latency});
   SpaceView& v = *ds.view;
   const size_t n = size_t(space_size(v));
-  Population pop;
-  pop.resize(v.ngenes, n);
-  std::vector<int32_t> genome(size_t(v.ngenes));
-  for (size_t i = 0; i < n; ++i) {
-    unrank(v, u128(i), genome.data());
-    for (int32_t g = 0; g < v.ngenes; ++g) pop.at(i, g) = genome[size_t(g)];
-  }
+  const Population pop = whole_space(v);
   Scores s;
   PopulationMetrics m;
   make_cpu_population_evaluator(v, ds.objectives)->evaluate(pop, s, &m);
