@@ -21,6 +21,14 @@ void write_provenance(hid_t file, const psa::DesignSpace& ds) {
   h5::set_attr(file, "model_revision", kModelRevision);
   h5::set_attr(file, "base_config", ds.base_text);
   if (!ds.sets.empty()) h5::set_attr(file, "psa_sets", ds.sets);
+  // The limits in force (the PSA text as edited by --set): "objective <= value", exact.
+  std::vector<std::string> limits;
+  for (int32_t k = 0; k < ds.view->nlimits; ++k) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", ds.view->limit_max[k]);
+    limits.push_back(std::string(psa::objective_name(ds.view->limit_obj[k])) + " <= " + buf);
+  }
+  if (!limits.empty()) h5::set_attr(file, "limits", limits);
 }
 
 std::string first_difference(const std::string& a, const std::string& b, const std::string& where_a,

@@ -84,7 +84,10 @@ std::string sets_line(const ojson& j) {
   std::string out = j.contains("psa_sets") ? "  PSA edited by " + sets_text(j["psa_sets"].get<std::vector<std::string>>()) + "\n" : "";
   if (j.contains("limits")) {
     out += "  limits: ";
-    for (const auto& [o, v] : j["limits"].items()) out += (out.back() == ' ' ? "" : ", ") + o + " <= " + fmt_g(v.get<double>());
+    for (const auto& [name, v] : j["limits"].items())
+      for (int o = 0; o < kNumObjectives; ++o)
+        if (name == psa::objective_name(Objective(o)))
+          out += (out.back() == ' ' ? "" : ", ") + psa::limit_text(Objective(o), v.get<double>());
     out += "\n";
   }
   return out;

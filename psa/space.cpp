@@ -615,10 +615,19 @@ const char* objective_name(Objective o) {
   return "?";
 }
 
-std::string limit_text(const SpaceView& s, int32_t k) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", s.limit_max[k]);
-  return std::string(objective_name(s.limit_obj[k])) + " <= " + buf;
+std::string limit_text(const SpaceView& s, int32_t k) { return limit_text(s.limit_obj[k], s.limit_max[k]); }
+
+std::string limit_text(Objective o, double v) {
+  char buf[80];
+  switch (o) {
+    case Objective::Throughput: std::snprintf(buf, sizeof buf, "%.6g s/token (%.6g tokens/s)", v, 1 / v); break;
+    case Objective::Memory: std::snprintf(buf, sizeof buf, "%.6g bytes (%.4g GiB)", v, v / 1073741824.0); break;
+    case Objective::Cost: std::snprintf(buf, sizeof buf, "%.6g USD", v); break;
+    case Objective::RuntimeXBw: std::snprintf(buf, sizeof buf, "%.6g (s x GB/s / 2000)", v); break;
+    case Objective::RuntimeXCost: std::snprintf(buf, sizeof buf, "%.6g s x USD", v); break;
+    default: std::snprintf(buf, sizeof buf, "%.6g s", v); break;  // the times
+  }
+  return std::string(objective_name(o)) + " <= " + buf;
 }
 
 namespace {
@@ -950,12 +959,28 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       const std::string key = it->first.as<std::string>();
       const auto named = std::find_if(std::begin(kObjectives), std::end(kObjectives),
                                       [&](const ObjectiveName& e) { return names::iequal(e.name, key); });
-      const std::string choices = std::string(kObjectiveChoices).substr(0, std::string(kObjectiveChoices).rfind(", all"));
-      if (named == std::end(kObjectives)) limits.fail_node(it->first, limits.key_path(key), "an objective to limit (" + choices + ")");
+      if (named == std::end(kObjectives))
+        limits.fail_node(it->first, limits.key_path(key),
+                         "an objective to limit (" + std::string(kObjectiveChoices).substr(0, std::string(kObjectiveChoices).rfind(", all")) +
+                             "; or network_cost, runtime*bw, runtime*cost, ttft, tpot)");
       for (int32_t k = 0; k < view->nlimits; ++k)
-        if (view->limit_obj[k] == named->value) limits.fail_node(it->first, limits.key_path(key), "one limit per objective");
-      const double lim = limits.number(key.c_str(), 0, 0, HUGE_VAL);
-      if (!(lim > 0)) limits.fail(key.c_str(), "a positive upper bound, in the objective's units");
+        if (view->limit_obj[k] == named->value)
+          limits.fail_node(it->first, limits.key_path(key),
+                           std::string("one limit per objective (") + objective_name(named->value) + " has one already)");
+      const std::string units = named->value == Objective::Memory       ? "bytes per NPU (72 GiB: 7.73e10)"
+                                : named->value == Objective::Throughput ? "seconds per token (at least 5,000 tokens/s: 2e-4)"
+                                                                        : "the objective's units (docs/psa.md)";
+      double lim = NAN;
+      if (it->second.IsScalar()) try {
+          size_t used = 0;
+          lim = std::stod(it->second.Scalar(), &used);
+          if (used != it->second.Scalar().size()) lim = NAN;
+        } catch (const std::logic_error&) {
+        }
+      if (!(lim > 0) || !std::isfinite(lim)) limits.fail(key.c_str(), "a positive upper bound in " + units);
+      // Values no run can mean: a memory in GiB, a throughput in tokens per second.
+      if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1))
+        limits.fail(key.c_str(), "an upper bound in " + units);
       view->limit_obj[view->nlimits] = named->value;
       view->limit_max[view->nlimits++] = lim;
     }

@@ -95,8 +95,9 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
 
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
-// Limit k of a space as text: "latency <= 2.5".
+// Limit k of a space as text, with units: "latency <= 2.5 s", "memory <= 7.73e+10 bytes (72 GiB)".
 std::string limit_text(const SpaceView& s, int32_t k);
+std::string limit_text(Objective o, double max);
 
 std::string to_string_u128(u128 v);          // decimal
 std::string with_commas(const std::string& decimal);

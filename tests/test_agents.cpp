@@ -597,6 +597,13 @@ TEST(Agents, FindTheOptimumUnderALimit) {
       SearchSummary sum;
       ASSERT_EQ(run_search(ds, o, &sum), 0);
       EXPECT_EQ(sum.best_objective, fastest_within) << agent << " seed " << seed;
+      {  // the file records the limit in force, exactly
+        h5::Handle f = h5::open_file(o.out, false);
+        const std::vector<std::string> limits = h5::attr_strings(f.id(), "limits");
+        ASSERT_EQ(limits.size(), 1u);
+        EXPECT_EQ(limits[0].substr(0, 10), "memory <= ");
+        EXPECT_EQ(std::stod(limits[0].substr(10)), 0.8 * its_memory);
+      }
       std::filesystem::remove(o.out);
     }
 }

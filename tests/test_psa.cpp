@@ -443,12 +443,13 @@ TEST(Psa, LimitsBoundObjectives) {
   EXPECT_EQ(ds.view->limit_max[0], 0.25);
   EXPECT_EQ(ds.view->limit_obj[1], Objective::Memory);
   EXPECT_EQ(ds.view->limit_max[1], 6.0e10);
-  EXPECT_EQ(psa::limit_text(*ds.view, 1), "memory <= 6e+10");
+  EXPECT_EQ(psa::limit_text(*ds.view, 1), "memory <= 6e+10 bytes (55.88 GiB)");  // 6e10 / 2^30
+  EXPECT_EQ(psa::limit_text(Objective::Throughput, 2e-4), "throughput <= 0.0002 s/token (5000 tokens/s)");
   EXPECT_EQ(psa::load_psa(path, {"limits.memory=7e10"}).view->limit_max[1], 7e10);
   EXPECT_EQ(psa::load_psa(write_psa("nolimits.yaml", head)).view->nlimits, 0);
   const test::CliRun r = test::run_cli("space " + path);
   EXPECT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("limits:      first_token <= 0.25, memory <= 6e+10\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("limits:      first_token <= 0.25 s, memory <= 6e+10 bytes (55.88 GiB)\n"), std::string::npos) << r.out;
 }
 
 // A base written inline: its errors name the PSA file and line, or --set for a base.* edit.
@@ -587,13 +588,22 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"deep_signs.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(30000, '-') + "1 < 0\"\nobjectives: [latency]\n",
        {"deep_signs.yaml:6:5:", "nested more than 64 deep"}},
       {"limit_name.yaml", head + "    dp: [1, 2]\nlimits:\n  latncy: 2.5\nobjectives: [latency]\n",
-       {"limit_name.yaml:6:3:", "key 'limits.latncy'", "an objective to limit (latency, throughput,", "per_output_token)"}},
+       {"limit_name.yaml:6:3:", "key 'limits.latncy'", "an objective to limit (latency, throughput,", "per_output_token; or", "tpot)"}},
       {"limit_zero.yaml", head + "    dp: [1, 2]\nlimits:\n  memory: 0\nobjectives: [latency]\n",
-       {"limit_zero.yaml:6:11:", "key 'limits.memory'", "a positive upper bound"}},
+       {"limit_zero.yaml:6:11:", "key 'limits.memory'", "expected a positive upper bound in bytes per NPU"}},
+      {"limit_negative.yaml", head + "    dp: [1, 2]\nlimits:\n  latency: -2\nobjectives: [latency]\n",
+       {"limit_negative.yaml:6:12:", "expected a positive upper bound in the objective's units", "got '-2'"}},
       {"limit_text.yaml", head + "    dp: [1, 2]\nlimits:\n  cost: 5M\nobjectives: [latency]\n",
        {"limit_text.yaml:6:9:", "key 'limits.cost'", "got '5M'"}},
+      {"limit_inf.yaml", head + "    dp: [1, 2]\nlimits:\n  cost: .inf\nobjectives: [latency]\n",
+       {"limit_inf.yaml:6:9:", "key 'limits.cost'", "a positive upper bound"}},
       {"limit_twice.yaml", head + "    dp: [1, 2]\nlimits:\n  cost: 5.0e6\n  network_cost: 6.0e6\nobjectives: [latency]\n",
-       {"limit_twice.yaml:7:3:", "key 'limits.network_cost'", "one limit per objective"}},
+       {"limit_twice.yaml:7:3:", "key 'limits.network_cost'", "one limit per objective (cost has one already)"}},
+      // Units a user may think in: GiB for memory, tokens per second for throughput.
+      {"limit_gib.yaml", head + "    dp: [1, 2]\nlimits:\n  memory: 72\nobjectives: [latency]\n",
+       {"limit_gib.yaml:6:11:", "key 'limits.memory'", "bytes per NPU (72 GiB: 7.73e10)", "got '72'"}},
+      {"limit_rate.yaml", head + "    dp: [1, 2]\nlimits:\n  throughput: 5000\nobjectives: [latency]\n",
+       {"limit_rate.yaml:6:15:", "seconds per token (at least 5,000 tokens/s: 2e-4)", "got '5000'"}},
       {"limit_list.yaml", head + "    dp: [1, 2]\nlimits: [latency]\nobjectives: [latency]\n",
        {"limit_list.yaml:5:9:", "key 'limits'", "a mapping"}},
   };
