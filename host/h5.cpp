@@ -254,6 +254,10 @@ void flush(hid_t file) { check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush"); }
 
 bool exists(hid_t parent, const std::string& name) { return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0; }
 
+void remove(hid_t parent, const std::string& name) {
+  if (exists(parent, name)) check(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), "delete " + name);
+}
+
 void soft_link(hid_t parent, const std::string& name, const std::string& target) {
   if (exists(parent, name)) check(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), "delete link " + name);
   check(H5Lcreate_soft(target.c_str(), parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), "create link " + name);

@@ -56,6 +56,8 @@ class NewFile {
 void flush(hid_t file);
 Handle group(hid_t parent, const std::string& name, bool create);  // create: if missing
 bool exists(hid_t parent, const std::string& name);  // a link of that name (soft links too)
+// Unlinks parent/name, if there (its space in the file is not reclaimed).
+void remove(hid_t parent, const std::string& name);
 // Makes `name` a soft link to the path `target`, replacing any link of that name.
 void soft_link(hid_t parent, const std::string& name, const std::string& target);
 std::string soft_link_target(hid_t parent, const std::string& name);  // "" when not a soft link

@@ -11,7 +11,8 @@
 
 namespace cosmic {
 
-const char* const kPopMetricNames[kPopMetrics] = {"time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"};
+const char* const kPopMetricNames[kPopMetrics] = {"time_s",       "memory_bytes", "network_cost_usd",
+                                                  "tokens_per_s", "mfu",          "first_token_s"};
 
 PopObjectives pop_objectives(const std::vector<Objective>& objectives) {
   if (objectives.empty() || objectives.size() > size_t(kNumObjectives))

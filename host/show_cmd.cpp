@@ -23,6 +23,7 @@
 #include "host/provenance.hpp"
 #include "host/text.hpp"
 #include "kernels/model.hpp"
+#include "kernels/score.hpp"
 #include "psa/names.hpp"
 #include "psa/space.hpp"
 
@@ -68,15 +69,16 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
   return rows;
 }
 
-std::unique_ptr<psa::DesignSpace> space_of(hid_t f);
-
 // The model revision the results come from (files of older cosmic versions lack it), the --set
 // edits of the PSA file and the space's limits.
 void provenance_json(hid_t f, ojson& j) {
   if (h5::has_attr(f, "model_revision")) j["model_revision"] = h5::attr_int(f, "model_revision");
   if (h5::has_attr(f, "psa_sets")) j["psa_sets"] = h5::attr_strings(f, "psa_sets");
-  if (const auto ds = space_of(f); ds && ds->view->nlimits > 0)
-    for (int32_t k = 0; k < ds->view->nlimits; ++k) j["limits"][psa::objective_name(ds->view->limit_obj[k])] = ds->view->limit_max[k];
+  if (h5::has_attr(f, "limits"))  // "objective <= value" each (host/provenance.cpp)
+    for (const std::string& l : h5::attr_strings(f, "limits")) {
+      const size_t at = l.find(" <= ");
+      if (at != std::string::npos) j["limits"][l.substr(0, at)] = std::stod(l.substr(at + 4));
+    }
 }
 // "  PSA edited by --set A, --set B\n" when the run applied --set edits; "  limits: latency <= 2.5"
 // when the space has limits.
@@ -189,8 +191,13 @@ ojson search_summary(hid_t f, size_t top_n) {
     p["feasible"] = h5::attr_int(b.id(), "feasible") != 0;
     p["found_at_evaluation"] = h5::attr_uint(b.id(), "found_at_evaluation");
     for (const auto& o : objectives) p["objectives"][o] = h5::attr_double(b.id(), o);
-    for (const char* m : kPopMetricNames) p[m] = h5::attr_double(b.id(), m);
+    for (const char* m : kPopMetricNames)
+      if (h5::has_attr(b.id(), m)) p[m] = h5::attr_double(b.id(), m);  // older files lack first_token_s
     p["violation"] = h5::attr_double(b.id(), "violation");
+    if (h5::has_attr(b.id(), "reason")) {
+      const int64_t code = h5::attr_int(b.id(), "reason");
+      p["reason"] = code < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(code));
+    }
     const auto gene = h5::read_strings(b.id(), "gene"), value = h5::read_strings(b.id(), "value");
     for (size_t g = 0; g < gene.size() && g < value.size(); ++g) p["genes"][gene[g]] = value[g];
     j["best"] = p;
@@ -341,7 +348,9 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   committed_rows_line(os, j, "/all", "all_rows");
   for (const auto& [objective, rows] : j["top"].items()) {
     if (rows.empty()) {
-      os << "no feasible point for " << objective << "\n";
+      const uint64_t over = j["reasons"].value("LIMIT_EXCEEDED", uint64_t(0));
+      os << "no feasible point for " << objective
+         << (over ? " (" + count(over) + " points the model can run are over the limits)" : "") << "\n";
       continue;
     }
     os << "best " << objective << ": " << point_line(rows[0], objective) << "\n";
@@ -396,7 +405,8 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
     return;
   }
   if (!b["feasible"].get<bool>()) {
-    os << "no feasible point found (least violation " << fmt_g(b["violation"].get<double>()) << ")\n";
+    os << "no feasible point found (least violation " << fmt_g(b["violation"].get<double>())
+       << (b.contains("reason") ? ", " + b["reason"].get<std::string>() : "") << ")\n";
     return;
   }
   os << "best " << objective << ": " << point_line(b, objective) << ", found at evaluation "
@@ -517,7 +527,10 @@ std::string point_config_text(const std::string& file, const std::string& point)
   double violation = 0;
   std::string caveat;
   if (!check_constraints(s, c, violation)) caveat = "; it violates the PSA's constraints";
-  if (const Reason r = evaluate(c).reason; r != Reason::Ok)
+  double values[kNumObjectives];
+  if (const Reason r = score_config(s, c, nullptr, 0, values).reason; r == Reason::LimitExceeded)
+    caveat += "; it is over the PSA's limits (LIMIT_EXCEEDED)";
+  else if (r != Reason::Ok)
     caveat += std::string("; the model finds it infeasible: ") + names::name(names::kReason, r);
   if (!caveat.empty()) std::cerr << "cosmic show: note: " << name << ":" << caveat.substr(1) << "\n";
   return psa::point_config(ds, genome.data(),

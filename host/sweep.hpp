@@ -30,7 +30,7 @@ struct SweepRow {
   u128 index = 0;
   int32_t reason = 0;  // Reason code
   double obj[kMaxSweepObjectives] = {};
-  double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0;
+  double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0, first_token_s = 0;
 
   // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result. An
   // infeasible point's objectives are +inf, as a search's (its metrics are what the model got to).
@@ -42,6 +42,7 @@ struct SweepRow {
     network_cost_usd = r.network_cost_usd;
     tokens_per_s = r.tokens_per_s;
     mfu = r.mfu;
+    first_token_s = r.first_token_s;
   }
   Result metrics() const {
     Result r;
@@ -51,6 +52,7 @@ struct SweepRow {
     r.network_cost_usd = network_cost_usd;
     r.tokens_per_s = tokens_per_s;
     r.mfu = mfu;
+    r.first_token_s = first_token_s;
     return r;
   }
 };

@@ -64,7 +64,7 @@ struct Table {
   std::vector<std::vector<int32_t>> genes;
   std::vector<int32_t> reason;
   std::vector<std::vector<double>> obj;
-  std::vector<double> time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu;
+  std::vector<double> time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu, first_token_s;
 
   Table(int32_t ngenes, int32_t nobj) : genes(size_t(ngenes)), obj(size_t(nobj)) {}
   void add(u128 idx, const int32_t* genome, int32_t why, const double* o, const Result& r) {
@@ -78,6 +78,7 @@ struct Table {
     network_cost_usd.push_back(r.network_cost_usd);
     tokens_per_s.push_back(r.tokens_per_s);
     mfu.push_back(r.mfu);
+    first_token_s.push_back(r.first_token_s);
   }
   size_t rows() const { return index.size(); }
   u128 first_index() const { return (u128(index_hi.front()) << 64) | index.front(); }
@@ -94,6 +95,7 @@ struct Table {
     f(network_cost_usd, t.network_cost_usd);
     f(tokens_per_s, t.tokens_per_s);
     f(mfu, t.mfu);
+    f(first_token_s, t.first_token_s);
   }
   // Moves the first n rows out.
   Table take_front(size_t n) {
@@ -114,6 +116,7 @@ struct Table {
     f("network_cost_usd", network_cost_usd);
     f("tokens_per_s", tokens_per_s);
     f("mfu", mfu);
+    f("first_token_s", first_token_s);
   }
   // Extends the group's columns (in_place == nullptr: whole chunks compressed on the OpenMP
   // threads, h5::append_columns), or rewrites them in place, uncompressed, in that format
@@ -297,6 +300,8 @@ void write_slot(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const 
     }
     const h5::ColumnFormat fmt = unfiltered(code.size());
     h5::overwrite_column(g.id(), "code", code, fmt);
+    // Strings are written once; again only for a file of an earlier cosmic, with fewer reasons.
+    if (h5::exists(g.id(), "name") && h5::read_strings(g.id(), "name").size() != name.size()) h5::remove(g.id(), "name");
     if (!h5::exists(g.id(), "name")) h5::write_strings(g.id(), "name", name);
     h5::overwrite_column(g.id(), "count", count, fmt);
   }

@@ -26,7 +26,7 @@
 
 namespace cosmic {
 
-constexpr int kPopMetrics = 5;  // time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu
+constexpr int kPopMetrics = 6;  // time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu, first_token_s
 
 struct PopObjectives {
   int32_t n = 0;
@@ -60,6 +60,7 @@ COSMIC_HD inline void score_genome(const SpaceView& s, const PopObjectives& o, c
   metrics[2 * n + i] = r.network_cost_usd;
   metrics[3 * n + i] = r.tokens_per_s;
   metrics[4 * n + i] = r.mfu;
+  metrics[5 * n + i] = r.first_token_s;
   if (r.reason == Reason::Ok) {
     violation[i] = 0;
     for (int32_t j = 0; j < o.n; ++j) obj[size_t(j) * n + i] = values[j];

@@ -245,6 +245,17 @@ TEST(Agents, HistoryDoesNotDependOnTheThreadCount) {
     const auto h2 = history(a, ds, p, 3, 5);
     EXPECT_EQ(h1, h2) << a;
   }
+  // Populations large enough for the parallel paths (blocks of children or ants from 4,096,
+  // sorts and selections from 32,768), on 1, 2 and 3 threads. BO is for small populations.
+  for (const char* a : {"rw", "ga", "aco", "nsga2"}) {
+    const Params p{{std::string(a) + ".population", "40000"}};
+    omp_set_num_threads(1);
+    const auto h1 = history(a, ds, p, 7, 3);
+    for (int t : {2, 3}) {
+      omp_set_num_threads(t);
+      EXPECT_EQ(history(a, ds, p, 7, 3), h1) << a << " on " << t << " threads";
+    }
+  }
   omp_set_num_threads(threads);
 }
 
@@ -543,7 +554,7 @@ std::map<std::string, std::vector<double>> evaluated_columns(const std::string& 
   const auto as_double = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };
   for (const auto& g : ds.genes) cols[g.name] = as_double(h5::read_column<int16_t>(e.id(), g.name));
   for (Objective ob : ds.objectives) cols[psa::objective_name(ob)] = h5::read_column<double>(e.id(), psa::objective_name(ob));
-  for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+  for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu", "first_token_s"})
     cols[c] = h5::read_column<double>(e.id(), c);
   cols["reason"] = as_double(h5::read_column<int32_t>(e.id(), "reason"));
   cols["generation"] = as_double(h5::read_column<int64_t>(e.id(), "generation"));
@@ -682,7 +693,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
         h5::Handle e = h5::group(f.id(), "evaluated", false);
         for (const auto& g : ds.genes) h5::append_column(e.id(), g.name, std::vector<int16_t>(7, 0));
         for (Objective ob : ds.objectives) h5::append_column(e.id(), psa::objective_name(ob), std::vector<double>(7, 1.0));
-        for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+        for (const char* c : {"violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu", "first_token_s"})
           h5::append_column(e.id(), c, std::vector<double>(7, 0.0));
         h5::append_column(e.id(), "reason", std::vector<int32_t>(7, 0));
         h5::append_column(e.id(), "generation", std::vector<int64_t>(7, 5));
@@ -1000,7 +1011,7 @@ TEST(Search, FileDoesNotDependOnWriteTiming) {
   h5::Handle e0 = h5::group(f0.id(), "evaluated", false), e1 = h5::group(f1.id(), "evaluated", false);
   for (const auto& g : ds.genes)
     EXPECT_EQ(h5::read_column<int16_t>(e0.id(), g.name), h5::read_column<int16_t>(e1.id(), g.name)) << g.name;
-  for (const char* c : {"latency", "cost", "violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu"})
+  for (const char* c : {"latency", "cost", "violation", "time_s", "memory_bytes", "network_cost_usd", "tokens_per_s", "mfu", "first_token_s"})
     EXPECT_EQ(h5::read_column<double>(e0.id(), c), h5::read_column<double>(e1.id(), c)) << c;
   EXPECT_EQ(h5::read_column<int32_t>(e0.id(), "reason"), h5::read_column<int32_t>(e1.id(), "reason"));
   EXPECT_EQ(h5::read_column<int64_t>(e0.id(), "generation"), h5::read_column<int64_t>(e1.id(), "generation"));
@@ -1310,9 +1321,14 @@ TEST(Aco, AntsAreBuiltAsDocumented) {
       EXPECT_NEAR(double(hits) / double(n), p, 5 * std::sqrt(p * (1 - p) / double(n)) + 1e-12) << "gene " << g << " value " << v;
     }
   }
-  const double* t4 = &tau[3 + 1 + 5 + 2];  // gene 4 (7 values): the value 5 is the best
-  EXPECT_EQ(std::max_element(t4, t4 + 7) - t4, 5);
-  EXPECT_GT(weights(tau, 3 + 1 + 5 + 2, 7, q0)[5], q0);
+  // ACS's rule itself: gene 4's value of highest pheromone (5, alone at the top) is taken by at
+  // least the greedy share of the ants, q0, plus its share of the others' roulette.
+  const double* t4 = &tau[3 + 1 + 5 + 2];
+  ASSERT_EQ(std::max_element(t4, t4 + 7) - t4, 5);
+  ASSERT_EQ(std::count(t4, t4 + 7, t4[5]), 1);
+  size_t fives = 0;
+  for (size_t i = 0; i < n; ++i) fives += pop.at(i, 4) == 5;
+  EXPECT_GT(double(fives) / double(n), q0 + (1 - q0) * t4[5] / std::accumulate(t4, t4 + 7, 0.0) - 0.01);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1343,6 +1359,7 @@ TEST(PopulationEvaluator, CpuEqualsScalarEvaluate) {
     EXPECT_EQ(s.reason[i], int32_t(res.reason));
     EXPECT_EQ(m.metric(0)[i], res.time_s);
     EXPECT_EQ(m.metric(1)[i], res.memory_bytes);
+    EXPECT_EQ(m.metric(5)[i], res.first_token_s);
     if (res.reason == Reason::Ok) {
       ++feasible;
       EXPECT_EQ(s.violation[i], 0);

@@ -849,6 +849,36 @@ class SearchFile(unittest.TestCase):
             self.assertEqual(labels_of(f, "network.bandwidth_GBps.2")[int(f["best"]["index"][0])], "25")
             self.assertEqual(int(f["best"].attrs["found_at_evaluation"]) - 1, int(np.argmin(cost)))
 
+    def test_serving_limits_and_first_token_column(self):
+        # A serving space (generate mode) under a limit on the time to the first token, which is
+        # not an objective: the sweep's /all and the search's /evaluated record each point's
+        # first_token_s; the points within the limit are OK, the others the model could run are
+        # LIMIT_EXCEEDED (12), and the limit in force is recorded.
+        psa = os.path.join(self.dir, "serve.yaml")
+        with open(psa, "w") as f:
+            f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-chat.yaml") + "\n"
+                    "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, pp: [1, 2, 4]}\n"
+                    "  network: {npu_bandwidth_GBps.1: [100, 200]}\n"
+                    "derived: {tp: auto}\nlimits: {first_token: 40.0}\nobjectives: [cost, per_output_token]\n")
+        swept, searched = os.path.join(self.dir, "serve-sweep.h5"), os.path.join(self.dir, "serve-search.h5")
+        subprocess.run([COSMIC, "sweep", psa, "--keep", "all", "-o", swept, "-q"], check=True)
+        subprocess.run([COSMIC, "search", psa, "--agent", "nsga2", "--budget", "400", "--population", "40", "--seed", "2",
+                        "-o", searched, "-q"], check=True)
+        for path, group in ((swept, "all"), (searched, "evaluated")):
+            with h5py.File(path, "r") as f:
+                self.assertEqual([s.decode() if isinstance(s, bytes) else s for s in f.attrs["limits"]],
+                                 ["first_token <= 40"])
+                rows = f[group]
+                reason, first = rows["reason"][:], rows["first_token_s"][:]
+                ok, over = reason == 0, reason == 12
+                self.assertGreater(int(ok.sum()), 0, path)
+                self.assertGreater(int(over.sum()), 0, path)
+                self.assertTrue(np.all(first[ok] <= 40.0), path)
+                self.assertTrue(np.all(first[over] > 40.0), path)
+                self.assertTrue(np.all(first[ok] < rows["time_s"][:][ok]), path)  # the prefill, then the decode
+        with h5py.File(searched, "r") as f:
+            self.assertLessEqual(f["best"].attrs["first_token_s"], 40.0)
+
     def test_times_and_xarray(self):
         out = os.path.join(self.dir, "s.h5")
         subprocess.run(self.search(out, "--agent", "ga", "--budget", "3000", "--population", "300", "--backend", "cpu",
