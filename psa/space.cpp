@@ -1327,6 +1327,17 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
                     " NPUs (where the constraints allow one) is divided over 7 links, the study's count (right for 8 "
                     "NPUs only); --set base.system.network.links_per_npu=physical divides it over npus - 1 (docs/psa.md)");
   }
+  // The serving objectives (or limits on them) outside the mode that gives them a meaning.
+  const Mode mode = s.base.work.mode;
+  for (Objective o : {Objective::FirstToken, Objective::PerOutputToken}) {
+    bool used = std::count(space.objectives.begin(), space.objectives.end(), o) > 0;
+    for (int32_t k = 0; k < s.nlimits; ++k) used = used || s.limit_obj[k] == o;
+    if (used && mode != Mode::Generate && !(o == Objective::FirstToken && mode == Mode::Prefill))
+      notes.push_back(std::string(objective_name(o)) + " is the latency in " + names::name(names::kMode, mode) +
+                      " mode (base.workload.mode): " +
+                      (o == Objective::FirstToken ? "a time to the first token belongs to generate and prefill"
+                                                  : "a time per output token belongs to generate"));
+  }
   // No point meets the constraints: those that no point meets alone.
   if (feasible && *feasible == 0 && s.nconstraints > 0) {
     std::string alone;

@@ -447,6 +447,13 @@ TEST(Psa, LimitsBoundObjectives) {
   EXPECT_EQ(psa::limit_text(Objective::Throughput, 2e-4), "throughput <= 0.0002 s/token (5000 tokens/s)");
   EXPECT_EQ(psa::load_psa(path, {"limits.memory=7e10"}).view->limit_max[1], 7e10);
   EXPECT_EQ(psa::load_psa(write_psa("nolimits.yaml", head)).view->nlimits, 0);
+  // The serving objectives limited in training mode are the latency: a note says so.
+  const psa::DesignSpace training = psa::load_psa(path, {"base.workload.mode=training"});
+  const std::vector<std::string> notes = psa::space_notes(training);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "first_token is the latency in training mode (base.workload.mode): a time to the first token belongs "
+                      "to generate and prefill");
+  EXPECT_TRUE(psa::space_notes(ds).empty());
   const test::CliRun r = test::run_cli("space " + path);
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("limits:      first_token <= 0.25 s, memory <= 6e+10 bytes (55.88 GiB)\n"), std::string::npos) << r.out;
