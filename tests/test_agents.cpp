@@ -1445,8 +1445,12 @@ TEST(PopulationEvaluator, LimitsRankByTheirExcess) {
 TEST(PopulationEvaluator, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
-  for (int astra = 0; astra < 3; ++astra) {
-    psa::DesignSpace ds = astra == 1 ? test::with_astra_sim(test::system1_fullstack()) : test::system1_fullstack();
+  const std::string moe = std::string(COSMIC_DATA_DIR) + "/psa/moe/mixtral-h100.yaml";
+  for (int astra = 0; astra < 4; ++astra) {  // 3: serving (generate: first_token_s), mixture of experts
+    psa::DesignSpace ds = astra == 1   ? test::with_astra_sim(test::system1_fullstack())
+                          : astra == 3 ? psa::load_psa(moe, {"base.workload.mode=generate", "base.workload.output_tokens=64",
+                                                             "base.workload.prompt_tokens=512"})
+                                       : test::system1_fullstack();
     SCOPED_TRACE(ds.name + (astra == 2 ? ", limited" : ""));
     SpaceView& v = *ds.view;
     if (astra == 2) {  // limits: latency at the median of feasible points, and the network cost
