@@ -310,6 +310,10 @@ void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& v
 
 bool has_attr(hid_t obj, const std::string& name) { return H5Aexists(obj, name.c_str()) > 0; }
 
+void remove_attr(hid_t obj, const std::string& name) {
+  if (has_attr(obj, name)) check(H5Adelete(obj, name.c_str()), "delete attribute " + name);
+}
+
 std::string attr_string(hid_t obj, const std::string& name) {
   Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
   Handle t = string_type();

@@ -71,6 +71,7 @@ void set_attr(hid_t obj, const std::string& name, uint64_t value);
 void set_attr(hid_t obj, const std::string& name, double value);
 void set_attr(hid_t obj, const std::string& name, const std::vector<uint64_t>& values);
 bool has_attr(hid_t obj, const std::string& name);
+void remove_attr(hid_t obj, const std::string& name);  // if there
 std::string attr_string(hid_t obj, const std::string& name);
 std::vector<std::string> attr_strings(hid_t obj, const std::string& name);  // a list of strings
 int64_t attr_int(hid_t obj, const std::string& name);

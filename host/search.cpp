@@ -754,6 +754,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
                 << " evaluations, best " << best_text(best_value(st)) << ")"
                 << (extend ? ", budget raised from " + human(double(old_budget)) + " to " + human(double(o.budget)) : "") << "\n";
+    if (!o.quiet && extend && P == old_budget)
+      std::cerr << "search: note: the population is " << P << ", the first budget (a new search cuts a larger one to it); "
+                << "the continuation keeps it\n";
   }
   if (o.resume) {
     // The file is cut only once the replay accepted it: /generations to the generations all its
@@ -767,6 +770,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       h5::set_attr(file.id(), "budget", o.budget);
       h5::set_attr(file.id(), "complete", int64_t(0));
     }
+    // What a run writes when it stops is the last session's: gone until this one stops, so that a
+    // kill leaves the file as a killed first session does (docs/results-format.md).
+    for (const char* a : {"stopped", "feasible_count", "best_objective"}) h5::remove_attr(file.id(), a);
+    for (const char* g : {"best", "pareto"}) h5::remove(file.id(), g);
     h5::flush(file.id());
   }
 

@@ -84,7 +84,8 @@ int cmd_search(int argc, const char* const* argv) {
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
   if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "population", "param", "seed", "keep", "set"});
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
-  if (!o.resume && o.budget == 0) return usage_error(opts, "--budget expects a positive number of evaluations");
+  if ((!o.resume || args.count("budget")) && o.budget == 0)
+    return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");
   if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
     return usage_error(opts, "--keep expects all, feasible or none");

@@ -849,6 +849,40 @@ class SearchFile(unittest.TestCase):
             self.assertEqual(labels_of(f, "network.bandwidth_GBps.2")[int(f["best"]["index"][0])], "25")
             self.assertEqual(int(f["best"].attrs["found_at_evaluation"]) - 1, int(np.argmin(cost)))
 
+    def test_a_killed_extension_leaves_no_stale_results(self):
+        # A finished search resumed with a larger budget and killed: what the last session wrote
+        # when it stopped (stopped, feasible_count, best_objective, /best, /pareto) is gone, as
+        # in a killed first session, until a session stops again.
+        out, ref = os.path.join(self.dir, "ext.h5"), os.path.join(self.dir, "ext-ref.h5")
+        args = [*self.FULL[1:], "--set", "objectives=[latency,cost]"]
+        subprocess.run(self.search(out, "--budget", "20000", *args, psa=self.FULL[0]), env=self.ENV, check=True)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["complete"], 1)
+            self.assertIn("best", f)
+        p = subprocess.Popen(self.search(out, "--resume", "--budget", "50000000", "--quiet", psa=self.FULL[0]), env=self.ENV)
+        time.sleep(2.0)
+        p.send_signal(signal.SIGKILL)
+        self.assertEqual(p.wait(timeout=600), -signal.SIGKILL)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["complete"], 0)
+            self.assertEqual(f.attrs["budget"], 50000000)
+            for a in ("stopped", "feasible_count", "best_objective"):
+                self.assertNotIn(a, f.attrs)
+            self.assertNotIn("best", f)
+            self.assertNotIn("pareto", f)
+            generations = len(f["generations/evaluations"])
+        shown = subprocess.run([COSMIC, "show", out], check=True, capture_output=True, text=True).stdout
+        self.assertIn("killed", shown)
+        # Resumed again (for a second here), it writes them anew.
+        subprocess.run(self.search(out, "--resume", "--quiet", "--time-limit", "1", psa=self.FULL[0]), env=self.ENV,
+                       check=True)
+        with h5py.File(out, "r") as f:
+            self.assertGreater(generations, 0)
+            self.assertEqual(f.attrs["stopped"], "time_limit")
+            self.assertIn("best", f)
+            self.assertIn("pareto", f)
+            self.assertGreater(len(f["generations/evaluations"]), generations)
+
     def test_serving_limits_and_first_token_column(self):
         # A serving space (generate mode) under a limit on the time to the first token, which is
         # not an objective: the sweep's /all and the search's /evaluated record each point's
@@ -876,6 +910,14 @@ class SearchFile(unittest.TestCase):
                 self.assertTrue(np.all(first[ok] <= 40.0), path)
                 self.assertTrue(np.all(first[over] > 40.0), path)
                 self.assertTrue(np.all(first[ok] < rows["time_s"][:][ok]), path)  # the prefill, then the decode
+        # In prefill mode the first token comes at the end: first_token_s is the time.
+        prefill = os.path.join(self.dir, "prefill.h5")
+        subprocess.run([COSMIC, "sweep", psa, "--set", "base.workload.mode=prefill", "--set", "limits={}",
+                        "--set", "objectives=[latency]", "--keep", "all", "-o", prefill, "-q"], check=True)
+        with h5py.File(prefill, "r") as f:
+            ok = f["all/reason"][:] == 0
+            self.assertGreater(int(ok.sum()), 0)
+            self.assertTrue(np.array_equal(f["all/first_token_s"][:][ok], f["all/time_s"][:][ok]))
         with h5py.File(searched, "r") as f:
             self.assertLessEqual(f["best"].attrs["first_token_s"], 40.0)
 
