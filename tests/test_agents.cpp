@@ -628,6 +628,15 @@ void flip_evaluated_gene(hid_t file, const std::string& gene, size_t row) {
   h5::write_column(e.id(), gene, col);
 }
 
+// A search (resumed, say) that ended where `want` did: evaluations, best point, best-so-far curve.
+void expect_same_search(const SearchSummary& got, const SearchSummary& want) {
+  EXPECT_EQ(got.evaluations, want.evaluations);
+  EXPECT_EQ(got.best_objective, want.best_objective);
+  EXPECT_EQ(got.best_genome, want.best_genome);
+  EXPECT_EQ(got.best_curve, want.best_curve);
+  EXPECT_EQ(got.evaluations_curve, want.evaluations_curve);
+}
+
 // Options that resume the search in `out` on the CPU, quietly.
 SearchOptions resume_options(const std::string& out) {
   SearchOptions o;
@@ -638,9 +647,6 @@ SearchOptions resume_options(const std::string& out) {
   return o;
 }
 
-// Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
-// and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
-// /evaluated holds rows of a generation that /generations does not list; the resume drops them.
 // Seeds take all 64 bits: a resume reads back 2^63 + 5, not 2^63 - 1 (an int64 read clamps).
 TEST(Agents, ResumeKeepsSeedsAbove2To63) {
   const auto ds = tiny_space({Objective::Latency});
@@ -660,6 +666,9 @@ TEST(Agents, ResumeKeepsSeedsAbove2To63) {
   EXPECT_EQ(h5::attr_uint(f.id(), "seed"), (uint64_t(1) << 63) + 5);
 }
 
+// Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
+// and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
+// /evaluated holds rows of a generation that /generations does not list; the resume drops them.
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
@@ -701,10 +710,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
       res.stop_after_generations = 0;
       SearchSummary s3;
       ASSERT_EQ(run_search(ds, res, &s3), 0);
-      EXPECT_EQ(s3.evaluations, full.evaluations);
-      EXPECT_EQ(s3.best_objective, full.best_objective);
-      EXPECT_EQ(s3.best_genome, full.best_genome);
-      EXPECT_EQ(s3.best_curve, full.best_curve);
+      expect_same_search(s3, full);
       const auto full_rows = evaluated_columns(o.out, ds);
       EXPECT_EQ(evaluated_columns(part.out, ds), full_rows);
       EXPECT_EQ(full_rows.empty(), std::string(keep) == "none");
@@ -753,11 +759,7 @@ TEST(Agents, ResumeWithALargerBudgetEqualsTheLargerRun) {
       res.stop_after_generations = 0;
       SearchSummary s2;
       ASSERT_EQ(run_search(ds, res, &s2), 0);
-      EXPECT_EQ(s2.evaluations, full.evaluations);
-      EXPECT_EQ(s2.best_objective, full.best_objective);
-      EXPECT_EQ(s2.best_genome, full.best_genome);
-      EXPECT_EQ(s2.best_curve, full.best_curve);
-      EXPECT_EQ(s2.evaluations_curve, full.evaluations_curve);
+      expect_same_search(s2, full);
       EXPECT_EQ(evaluated_columns(small.out, ds), evaluated_columns(o.out, ds));
       h5::Handle f = h5::open_file(small.out, false);
       EXPECT_EQ(h5::attr_uint(f.id(), "budget"), 420u);
