@@ -245,6 +245,7 @@ std::string objective_text(const std::string& objective, double v) {
   if (objective == "throughput") return fmt_g(v) + " s/token";
   if (objective == "memory") return fmt_g(v / 1073741824.0) + " GiB";
   if (objective == "cost") return "$" + fmt_g(v / 1e6) + "M";
+  if (objective == "npus") return fmt_g(v) + " NPUs";
   return fmt_g(v);
 }
 

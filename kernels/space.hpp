@@ -72,8 +72,9 @@ enum class Objective : int8_t {
   RuntimeXCost = 5, // the study's "runtime*cost": time_s x network_cost_usd
   FirstToken = 6,   // seconds to the first output token: generate's prefill, a prefill's time (else time_s)
   PerOutputToken = 7,  // generate's mean seconds per output token after the first (else time_s)
+  Npus = 8,         // the NPUs of the network (the product over dimensions): fewest that do the job
 };
-constexpr int kNumObjectives = 8;
+constexpr int kNumObjectives = 9;
 constexpr int kStudyObjectives = 6;  // `objectives: all`: the first six, the study's and the usual ones
 
 struct SpaceView {
@@ -372,6 +373,7 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
     case Objective::PerOutputToken:
       return c.work.mode == Mode::Generate && r.first_token_s > 0 ? (r.time_s - r.first_token_s) / c.work.output_tokens
                                                                   : r.time_s;
+    case Objective::Npus: return double(total_npus(c.net));
   }
   return 0;
 }

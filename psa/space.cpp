@@ -589,10 +589,10 @@ const ObjectiveName kObjectives[] = {
     {"network_cost", Objective::Cost},        {"runtime*bw", Objective::RuntimeXBw},
     {"runtime*cost", Objective::RuntimeXCost},    {"first_token", Objective::FirstToken},
     {"per_output_token", Objective::PerOutputToken}, {"ttft", Objective::FirstToken},
-    {"tpot", Objective::PerOutputToken},
+    {"tpot", Objective::PerOutputToken},        {"npus", Objective::Npus},
 };
 const char* kObjectiveChoices =
-    "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, all";
+    "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, npus, all";
 
 // Finds the base configuration file: relative to the PSA file, the working directory, then
 // the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
@@ -625,6 +625,7 @@ std::string limit_text(Objective o, double v) {
     case Objective::Cost: std::snprintf(buf, sizeof buf, "%.6g USD", v); break;
     case Objective::RuntimeXBw: std::snprintf(buf, sizeof buf, "%.6g (s x GB/s / 2000)", v); break;
     case Objective::RuntimeXCost: std::snprintf(buf, sizeof buf, "%.6g s x USD", v); break;
+    case Objective::Npus: std::snprintf(buf, sizeof buf, "%.6g NPUs", v); break;
     default: std::snprintf(buf, sizeof buf, "%.6g s", v); break;  // the times
   }
   return std::string(objective_name(o)) + " <= " + buf;

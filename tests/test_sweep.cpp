@@ -221,6 +221,47 @@ TEST(Sweep, LimitsTakePointsOutOfTheResults) {
   for (const SweepPoint& p : fastest.top[0]) EXPECT_EQ(p.obj[0], free.top[0][0].obj[0]);
 }
 
+// The fewest NPUs whose iteration takes at most 1.5 x the fastest's: objective npus (4 x 8 x 4 x N
+// on System 1, N the last dimension's size, a gene) under a latency limit. By hand: the NPU
+// counts; from a brute force over the space: the smallest count of a feasible point within the
+// limit, which the sweep's top list must give first.
+TEST(Sweep, FewestNpusUnderALatencyLimit) {
+  const std::string psa_path = ::testing::TempDir() + "npus.yaml";
+  std::ofstream(psa_path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+                          << "parameters:\n  workload: {dp: [1, 2, 4, 8, 16, 32], pp: [1, 2, 4]}\n"
+                          << "  network: {npus.3: [1, 2, 4, 8]}\nderived: {tp: auto}\nobjectives: [npus, latency]\n";
+  psa::DesignSpace ds = psa::load_psa(psa_path);
+  ASSERT_EQ(ds.objectives[0], Objective::Npus);
+  int32_t g[kMaxGenes] = {};
+  g[2] = 3;  // npus.3 = 8: System 1's 1,024
+  Result none;
+  EXPECT_EQ(objective_value(Objective::Npus, decode(*ds.view, g), none), 1024.0);
+  g[2] = 0;  // 4 x 8 x 4 x 1
+  EXPECT_EQ(objective_value(Objective::Npus, decode(*ds.view, g), none), 128.0);
+  const u128 n = space_size(*ds.view);
+  const SweepState free = brute_force(ds, 0, n, 1);
+  ASSERT_GT(free.feasible(), 0u);
+  const double fastest = free.top[1][0].obj[1];
+  ds.view->nlimits = 1;
+  ds.view->limit_obj[0] = Objective::Latency;
+  ds.view->limit_max[0] = 1.5 * fastest;
+  double fewest = INFINITY, fewest_free = INFINITY;
+  for (u128 i = 0; i < n; ++i) {
+    unrank(*ds.view, i, g);
+    const Config c = decode(*ds.view, g);
+    double violation = 0;
+    if (!check_constraints(*ds.view, c, violation)) continue;
+    const Result r = evaluate(c);
+    if (r.reason != Reason::Ok) continue;
+    fewest_free = std::min(fewest_free, double(total_npus(c.net)));
+    if (r.time_s <= 1.5 * fastest) fewest = std::min(fewest, double(total_npus(c.net)));
+  }
+  const SweepState got = cpu_sweep(ds, 0, n, 4);
+  ASSERT_GT(got.feasible(), 0u);
+  EXPECT_EQ(got.top[0][0].obj[0], fewest);
+  EXPECT_GT(fewest, fewest_free);  // the limit binds
+}
+
 // The network cost depends on the network genes alone, so the cheapest points tie on it by the
 // thousand: the cost list shows the fastest of them first (then index), not the first in index.
 TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
