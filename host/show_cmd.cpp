@@ -61,7 +61,8 @@ ojson sweep_points(hid_t table, size_t n, const std::vector<std::string>& object
     for (size_t r = 0; r < n; ++r) (group.empty() ? rows[r][name] : rows[r][group][name]) = v[r];
   };
   for (const auto& o : objectives) doubles(o, "objectives");
-  for (const char* m : kPopMetricNames) doubles(m, "");
+  for (const char* m : kPopMetricNames)
+    if (h5::exists(table, m)) doubles(m, "");  // files before 2026-12-02 lack first_token_s
   for (size_t g = 0; g < genes.names.size(); ++g) {
     const auto v = h5::read_column<int32_t>(table, genes.names[g], 0, n);
     for (size_t r = 0; r < n; ++r) rows[r]["genes"][genes.names[g]] = genes.of(g, v[r]);
@@ -251,7 +252,9 @@ std::string objective_text(const std::string& objective, double v) {
 
 // "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
 std::string point_line(const ojson& p, const std::string& objective) {
+  const double first = p.value("first_token_s", 0.0);  // generate and prefill
   return objective_text(objective, p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
+         (first > 0 ? " s, first token " + fmt_g(first, 4) : std::string()) +
          " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
          human(p["network_cost_usd"].get<double>()) + ")";
 }

@@ -982,6 +982,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       // Values no run can mean: a memory in GiB, a throughput in tokens per second.
       if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1))
         limits.fail(key.c_str(), "an upper bound in " + units);
+      if (named->value == Objective::Npus && lim < 1) limits.fail(key.c_str(), "a number of NPUs, at least 1");
       view->limit_obj[view->nlimits] = named->value;
       view->limit_max[view->nlimits++] = lim;
     }

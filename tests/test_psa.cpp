@@ -609,6 +609,8 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       // Units a user may think in: GiB for memory, tokens per second for throughput.
       {"limit_gib.yaml", head + "    dp: [1, 2]\nlimits:\n  memory: 72\nobjectives: [latency]\n",
        {"limit_gib.yaml:6:11:", "key 'limits.memory'", "bytes per NPU (72 GiB: 7.73e10)", "got '72'"}},
+      {"limit_npus.yaml", head + "    dp: [1, 2]\nlimits:\n  npus: 0.5\nobjectives: [latency]\n",
+       {"limit_npus.yaml:6:9:", "key 'limits.npus'", "a number of NPUs, at least 1"}},
       {"limit_rate.yaml", head + "    dp: [1, 2]\nlimits:\n  throughput: 5000\nobjectives: [latency]\n",
        {"limit_rate.yaml:6:15:", "seconds per token (at least 5,000 tokens/s: 2e-4)", "got '5000'"}},
       {"limit_list.yaml", head + "    dp: [1, 2]\nlimits: [latency]\nobjectives: [latency]\n",
