@@ -88,9 +88,7 @@ std::string sets_line(const ojson& j) {
   if (j.contains("limits")) {
     out += "  limits: ";
     for (const auto& [name, v] : j["limits"].items())
-      for (int o = 0; o < kNumObjectives; ++o)
-        if (name == psa::objective_name(Objective(o)))
-          out += (out.back() == ' ' ? "" : ", ") + psa::limit_text(Objective(o), v.get<double>());
+      if (const auto o = psa::objective_named(name)) out += (out.back() == ' ' ? "" : ", ") + psa::limit_text(*o, v.get<double>());
     out += "\n";
   }
   return out;

@@ -357,8 +357,7 @@ void save_state(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const 
 }
 
 Objective objective_from_name(const std::string& n) {
-  for (int o = 0; o < kNumObjectives; ++o)
-    if (n == psa::objective_name(Objective(o))) return Objective(o);
+  if (const auto o = psa::objective_named(n)) return *o;
   throw std::runtime_error("unknown objective '" + n + "' in result file");
 }
 

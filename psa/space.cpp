@@ -615,6 +615,12 @@ const char* objective_name(Objective o) {
   return "?";
 }
 
+std::optional<Objective> objective_named(const std::string& name) {
+  for (int o = 0; o < kNumObjectives; ++o)
+    if (name == objective_name(Objective(o))) return Objective(o);
+  return std::nullopt;
+}
+
 std::string limit_text(const SpaceView& s, int32_t k) { return limit_text(s.limit_obj[k], s.limit_max[k]); }
 
 std::string limit_text(Objective o, double v) {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,8 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
 
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
+// The objective of that name (objective_name's, as result files write them), if any.
+std::optional<Objective> objective_named(const std::string& name);
 // Limit k of a space as text, with units: "latency <= 2.5 s", "memory <= 7.73e+10 bytes (72 GiB)".
 std::string limit_text(const SpaceView& s, int32_t k);
 std::string limit_text(Objective o, double max);
