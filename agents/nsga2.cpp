@@ -127,14 +127,21 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   stable_sort_by_key(keyed);
   std::vector<size_t> idx(n);
   for (size_t k = 0; k < n; ++k) idx[k] = keyed[k].i;
+  // With two objectives, f2 in that order too (one gather), so that what follows reads both
+  // objectives in sequence rather than at random (cache misses took most of this function).
+  std::vector<double> f2;
+  if (nobj == 2) {
+    f2.resize(n);
+    for (size_t k = 0; k < n; ++k) f2[k] = f(idx[k], 1);
+  }
   std::vector<Keyed> run;
   for (size_t lo = 0, hi; lo < n; lo = hi) {
     for (hi = lo + 1; hi < n && keyed[hi].key == keyed[lo].key;) ++hi;
     if (nobj == 2 && hi - lo > 1) {  // a run is in index order: a stable sort by f2 breaks ties by index
       run.resize(hi - lo);
-      for (size_t k = lo; k < hi; ++k) run[k - lo] = {f(idx[k], 1), idx[k]};
+      for (size_t k = lo; k < hi; ++k) run[k - lo] = {f2[k], idx[k]};
       stable_sort_by_key(run);
-      for (size_t k = lo; k < hi; ++k) idx[k] = run[k - lo].i;
+      for (size_t k = lo; k < hi; ++k) idx[k] = run[k - lo].i, f2[k] = run[k - lo].key;
     } else if (hi - lo > 1)
       std::sort(idx.begin() + ptrdiff_t(lo), idx.begin() + ptrdiff_t(hi), [&](size_t a, size_t b) {
         for (int32_t j = 1; j < nobj; ++j)
@@ -157,17 +164,15 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     // current one iff its f2 <= the current f2 (equal vectors excepted). min_f2[k] is
     // non-decreasing in k, so the first front not dominating the point is found by bisection.
     std::vector<double> min_f2;
+    int32_t front = 0;
     for (size_t k = 0; k < n; ++k) {
-      const size_t i = idx[k];
-      if (k > 0 && same(i, idx[k - 1])) {
-        rank[i] = rank[idx[k - 1]];
-        continue;
+      const double y = f2[k];
+      if (k == 0 || keyed[k].key != keyed[k - 1].key || y != f2[k - 1]) {  // not the point before again
+        front = int32_t(first_above(min_f2, y));
+        if (size_t(front) == min_f2.size()) min_f2.push_back(y);
+        else min_f2[size_t(front)] = std::min(min_f2[size_t(front)], y);
       }
-      const double y = f(i, 1);
-      const size_t front = first_above(min_f2, y);
-      if (front == min_f2.size()) min_f2.push_back(y);
-      else min_f2[front] = std::min(min_f2[front], y);
-      rank[i] = int32_t(front);
+      rank[idx[k]] = front;
     }
     return rank;
   }
@@ -259,29 +264,27 @@ std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t 
   return d;
 }
 
-std::vector<double> crowding_distance_lex2(const double* obj, size_t stride, const std::vector<size_t>& lex) {
-  const size_t m = lex.size();
+std::vector<double> crowding_distance_lex2(const double* f1, const double* f2, size_t m) {
   std::vector<double> d(m, 0.0);
   if (m <= 2) {
     std::fill(d.begin(), d.end(), std::numeric_limits<double>::infinity());
     return d;
   }
-  const double *f1 = obj, *f2 = obj + stride;
   // By f2 and index: the groups of equal points in reverse, each group in index order.
-  std::vector<size_t> by_f2;  // positions in lex
+  std::vector<size_t> by_f2;  // positions in the lexicographic order
   by_f2.reserve(m);
   for (size_t hi = m; hi > 0;) {
     size_t lo = hi - 1;
-    while (lo > 0 && f1[lex[lo - 1]] == f1[lex[hi - 1]]) --lo;  // equal f1 in a front: equal points
+    while (lo > 0 && f1[lo - 1] == f1[hi - 1]) --lo;  // equal f1 in a front: equal points
     for (size_t k = lo; k < hi; ++k) by_f2.push_back(k);
     hi = lo;
   }
   const double inf = std::numeric_limits<double>::infinity();
   const auto add = [&](const double* f, const auto& pos) {  // pos(k): the lex position k-th by f
-    const double lo = f[lex[pos(0)]], hi = f[lex[pos(m - 1)]];
+    const double lo = f[pos(0)], hi = f[pos(m - 1)];
     d[pos(0)] = d[pos(m - 1)] = inf;
     if (!(hi > lo)) return;
-    for (size_t k = 1; k + 1 < m; ++k) d[pos(k)] += (f[lex[pos(k + 1)]] - f[lex[pos(k - 1)]]) / (hi - lo);
+    for (size_t k = 1; k + 1 < m; ++k) d[pos(k)] += (f[pos(k + 1)] - f[pos(k - 1)]) / (hi - lo);
   };
   add(f1, [](size_t k) { return k; });
   add(f2, [&](size_t k) { return by_f2[k]; });
@@ -340,12 +343,20 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
     for (size_t i : lex) members_lex[at[size_t(rank[i])]++] = i;
   }
   std::vector<size_t> fr;
+  std::vector<double> f1, f2;  // two objectives: the front's values in lexicographic order
   for (size_t f = 0; f < size_t(nfronts) && start[f] < keep; ++f) {
     if (start[f] == start[f + 1] || !s.feasible(members[start[f]])) continue;  // infeasible fronts: distance 0
     const auto& from = s.nobj == 2 ? members_lex : members;
     fr.assign(from.begin() + ptrdiff_t(start[f]), from.begin() + ptrdiff_t(start[f + 1]));
-    const std::vector<double> d = s.nobj == 2 ? crowding_distance_lex2(s.obj.data(), s.size, fr)
-                                              : crowding_distance(s.obj.data(), s.size, s.nobj, fr);
+    std::vector<double> d;
+    if (s.nobj == 2) {
+      f1.resize(fr.size());
+      f2.resize(fr.size());
+      for (size_t k = 0; k < fr.size(); ++k) f1[k] = s.at(fr[k], 0), f2[k] = s.at(fr[k], 1);
+      d = crowding_distance_lex2(f1.data(), f2.data(), fr.size());
+    } else {
+      d = crowding_distance(s.obj.data(), s.size, s.nobj, fr);
+    }
     for (size_t k = 0; k < fr.size(); ++k) crowded_[fr[k]].distance = d[k];
   }
   return fronts;

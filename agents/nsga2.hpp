@@ -44,12 +44,12 @@ std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX
 // ordered by index); boundary points get infinity.
 std::vector<double> crowding_distance(const double* obj, size_t stride, int32_t nobj, const std::vector<size_t>& front);
 
-// The same for two objectives, with the front's members given in lexicographic order (f1, f2,
-// index; d[k] belongs to lex[k]), without sorting: in a front of two objectives f2 falls as f1
-// rises, and equal f1 means equal points, so the order by f2 is the lexicographic one with its
-// groups of equal points reversed. Equal to crowding_distance bit for bit (the same sums in the
-// same order).
-std::vector<double> crowding_distance_lex2(const double* obj, size_t stride, const std::vector<size_t>& lex);
+// The same for two objectives, with the values of the front's m members given in lexicographic
+// order (f1, f2, index; member k has values f1[k], f2[k] and gets d[k]), without sorting: in a
+// front of two objectives f2 falls as f1 rises, and equal f1 means equal points, so the order by
+// f2 is the lexicographic one with its groups of equal points reversed. Equal to
+// crowding_distance bit for bit (the same sums in the same order).
+std::vector<double> crowding_distance_lex2(const double* f1, const double* f2, size_t m);
 
 class Nsga2 : public Agent {
  public:

@@ -1201,7 +1201,9 @@ TEST(Nsga2, CrowdingFromTheLexicographicOrderEqualsTheSortedOne) {
       for (size_t i : lex)
         if (rank[i] == f) by_lex.push_back(i);
       const std::vector<double> want = agents::crowding_distance(obj.data(), n, 2, by_index);
-      const std::vector<double> got = agents::crowding_distance_lex2(obj.data(), n, by_lex);
+      std::vector<double> f1, f2;
+      for (size_t i : by_lex) f1.push_back(obj[i]), f2.push_back(obj[n + i]);
+      const std::vector<double> got = agents::crowding_distance_lex2(f1.data(), f2.data(), by_lex.size());
       for (size_t k = 0; k < by_lex.size(); ++k) {
         const size_t at = size_t(std::lower_bound(by_index.begin(), by_index.end(), by_lex[k]) - by_index.begin());
         ASSERT_EQ(std::memcmp(&got[k], &want[at], sizeof(double)), 0) << trial << " front " << f << " point " << by_lex[k];
