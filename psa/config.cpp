@@ -461,8 +461,22 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
       throw ConfigError("--set " + assignment + ": '" + prefix + "' is a value ('" + n.Scalar() + "', at " +
                         where(sources, prefix, n) + "), not a mapping with a key '" + key + "'");
   };
+  // A PSA names one dimension of a parameter as one key, `npus.1`: in a mapping, NAME then a
+  // number are joined into that key where the mapping has it, or has no NAME.
+  const auto join_dimension = [&](const YAML::Node& cur, size_t i) {
+    if (i + 1 >= parts.size() || !cur.IsMap() || parts[i + 1].empty() ||
+        parts[i + 1].find_first_not_of("0123456789") != std::string::npos)
+      return;
+    const std::string joined = parts[i] + "." + parts[i + 1];
+    if (cur[joined].IsDefined() || !cur[parts[i]].IsDefined()) {
+      parts[i] = joined;
+      parts.erase(parts.begin() + ptrdiff_t(i) + 1);
+    }
+  };
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
+    join_dimension(static_cast<const YAML::Node&>(cur), i);
+    if (i + 1 == parts.size()) break;
     const std::string& p = parts[i];
     not_a_value(cur, p);
     prefix += (i ? "." : "") + p;

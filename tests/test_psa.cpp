@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -532,6 +533,21 @@ TEST(Psa, SetReplacesOrEditsTheBaseInEitherForm) {
     EXPECT_EQ(d.system_name, "dgx-h200") << order[0];
     EXPECT_EQ(d.view->base.net.dim[1].npus, 8) << order[0];
   }
+}
+
+// --set reaches a parameter's own dimension, a key with a dot in it (`npus.1`), whether the file
+// has that key already or not; a list of the configuration (a base's network dims) is indexed.
+TEST(Psa, SetReachesOneDimensionOfAParameter) {
+  const std::string psa = write_psa("set_dim.yaml", "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                                                    "  network:\n    npus.1: [4, 8]\nobjectives: [latency]\n");
+  const auto ds = psa::load_psa(psa, {"parameters.network.npus.1=[2, 4, 8]", "parameters.network.latency_ns.0=[100, 700]",
+                                      "base.system.network.dims.0.latency_ns=300"});
+  std::map<std::string, std::vector<std::string>> labels;
+  for (const auto& g : ds.genes) labels[g.name] = g.labels;
+  EXPECT_EQ(labels["network.npus.1"], (std::vector<std::string>{"2", "4", "8"}));
+  EXPECT_EQ(labels["network.latency_ns.0"], (std::vector<std::string>{"100", "700"}));
+  EXPECT_EQ(labels.size(), 2u);
+  EXPECT_EQ(ds.view->base.net.dim[0].latency_ns, 300);
 }
 
 TEST(Psa, ErrorsNameFileLineAndKey) {
