@@ -535,7 +535,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const SpaceView& view = *ds.view;
   if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
   if (!o.resume) agents::check_params(o.agent, o.params);  // an unknown agent or bad value first, before notes on it
-  if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.quiet && !o.resume)
+  if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.resume)  // a warning: --quiet keeps it
     std::cerr << "search: " << o.agent << " optimises the first objective, " << psa::objective_name(ds.objectives[0])
               << ", alone (the file's Pareto front is of the points it evaluated); nsga2 searches for the front of all "
               << ds.objectives.size() << "\n";
@@ -600,9 +600,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   // A new search runs with the population cut to the budget, and records that one.
   if (!o.resume) {
     const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
-    if (fitted != o.params && !o.quiet)
-      std::cerr << "search: population " << agents::check_params(o.agent, o.params)
-                << " is more than the budget: " << fitted.at(o.agent + ".population") << " instead\n";
+    if (fitted != o.params)  // a warning (the search is not the one asked for): --quiet keeps it
+      std::cerr << "search: " << (o.params.count(o.agent + ".population") ? "population " : "the default population ")
+                << agents::check_params(o.agent, o.params) << " is more than the budget: "
+                << fitted.at(o.agent + ".population") << " instead"
+                << (o.agent == "rw" ? "" : ", so the search is one generation of random genomes") << "\n";
     o.params = fitted;
   }
   agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);

@@ -58,7 +58,7 @@ int cmd_search(int argc, const char* const* argv) {
       ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable", cxxopts::value<double>()->default_value("0"))
       ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, --keep and, unless --budget "
                  "raises it, budget apply); a complete search continues to a larger --budget")
-      ("q,quiet", "no progress output")
+      ("q,quiet", "no progress output (warnings still go to stderr)")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
