@@ -119,8 +119,38 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     const double usd = dim_cost_usd(c.net, d, tier[d], priced);
     rep.dim_cost_usd.push_back(priced ? usd : NAN);  // a Switch on a tier without a switch price
   }
+  if (rep.result.reason == Reason::BatchNotDivisible) {  // which of the two rules, with the numbers
+    const int64_t per_pass = int64_t(w.dp) * w.micro_batch;
+    if (w.global_batch % per_pass != 0)
+      rep.notes.push_back("global_batch " + std::to_string(w.global_batch) + " is not a multiple of dp x micro_batch = " +
+                          std::to_string(w.dp) + " x " + std::to_string(w.micro_batch) + " = " + std::to_string(per_pass));
+    else
+      rep.notes.push_back("the interleaved schedule needs the micro-batches per pipeline, global_batch / (dp x micro_batch) = " +
+                          std::to_string(w.global_batch / per_pass) + ", to be a multiple of pp = " + std::to_string(w.pp));
+  }
   Groups g;
-  if (place_groups(c.net, w, g.span) == Reason::Ok) {
+  PlaceFailure why;
+  const Reason placed = place_groups(c.net, w, g.span, &why);
+  std::string order;
+  for (int k = 0; k < kNumGroups; ++k) order += (k ? ", " : "") + std::string(names::name(names::kGroup, c.net.order[k]));
+  if (placed == Reason::PlacementMismatch && why.group >= 0) {
+    const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
+    const std::string group = names::name(names::kGroup, Group(why.group));
+    rep.notes.push_back(group + " = " + std::to_string(degree[why.group]) + " cannot be laid onto the network: " +
+                        std::to_string(why.size) + " of its ranks meet dimension " + std::to_string(why.dim) + " (" +
+                        std::to_string(c.net.dim[why.dim].npus) + " NPUs, " + std::to_string(why.room) +
+                        " left by the groups inside it), and neither divides the other (groups are laid innermost first: " +
+                        order + ")");
+  } else if (placed == Reason::Ok && rep.result.reason == Reason::PlacementMismatch && w.ep > 1) {
+    std::string dp;
+    for (int32_t d = 0; d < c.net.ndims; ++d)
+      if (g.span[int(Group::DP)].k[d] > 1)
+        dp += (dp.empty() ? "" : " x ") + std::to_string(g.span[int(Group::DP)].k[d]) + " (dimension " + std::to_string(d) + ")";
+    rep.notes.push_back("ep = " + std::to_string(w.ep) + " cannot be taken from the data-parallel group's ranks, "
+                        "innermost dimension first, each share dividing or divided by what is left: the DP group is " +
+                        (dp.empty() ? std::string("1 rank") : dp));
+  }
+  if (placed == Reason::Ok) {
     const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
     for (const auto& e : names::kGroup)
       if (degree[int(e.value)] > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
@@ -149,7 +179,7 @@ std::string to_text(const EvalReport& rep) {
      << names::name(names::kMode, w.mode) << "\n";
   std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld", w.dp,
                 w.tp, w.pp, w.cp, w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "",
-                w.seq_parallel ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
+                w.seq_parallel && w.tp > 1 ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
   os << buf;
   const ModelSpec& model = rep.config.model;
   if (model.experts > 0)

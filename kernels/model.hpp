@@ -59,8 +59,16 @@ constexpr int64_t kModelRevision = 7;
 // Placement of parallel groups on network dimensions.
 // Groups are laid out in net.order, innermost first (default TP, CP, DP, PP). Each group takes
 // NPUs from the innermost dimensions that still have room; a group may take part of a dimension
-// (k < npus) or span several. A share must divide evenly, otherwise PlacementMismatch.
-COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span out[kNumGroups]) {
+// (k < npus) or span several. A share must divide evenly, otherwise PlacementMismatch; `why`,
+// when given, then says where (for reports).
+struct PlaceFailure {
+  int32_t group = -1;  // Group number of the group that could not be laid
+  int32_t dim = -1;    // the dimension it could not share
+  int32_t size = 0;    // of its degree, what was still to place there
+  int32_t room = 0;    // the dimension's NPUs not yet taken by the groups placed before
+};
+COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span out[kNumGroups],
+                                     PlaceFailure* why = nullptr) {
   const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};
   int32_t remaining[kMaxDims];
   for (int32_t i = 0; i < net.ndims; ++i) remaining[i] = net.dim[i].npus;
@@ -74,7 +82,10 @@ COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span
       int32_t take;
       if (r % size == 0) take = size;
       else if (size % r == 0) take = r;
-      else return Reason::PlacementMismatch;
+      else {
+        if (why) *why = PlaceFailure{g, i, size, r};
+        return Reason::PlacementMismatch;
+      }
       out[g].k[i] = take;
       out[g].stride[i] = net.dim[i].npus / r;
       remaining[i] = r / take;

@@ -113,7 +113,8 @@ inline const char* reason_message(Reason r) {
       return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
              "query and KV, not divisible by cp)";
     case Reason::BatchNotDivisible:
-      return "global batch not divisible by dp x micro_batch (interleaved: micro-batches per pipeline not a multiple of pp)";
+      return "global batch not divisible by dp x micro_batch, or (interleaved schedule only) the micro-batches per "
+             "pipeline not a multiple of pp";
     case Reason::LayersNotDivisible:
       return "layers not divisible by pp (x vpp when interleaved), or with uneven_stages fewer layers than chunks";
     case Reason::SeqNotDivisible:

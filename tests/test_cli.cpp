@@ -115,6 +115,44 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_NE(wrong.find("note: dp x tp x pp x cp = 16 x 4 x 4 x 8 = 2048, the network has 4 x 8 x 4 x 8 = 1024 NPUs\n"),
             std::string::npos)
       << wrong;
+  // A group that cannot share a dimension: which group, which dimension, and the numbers. tp 4
+  // fills dimension 0 (4 NPUs); dp 8 then meets dimension 1 of 6 NPUs.
+  const std::string misplaced = test::run_cli("eval " + cfg + " --set system.network.dims.1.npus=6 --set workload.cp=1 "
+                                              "--set workload.dp=8 --set workload.pp=24").out;
+  EXPECT_NE(misplaced.find("PLACEMENT_MISMATCH"), std::string::npos) << misplaced;
+  EXPECT_NE(misplaced.find("note: dp = 8 cannot be laid onto the network: 8 of its ranks meet dimension 1 (6 NPUs, 6 left by "
+                           "the groups inside it), and neither divides the other (groups are laid innermost first: tp, cp, "
+                           "dp, pp)\n"),
+            std::string::npos)
+      << misplaced;
+  // A batch that does not divide: which rule, with the numbers (2048 / (8 x 3); with interleaving,
+  // 1032 / 8 = 129 micro-batches per pipeline of 4 stages).
+  const std::string batch = test::run_cli("eval " + cfg + " --set workload.micro_batch=3").out;
+  EXPECT_NE(batch.find("note: global_batch 2048 is not a multiple of dp x micro_batch = 8 x 3 = 24\n"), std::string::npos) << batch;
+  const std::string chunks = test::run_cli("eval " + cfg + " --set workload.schedule=interleaved --set workload.vpp=2 "
+                                           "--set workload.global_batch=1032").out;
+  EXPECT_NE(chunks.find("note: the interleaved schedule needs the micro-batches per pipeline, global_batch / (dp x micro_batch) "
+                        "= 129, to be a multiple of pp = 4\n"),
+            std::string::npos)
+      << chunks;
+}
+
+// Experts that cannot be taken from the data-parallel group: the note gives the DP group's shape
+// (4 GB200 NVL72 racks, dp 72 fills a rack's 72 GPUs, pp 4 takes the racks; 16 experts a group
+// neither divide 72 nor are divided by it).
+TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
+  const std::string cfg = (std::filesystem::temp_directory_path() / "cosmic_ep_misplaced.yaml").string();
+  std::ofstream(cfg) << "model: Qwen3-235B-A22B\nsystem: {preset: gb200-nvl72, nodes: 4}\n"
+                        "workload: {dp: 72, pp: 4, ep: 16, global_batch: 2304, uneven_stages: true}\n";
+  const std::string text = test::run_cli("eval " + cfg).out;
+  EXPECT_NE(text.find("PLACEMENT_MISMATCH"), std::string::npos) << text;
+  EXPECT_NE(text.find("note: ep = 16 cannot be taken from the data-parallel group's ranks, innermost dimension first, each "
+                      "share dividing or divided by what is left: the DP group is 72 (dimension 0)\n"),
+            std::string::npos)
+      << text;
+  const std::string eight = test::run_cli("eval " + cfg + " --set workload.ep=8").out;  // divides 72: placed
+  EXPECT_NE(eight.find("placement (ranks along dims 0-1): dp 72x1 pp 1x4 ep 8x1\n"), std::string::npos) << eight;
+  std::filesystem::remove(cfg);
 }
 
 TEST(Cli, SetTakesYamlLists) {
