@@ -118,6 +118,7 @@ ojson sweep_summary(hid_t f, size_t top_n) {
   if (h5::has_attr(f, "folded_genes")) j["folded_genes"] = h5::attr_strings(f, "folded_genes");
   if (h5::has_attr(f, "fold_copies")) j["fold_copies"] = h5::attr_uint(f, "fold_copies");
   if (merged && h5::has_attr(f, "merged_from")) j["merged_from"] = h5::attr_strings(f, "merged_from");
+  if (merged && h5::has_attr(f, "merge_lacks")) j["merge_lacks"] = h5::attr_strings(f, "merge_lacks");
   {
     h5::Handle r = h5::group(f, "reasons", false);
     const auto names = h5::read_strings(r.id(), "name");
@@ -336,7 +337,10 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>())
-    os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it" : "resume the shards and merge again")
+    os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it"
+                   : j.contains("merge_lacks") ? "it lacks " + join(j["merge_lacks"].get<std::vector<std::string>>(), "; ") +
+                                                   ": sweep or finish those and merge again"
+                                               : "finish the shards it lacks and merge again")
        << "\n";
   os << "  " << count(j["evaluated"].get<uint64_t>()) << " meet the constraints, " << count(j["feasible"].get<uint64_t>())
      << " feasible";

@@ -849,6 +849,37 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     if (!whole) break;
   }
   const bool complete = m.begin == 0 && m.next == m.space;
+  // What an incomplete merge lacks, one item each: shards (where every input is a shard I/N of
+  // the same N) or index ranges no input covers, and inputs that are not finished.
+  std::vector<std::string> lacks;
+  {
+    int shards = 0;
+    std::set<int> have;
+    for (const In& in : ins) {
+      int i = -1, n = 0;
+      if (std::sscanf(in.m.shard.c_str(), "%d/%d", &i, &n) != 2 || n < 2 || (shards && n != shards)) {
+        shards = -1;
+        break;
+      }
+      shards = n;
+      have.insert(i);
+    }
+    if (shards > 1) {
+      for (int i = 0; i < shards; ++i)
+        if (!have.count(i)) lacks.push_back("shard " + std::to_string(i) + "/" + std::to_string(shards) + " (not merged)");
+    } else {
+      u128 at = 0;
+      const auto gap = [&](u128 lo, u128 hi) {
+        if (lo < hi)
+          lacks.push_back("indices " + psa::to_string_u128(lo) + " to " + psa::to_string_u128(hi - 1) + " (in no input)");
+      };
+      for (const In& in : ins) gap(at, in.m.begin), at = in.m.end;
+      gap(at, m.space);
+    }
+    for (const In& in : ins)
+      if (in.st.swept < in.m.end - in.m.begin)
+        lacks.push_back(in.path + " (unfinished" + (in.m.shard == "merged" ? ", a merge with gaps)" : ": continue it with cosmic sweep --resume)"));
+  }
   m.shard = "merged";
   m.complete = complete;
   m.wall_s = 0;
@@ -886,6 +917,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   std::vector<std::string> merged;
   for (const In& in : ins) merged.push_back(in.path);
   h5::set_attr(f.id(), "merged_from", merged);
+  if (!lacks.empty()) h5::set_attr(f.id(), "merge_lacks", lacks);
   int slot = -1;
   save_state(f.id(), ds, k, st, m, slot);
   if (m.keep == "all") {
@@ -906,7 +938,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   f.publish();
   if (!quiet)
     std::cerr << "merge: " << ins.size() << " files, " << psa::to_string_u128(st.swept) << " indices, "
-              << st.feasible() << " feasible" << (complete ? "" : " (incomplete: missing or unfinished shards)")
+              << st.feasible() << " feasible" << (complete ? "" : " (incomplete: lacks " + join(lacks, "; ") + ")")
               << " -> " << out << "\n";
   return 0;
 }

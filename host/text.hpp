@@ -36,11 +36,11 @@ inline std::string duration(double s) {
   return buf;
 }
 
-// The strings of a container, comma-separated: "a, b, c".
+// The strings of a container, comma-separated: "a, b, c" (or separated by `sep`).
 template <class Strings>
-std::string join(const Strings& v) {
+std::string join(const Strings& v, const char* sep = ", ") {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + std::string(x);
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + std::string(x);
   return s;
 }
 

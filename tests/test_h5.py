@@ -227,6 +227,11 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(f.attrs["next_index"], gap)
             self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
             self.assertEqual(int(f["reasons/count"][:].sum()), sum(counts))
+            # It says what it lacks, and show tells the user which shard to merge.
+            self.assertEqual([x.decode() if isinstance(x, bytes) else x for x in f.attrs["merge_lacks"]],
+                             ["shard 1/3 (not merged)"])
+        shown = subprocess.run([COSMIC, "show", merged], check=True, capture_output=True, text=True).stdout
+        self.assertIn("it lacks shard 1/3 (not merged): sweep or finish those and merge again", shown)
         r = sweep("workload-system1.yaml", merged, "--resume", check=False)
         self.assertEqual(r.returncode, 1)
         self.assertIn("cosmic merge and cannot be resumed", r.stderr)
@@ -246,6 +251,8 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(f.attrs["complete"], 0)
             self.assertEqual(f.attrs["next_index"], "0")
             self.assertEqual(int(f.attrs["swept_count"]), sum(counts))
+            self.assertEqual([x.decode() if isinstance(x, bytes) else x for x in f.attrs["merge_lacks"]],
+                             [old_style + " (unfinished, a merge with gaps)"])
         # Merged files merge again: shards 0 and 1, then that with shard 2, is the whole.
         m01, again = os.path.join(self.dir, "m01.h5"), os.path.join(self.dir, "again.h5")
         subprocess.run([COSMIC, "merge", m01, parts[0], parts[1], "--quiet"], check=True)
