@@ -83,8 +83,14 @@ nlohmann::json to_json(const EvalReport& rep) {
                                         {"usd", std::isnan(rep.dim_cost_usd[d]) ? nlohmann::json() : nlohmann::json(rep.dim_cost_usd[d])}});
   j["placement"] = nlohmann::json::object();
   for (const auto& [group, k] : rep.placement) j["placement"][group] = k;
+  const double price = rep.config.compute.price_usd;  // per NPU; 0: not given
+  j["npu_price_usd"] = price > 0 ? nlohmann::json(price) : nlohmann::json();
+  j["cluster_cost_usd"] = price > 0 && r.reason != Reason::SwitchNotPriced
+                              ? nlohmann::json(objective_value(Objective::ClusterCost, rep.config, r))
+                              : nlohmann::json();
   j["model_flops"] = r.model_flops;
   j["tokens_per_s"] = r.tokens_per_s;
+  j["npu_s_per_token"] = objective_value(Objective::NpuSPerToken, rep.config, r);
   j["mfu"] = r.mfu;
   if (rep.config.work.mode == Mode::Generate) {
     j["first_token_s"] = rep.first_token_s;
@@ -241,6 +247,14 @@ std::string to_text(const EvalReport& rep) {
     std::snprintf(buf, sizeof buf, "  %-44s %15s\n", label.c_str(), usd.c_str());
     os << buf;
   }
+  if (rep.config.compute.price_usd > 0) {
+    const double npus = double(total_npus(rep.config.net));
+    os << "cluster cost           "
+       << (r.reason == Reason::SwitchNotPriced ? "undefined (a Switch without a price)"
+                                               : dollars(objective_value(Objective::ClusterCost, rep.config, r)))
+       << "  (network + " << total_npus(rep.config.net) << " NPUs x " << dollars(rep.config.compute.price_usd) << " = "
+       << dollars(npus * rep.config.compute.price_usd) << ")\n";
+  }
   if (!rep.placement.empty()) {
     os << "placement (ranks along dims 0-" << rep.config.net.ndims - 1 << "):";
     for (const auto& [group, k] : rep.placement) {
@@ -249,8 +263,8 @@ std::string to_text(const EvalReport& rep) {
     }
     os << "\n";
   }
-  std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s\nMFU               %16.1f %%\n", r.tokens_per_s,
-                100 * r.mfu);
+  std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s  (%.1f per NPU)\nMFU               %16.1f %%\n",
+                r.tokens_per_s, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);
   os << buf;
   return notes();
 }

@@ -244,8 +244,9 @@ std::string objective_text(const std::string& objective, double v) {
   if (objective == "latency" || objective == "first_token" || objective == "per_output_token") return fmt_g(v) + " s";
   if (objective == "throughput") return fmt_g(v) + " s/token";
   if (objective == "memory") return fmt_g(v / 1073741824.0) + " GiB";
-  if (objective == "cost") return "$" + fmt_g(v / 1e6) + "M";
+  if (objective == "cost" || objective == "cluster_cost") return "$" + fmt_g(v / 1e6) + "M";
   if (objective == "npus") return fmt_g(v) + " NPUs";
+  if (objective == "npu_s_per_token") return fmt_g(v) + " NPU-s/token";
   return fmt_g(v);
 }
 

@@ -73,8 +73,10 @@ enum class Objective : int8_t {
   FirstToken = 6,   // seconds to the first output token: generate's prefill, a prefill's time (else time_s)
   PerOutputToken = 7,  // generate's mean seconds per output token after the first (else time_s)
   Npus = 8,         // the NPUs of the network (the product over dimensions): fewest that do the job
+  ClusterCost = 9,  // network_cost_usd + NPUs x compute.price_usd: what the cluster costs to buy
+  NpuSPerToken = 10,  // NPU-seconds per token, NPUs / tokens_per_s: the run's NPU-hours per token
 };
-constexpr int kNumObjectives = 9;
+constexpr int kNumObjectives = 11;
 constexpr int kStudyObjectives = 6;  // `objectives: all`: the first six, the study's and the usual ones
 
 struct SpaceView {
@@ -374,6 +376,10 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
       return c.work.mode == Mode::Generate && r.first_token_s > 0 ? (r.time_s - r.first_token_s) / c.work.output_tokens
                                                                   : r.time_s;
     case Objective::Npus: return double(total_npus(c.net));
+    // The NPUs' price is the configuration's own (no default: prices vary too much to ship one).
+    case Objective::ClusterCost: return r.network_cost_usd + double(total_npus(c.net)) * c.compute.price_usd;
+    // A training run of T tokens takes T x this / 3600 NPU-hours (times an hourly price: its cost).
+    case Objective::NpuSPerToken: return r.tokens_per_s > 0 ? double(total_npus(c.net)) / r.tokens_per_s : 0.0;
   }
   return 0;
 }

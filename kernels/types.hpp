@@ -129,6 +129,7 @@ struct Compute {
   double peak_tflops[3] = {0, 0, 0};  // dense peak by element size: [0] 4-byte, [1] 2-byte, [2] 1-byte
   double mem_bw_GBps = 0;
   double mem_capacity_bytes = 0;
+  double price_usd = 0;  // what one NPU costs, with its share of the servers around it; 0: not given
 };
 
 // The few efficiency factors that turn peak figures into achieved ones. Each is a physical

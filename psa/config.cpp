@@ -312,7 +312,7 @@ void convert_network(const Section& s, Network& net) {
 }
 
 void convert_compute(const Section& s, Compute& c) {
-  s.check_keys({"peak_tflops", "memory_bw_GBps", "memory_GiB", "memory_GB"});
+  s.check_keys({"peak_tflops", "memory_bw_GBps", "memory_GiB", "memory_GB", "price_usd"});
   if (!s.has("peak_tflops")) s.fail("peak_tflops", "a number or a mapping {fp32, fp16, bf16, fp8} (required)");
   if (s.raw("peak_tflops").IsScalar()) {
     c.peak_tflops[1] = s.number("peak_tflops", 0, 1e-12, 1e12);
@@ -330,6 +330,7 @@ void convert_compute(const Section& s, Compute& c) {
   if (s.has("memory_GiB") == s.has("memory_GB")) s.fail("memory_GiB", "exactly one of memory_GiB or memory_GB");
   c.mem_capacity_bytes = s.has("memory_GiB") ? s.number("memory_GiB", 0, 1e-9, 1e12) * 1073741824.0
                                              : s.number("memory_GB", 0, 1e-9, 1e12) * 1e9;
+  c.price_usd = s.number("price_usd", 0, 0, 1e12);
 }
 
 void convert_calibration(const Section& s, Calibration& k) {

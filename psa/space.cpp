@@ -590,9 +590,11 @@ const ObjectiveName kObjectives[] = {
     {"runtime*cost", Objective::RuntimeXCost},    {"first_token", Objective::FirstToken},
     {"per_output_token", Objective::PerOutputToken}, {"ttft", Objective::FirstToken},
     {"tpot", Objective::PerOutputToken},        {"npus", Objective::Npus},
+    {"cluster_cost", Objective::ClusterCost},   {"npu_s_per_token", Objective::NpuSPerToken},
 };
 const char* kObjectiveChoices =
-    "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, npus, all";
+    "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, npus, cluster_cost, "
+    "npu_s_per_token, all";
 
 // Finds the base configuration file: relative to the PSA file, the working directory, then
 // the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
@@ -632,6 +634,8 @@ std::string limit_text(Objective o, double v) {
     case Objective::RuntimeXBw: std::snprintf(buf, sizeof buf, "%.6g (s x GB/s / 2000)", v); break;
     case Objective::RuntimeXCost: std::snprintf(buf, sizeof buf, "%.6g s x USD", v); break;
     case Objective::Npus: std::snprintf(buf, sizeof buf, "%.6g NPUs", v); break;
+    case Objective::ClusterCost: std::snprintf(buf, sizeof buf, "%.6g USD", v); break;
+    case Objective::NpuSPerToken: std::snprintf(buf, sizeof buf, "%.6g NPU-s/token (%.6g tokens/s per NPU)", v, 1 / v); break;
     default: std::snprintf(buf, sizeof buf, "%.6g s", v); break;  // the times
   }
   return std::string(objective_name(o)) + " <= " + buf;
@@ -922,6 +926,13 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   }
 
   // Objectives: a name or a list; `all` = the first kStudyObjectives; pareto: true with no list = all.
+  // cluster_cost, as an objective or a limit, needs the NPUs' price.
+  const auto check_priced = [&](const Section& in, const YAML::Node& node, const std::string& kp, Objective o) {
+    if (o == Objective::ClusterCost && !(view->base.compute.price_usd > 0))
+      in.fail_node(node, kp, "an objective the base can price: cluster_cost adds the NPUs' price to the network's, and the "
+                             "base configuration gives none (set system.compute.price_usd, dollars per NPU: --set "
+                             "base.system.compute.price_usd=30000)");
+  };
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");
   const char* okey = top.has("objective") ? "objective" : "objectives";
@@ -944,6 +955,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       if (names::iequal(e.name, s)) {
         if (std::find(ds.objectives.begin(), ds.objectives.end(), e.value) != ds.objectives.end())
           top.fail_node(items[i], kp, "distinct objectives");
+        check_priced(top, items[i], kp, e.value);
         ds.objectives.push_back(e.value);
         found = true;
         break;
@@ -989,6 +1001,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1))
         limits.fail(key.c_str(), "an upper bound in " + units);
       if (named->value == Objective::Npus && lim < 1) limits.fail(key.c_str(), "a number of NPUs, at least 1");
+      check_priced(limits, it->first, limits.key_path(key), named->value);
       view->limit_obj[view->nlimits] = named->value;
       view->limit_max[view->nlimits++] = lim;
     }

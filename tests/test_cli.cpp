@@ -109,6 +109,15 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_EQ(uj["network_cost_by_dim"][1]["usd"], 716800.0);
   EXPECT_NE(text.find("placement (ranks along dims 0-3): tp 4x1x1x1 cp 1x8x1x1 dp 1x1x4x2 pp 1x1x1x4\n"), std::string::npos)
       << text;
+  // With a price per NPU, the cluster's cost: $8,775,680 + 1,024 x $25,000.
+  EXPECT_TRUE(j["cluster_cost_usd"].is_null());
+  const std::string priced = test::run_cli("eval " + cfg + " --set system.compute.price_usd=25000").out;
+  EXPECT_NE(priced.find("cluster cost           $34,375,680  (network + 1024 NPUs x $25,000 = $25,600,000)\n"),
+            std::string::npos)
+      << priced;
+  const auto pj = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.price_usd=25000").out);
+  EXPECT_EQ(pj["cluster_cost_usd"], 34375680.0);
+  EXPECT_DOUBLE_EQ(pj["npu_s_per_token"].get<double>(), 1024 / pj["tokens_per_s"].get<double>());
   // A layout of another size than the network: both products, to see which to change.
   const std::string wrong = test::run_cli("eval " + cfg + " --set workload.dp=16").out;
   EXPECT_NE(wrong.find("PRODUCT_MISMATCH"), std::string::npos) << wrong;

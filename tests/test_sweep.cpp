@@ -262,6 +262,58 @@ TEST(Sweep, FewestNpusUnderALatencyLimit) {
   EXPECT_GT(fewest, fewest_free);  // the limit binds
 }
 
+// A cluster's cost (network plus NPUs at the base's price) and its NPU-seconds per token, in a
+// space over the number of nodes: by hand at System 1's size, and the sweep's best of each equal
+// to the formulas' minimum over every point the model can run. Without a price the space is
+// refused, naming the file, line and key.
+TEST(Sweep, ClusterCostAndNpuSecondsPerToken) {
+  const std::string psa_path = ::testing::TempDir() + "cluster.yaml";
+  std::ofstream(psa_path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+                          << "parameters:\n  workload: {dp: [1, 2, 4, 8, 16, 32], pp: [1, 2, 4]}\n"
+                          << "  network: {npus.3: [1, 2, 4, 8]}\nderived: {tp: auto}\n"
+                          << "objectives: [cluster_cost, npu_s_per_token]\n";
+  try {
+    psa::load_psa(psa_path);
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind(psa_path + ":6:14: key 'objectives.0'", 0), 0u) << m;
+    EXPECT_NE(m.find("set system.compute.price_usd"), std::string::npos) << m;
+  }
+  try {  // a limit on it too
+    psa::load_psa(psa_path, {"objectives=[latency]", "limits={cluster_cost: 5.0e7}"});
+    FAIL() << "expected an error";
+  } catch (const psa::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'limits.cluster_cost'"), std::string::npos) << e.what();
+  }
+  psa::DesignSpace ds = psa::load_psa(psa_path, {"base.system.compute.price_usd=25000"});
+  int32_t g[kMaxGenes] = {};
+  g[0] = 3, g[1] = 2, g[2] = 3;  // dp 8, pp 4, npus.3 = 8: the baseline (tp 4 x cp 8 derived: tp 4)
+  const Config base = decode(*ds.view, g);
+  const Result r = evaluate(base);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_EQ(objective_value(Objective::ClusterCost, base, r), 8775680.0 + 1024 * 25000.0);  // docs/model.md's network cost
+  EXPECT_DOUBLE_EQ(objective_value(Objective::NpuSPerToken, base, r),
+                   1024.0 / (2048.0 * 2048 / r.time_s));  // global batch 2048 of GPT3-175B's 2,048-token sequences
+  const u128 n = space_size(*ds.view);
+  double cheapest = INFINITY, leanest = INFINITY;
+  for (u128 i = 0; i < n; ++i) {
+    unrank(*ds.view, i, g);
+    const Config c = decode(*ds.view, g);
+    double violation = 0;
+    if (!check_constraints(*ds.view, c, violation)) continue;
+    const Result e = evaluate(c);
+    if (e.reason != Reason::Ok) continue;
+    const double npus = double(c.net.dim[0].npus) * c.net.dim[1].npus * c.net.dim[2].npus * c.net.dim[3].npus;
+    cheapest = std::min(cheapest, e.network_cost_usd + npus * 25000);
+    leanest = std::min(leanest, npus / e.tokens_per_s);
+  }
+  const SweepState got = cpu_sweep(ds, 0, n, 4);
+  ASSERT_GT(got.feasible(), 0u);
+  EXPECT_EQ(got.top[0][0].obj[0], cheapest);
+  EXPECT_EQ(got.top[1][0].obj[1], leanest);
+}
+
 // The network cost depends on the network genes alone, so the cheapest points tie on it by the
 // thousand: the cost list shows the fastest of them first (then index), not the first in index.
 TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
