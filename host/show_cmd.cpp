@@ -5,6 +5,7 @@
 // file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
 // say the same thing.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -442,8 +443,8 @@ std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
   }
 }
 
-// A derived TP is no gene, so the file's tables do not hold it: each shown point gets
-// "derived": {"tp": N} from its decoding (sweep rows by their index, a search's best by /best,
+// A derived degree is no gene, so the file's tables do not hold it: each shown point gets
+// "derived": {"tp": N} (or dp, pp, cp) from its decoding (sweep rows by their index, a search's best by /best,
 // its front's points by their /pareto row, which also gives them their index for --config).
 void add_derived(hid_t f, ojson& j) {
   const auto ds = space_of(f);
@@ -451,7 +452,8 @@ void add_derived(hid_t f, ojson& j) {
   const SpaceView& s = *ds->view;
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
   const auto derive = [&](ojson& p) {
-    if (s.derive_tp) p["derived"]["tp"] = decode(s, genome.data()).work.tp;
+    if (s.derived_degree >= 0)
+      p["derived"][psa::degree_name(Param(s.derived_degree))] = degree_of(decode(s, genome.data()).work, s.derived_degree);
   };
   const auto by_index = [&](ojson& p) {
     u128 index = 0;
@@ -528,8 +530,13 @@ std::string point_config_text(const std::string& file, const std::string& point)
   unrank(s, index, genome.data());
   const std::string name = "point " + psa::to_string_u128(index);
   const Config c = decode(s, genome.data());
-  if (s.derive_tp && c.work.tp == 0)
-    throw std::runtime_error(name + " has no configuration: its derived TP, NPUs / (dp x cp x pp), is not a whole number");
+  if (s.derived_degree >= 0 && degree_of(c.work, s.derived_degree) == 0) {
+    const std::string rule = psa::derived_rule(Param(s.derived_degree));  // "tp = NPUs / (dp x cp x pp)"
+    std::string degree = psa::degree_name(Param(s.derived_degree));
+    for (char& ch : degree) ch = char(std::toupper(ch));
+    throw std::runtime_error(name + " has no configuration: its derived " + degree + ", " + rule.substr(rule.find("= ") + 2) +
+                             ", is not a whole number");
+  }
   // A point outside the constraints or one the model rejects is written, with what is wrong with it.
   double violation = 0;
   std::string caveat;

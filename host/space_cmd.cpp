@@ -36,7 +36,7 @@ std::string abbreviate(const std::vector<std::string>& labels) {
 
 std::string derived_text(const SpaceView& v) {
   std::string out;
-  if (v.derive_tp) out += "tp = NPUs / (dp x cp x pp)";
+  if (v.derived_degree >= 0) out += psa::derived_rule(Param(v.derived_degree));
   if (v.algo_follows_topology)
     out += std::string(out.empty() ? "" : "; ") + "algorithm follows topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling)";
   return out.empty() ? "none" : out;
@@ -86,7 +86,8 @@ int cmd_space(int argc, const char* const* argv) {
                               {"values", ds.genes[g].labels},
                               {"no_effect", psa::gene_has_no_effect(ds, g)},
                               {"sweep_folds", std::count(fold.begin(), fold.end(), int32_t(g)) > 0}});
-      j["derived"] = {{"tp", v.derive_tp}, {"algorithm_follows_topology", v.algo_follows_topology}};
+      j["derived"] = {{"algorithm_follows_topology", v.algo_follows_topology}};
+      for (Param p : {Param::DP, Param::TP, Param::PP, Param::CP}) j["derived"][psa::degree_name(p)] = int(p) == v.derived_degree;
       j["constraints"] = ds.constraint_text;
       j["limits"] = nlohmann::json::object();
       for (int32_t k = 0; k < v.nlimits; ++k) j["limits"][psa::objective_name(v.limit_obj[k])] = v.limit_max[k];

@@ -401,9 +401,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
       (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0 || m.shared_experts < 0 ||
       (m.shared_experts > 0 && m.experts == 0))
     return Reason::InvalidInput;
-  // tp 0 is a derived TP that did not divide (kernels/space.hpp derive_tp): the product check
-  // below reports it as what it is.
-  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 1 || w.tp < 0 || w.pp < 1 || w.cp < 1 || w.vpp < 1 || w.ep < 1 ||
+  // A degree of 0 is a derived one that did not divide (kernels/space.hpp derive_degree): the
+  // product check below reports it as what it is.
+  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 0 || w.tp < 0 || w.pp < 0 || w.cp < 0 || w.vpp < 1 || w.ep < 1 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
     return Reason::InvalidInput;
   if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||

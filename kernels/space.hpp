@@ -85,7 +85,9 @@ struct SpaceView {
   Gene gene[kMaxGenes] = {};
   double values[kMaxValues] = {};   // enum values stored as their integer codes
   // Derived parameters.
-  bool derive_tp = false;           // TP = NPUs / (DP x CP x PP) when TP is not a gene
+  // One parallel degree, the Param DP, TP, PP or CP, derived as NPUs / (the other three) when no
+  // gene sets it (PSA derived.tp: auto, or dp, pp, cp); -1: none.
+  int8_t derived_degree = -1;
   bool algo_follows_topology = false;  // Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling
   // Constraints: program k is instrs [prog_start[k], prog_start[k+1]).
   int32_t nconstraints = 0;
@@ -210,14 +212,24 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
   return 0;
 }
 
-// TP = NPUs / (DP x CP x PP) when the space derives it.
-COSMIC_HD inline void derive_tp(const SpaceView& s, Config& c) {
-  if (!s.derive_tp) return;
-  const int64_t others = int64_t(c.work.dp) * c.work.cp * c.work.pp;
+// A workload's parallel degree p, Param::DP .. Param::CP.
+COSMIC_HD inline int32_t degree_of(const Workload& w, int p) {
+  const int32_t degree[4] = {w.dp, w.tp, w.pp, w.cp};
+  return degree[p];
+}
+
+// The derived degree (SpaceView::derived_degree) = NPUs / the product of the other three, when
+// the space derives one.
+COSMIC_HD inline void derive_degree(const SpaceView& s, Config& c) {
+  if (s.derived_degree < 0) return;
+  int32_t* degree[4] = {&c.work.dp, &c.work.tp, &c.work.pp, &c.work.cp};  // Param::DP .. Param::CP
+  int64_t others = 1;
+  for (int k = 0; k < 4; ++k)
+    if (k != s.derived_degree) others *= *degree[k];
   const int64_t n = total_npus(c.net);
-  // A non-integer TP leaves tp = 0, which evaluate() reports as ProductMismatch; constraints
-  // written in the PSA normally exclude it first.
-  c.work.tp = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
+  // Not a whole number: 0, which evaluate() reports as ProductMismatch; constraints written in
+  // the PSA (workload.tp >= 1) normally exclude it first.
+  *degree[s.derived_degree] = (others > 0 && n % others == 0) ? int32_t(n / others) : 0;
 }
 
 // Applies a genome to `c`, a copy of the base configuration s.base, then the derived
@@ -243,13 +255,13 @@ COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Co
       for (int k = 0; k < kNumColls; ++k) c.net.dim[d].algo[k] = a;
     }
   }
-  derive_tp(s, c);
+  derive_degree(s, c);
 }
 
 // The decoding of a genome that differs from the one `c` holds the decoding of only in genes
 // 0 .. changed: when all of them are below `plain` (psa::plain_genes), only they are set again and
-// TP derived again; otherwise apply_genome. Sweeps step through consecutive indices this way,
-// where mostly gene 0 alone changes.
+// the derived degree derived again; otherwise apply_genome. Sweeps step through consecutive
+// indices this way, where mostly gene 0 alone changes.
 COSMIC_HD inline void reapply_genome(const SpaceView& s, const int32_t* genome, Config& c, int32_t changed,
                                      int32_t plain) {
   if (changed >= plain) return apply_genome(s, genome, c);
@@ -257,7 +269,7 @@ COSMIC_HD inline void reapply_genome(const SpaceView& s, const int32_t* genome, 
     const Gene& ge = s.gene[g];
     set_param(c, ge.param, ge.dim, s.values[ge.offset + genome[g]]);
   }
-  derive_tp(s, c);
+  derive_degree(s, c);
 }
 
 // Applies a genome to the base configuration, then the derived parameters.

@@ -611,6 +611,23 @@ bool is_algo(Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param
 
 // ---------------------------------------------------------------------------------------------
 
+std::string degree_name(Param p) {
+  switch (p) {
+    case Param::DP: return "dp";
+    case Param::TP: return "tp";
+    case Param::PP: return "pp";
+    case Param::CP: return "cp";
+    default: return "?";
+  }
+}
+
+std::string derived_rule(Param p) {
+  std::string others;
+  for (Param q : {Param::DP, Param::TP, Param::CP, Param::PP})
+    if (q != p) others += (others.empty() ? "" : " x ") + degree_name(q);
+  return degree_name(p) + " = NPUs / (" + others + ")";
+}
+
 const char* objective_name(Objective o) {
   for (const auto& e : kObjectives)
     if (e.value == o) return e.name;
@@ -791,10 +808,15 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 
   // Derived parameters.
   const Section der = top.sub("derived");
-  der.check_keys({"tp", "algorithm"});
-  const std::string tp_rule = der.text("tp", "none");
-  if (tp_rule != "auto" && tp_rule != "none") der.fail("tp", "auto (TP = NPUs / (DP x CP x PP)) or none");
-  view->derive_tp = tp_rule == "auto";
+  der.check_keys({"tp", "dp", "pp", "cp", "algorithm"});
+  for (Param p : {Param::TP, Param::DP, Param::PP, Param::CP}) {  // at most one, NPUs / the other three
+    const std::string key = degree_name(p), rule = der.text(key.c_str(), "none");
+    if (rule != "auto" && rule != "none") der.fail(key.c_str(), "auto (" + derived_rule(p) + ") or none");
+    if (rule != "auto") continue;
+    if (view->derived_degree >= 0)
+      der.fail(key.c_str(), "none: " + degree_name(Param(view->derived_degree)) + " is derived already (one degree at most)");
+    view->derived_degree = int8_t(p);
+  }
   const std::string algo_rule = der.text("algorithm", "none");
   if (algo_rule != "follows_topology" && algo_rule != "none")
     der.fail("algorithm", "follows_topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling) or none");
@@ -853,7 +875,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       auto conflict = [&](const std::string& why) { ss.fail_node(it->first, kp, "a parameter that " + why); };
       const int gdim = per_dim ? -1 : dim;
       if (overlaps(d->param, gdim)) conflict("is not already set for the same dimension");
-      if (d->param == Param::TP && view->derive_tp) conflict("is not derived (derived.tp is auto)");
+      if (int(d->param) == view->derived_degree)
+        conflict("is not derived (derived." + degree_name(d->param) + " is auto)");
       if (is_algo(d->param) && view->algo_follows_topology) conflict("is not derived (derived.algorithm is follows_topology)");
       if (d->param == Param::Algo)
         for (Param q : {Param::AlgoAllReduce, Param::AlgoAllGather, Param::AlgoReduceScatter, Param::AlgoAllToAll})
@@ -1074,8 +1097,8 @@ std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw
       break;
     default: add_fields(out, g.param, g.dim, nd);
   }
-  if (s.derive_tp && (g.param == Param::DP || g.param == Param::CP || g.param == Param::PP || g.param == Param::Npus))
-    out.insert({int(Param::TP), -1});
+  const bool degree = g.param == Param::DP || g.param == Param::TP || g.param == Param::PP || g.param == Param::CP;
+  if (s.derived_degree >= 0 && (degree || g.param == Param::Npus)) out.insert({s.derived_degree, -1});
   return out;
 }
 
@@ -1144,7 +1167,7 @@ std::vector<int32_t> constraint_genes(const SpaceView& s, int32_t k) {
 
 int32_t plain_genes(const SpaceView& s) {
   const std::vector<std::set<Field>> writes = all_gene_writes(s);
-  const Field tp{int(Param::TP), -1};  // derived again at every step when DP, CP, PP or NPUs write it
+  const Field derived{s.derived_degree, -1};  // derived again at every step when a degree or NPUs write it
   for (int32_t g = 0; g < s.ngenes; ++g) {
     // A per-NPU bandwidth is divided by the links of its dimension's topology after it is set:
     // setting it again alone would skip the division.
@@ -1154,7 +1177,7 @@ int32_t plain_genes(const SpaceView& s) {
     if ((s.gene[g].param == Param::Topology || is_algo(s.gene[g].param)) && s.algo_follows_topology) return g;
     for (int32_t h = 0; h < s.ngenes; ++h)
       for (const Field& f : writes[size_t(g)])
-        if (h != g && !(s.derive_tp && f == tp) && writes[size_t(h)].count(f)) return g;
+        if (h != g && !(s.derived_degree >= 0 && f == derived) && writes[size_t(h)].count(f)) return g;
   }
   return s.ngenes;
 }

@@ -94,6 +94,11 @@ DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>&
 // when given, opens the file as a YAML comment.
 std::string point_config(const DesignSpace& space, const int32_t* genome, const std::string& comment = "");
 
+// A parallel degree's name, "dp", "tp", "pp" or "cp" (Param::DP .. Param::CP), and the rule that
+// derives it when the space does (SpaceView::derived_degree): "tp = NPUs / (dp x cp x pp)".
+std::string degree_name(Param p);
+std::string derived_rule(Param p);
+
 // The name of an objective as PSA files and reports write it (latency, runtime_x_bw, ...).
 const char* objective_name(Objective o);
 // The objective of that name (objective_name's, as result files write them), if any.

@@ -99,7 +99,7 @@ inline psa::DesignSpace system1_fullstack() {
   std::vector<double> bw;
   for (int x = 50; x <= 500; x += 50) bw.push_back(x);
   for (int d = 0; d < 4; ++d) b.gene("network.bandwidth_per_npu." + std::to_string(d), Param::NpuBw, d, bw);
-  b.view().derive_tp = true;
+  b.view().derived_degree = int8_t(Param::TP);
   b.constraint({Instr{Op::PushNpusTotal, -1, 0}, push_const(1024), op(Op::Eq)});
   b.constraint({push_param(Param::DP), push_param(Param::CP), op(Op::Mul), push_param(Param::PP), op(Op::Mul),
                 Instr{Op::PushNpusTotal, -1, 0}, op(Op::Le)});
@@ -121,7 +121,7 @@ inline psa::DesignSpace small_system1(std::vector<Objective> objectives = {Objec
       .gene("collective.multidim", Param::MultiDim, -1, {0, 1})
       .gene("network.bandwidth_per_npu.3", Param::NpuBw, 3, bw)
       .gene("network.topology.2", Param::Topology, 2, {0, 1, 2});
-  b.view().derive_tp = true;
+  b.view().derived_degree = int8_t(Param::TP);
   b.constraint({push_param(Param::DP), push_param(Param::CP), op(Op::Mul), push_param(Param::PP), op(Op::Mul),
                 Instr{Op::PushNpusTotal, -1, 0}, op(Op::Le)});
   b.constraint({push_param(Param::NpuBw, 3), push_const(100), op(Op::Ge)});

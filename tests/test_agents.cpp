@@ -48,7 +48,7 @@ psa::DesignSpace tiny_space(std::vector<Objective> objectives = {Objective::Late
       .gene("workload.sharding", Param::Sharding, -1, {0, 3})
       .gene("collective.chunks", Param::Chunks, -1, {2, 4, 8, 16})
       .gene("network.bandwidth_per_npu.3", Param::NpuBw, 3, bw);
-  b.view().derive_tp = true;
+  b.view().derived_degree = int8_t(Param::TP);
   b.constraint({test::push_param(Param::DP), test::push_param(Param::CP), test::op(Op::Mul),
                 test::push_param(Param::PP), test::op(Op::Mul), Instr{Op::PushNpusTotal, -1, 0}, test::op(Op::Le)});
   return b.build("tiny (built in code)", std::move(objectives));

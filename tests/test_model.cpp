@@ -606,9 +606,14 @@ TEST(Feasibility, ReasonCodes) {
   ASSERT_EQ(evaluate(base).reason, Reason::Ok);
   auto reason = [&](auto edit) { Config c = base; edit(c); return evaluate(c).reason; };
   EXPECT_EQ(reason([](Config& c) { c.work.dp = 2; }), Reason::ProductMismatch);
-  // tp 0: a derived TP that did not divide (kernels/space.hpp derive_tp); -1 is no such thing.
+  // A degree of 0: a derived one that did not divide (kernels/space.hpp derive_degree); -1 is no
+  // such thing.
   EXPECT_EQ(reason([](Config& c) { c.work.tp = 0; }), Reason::ProductMismatch);
+  EXPECT_EQ(reason([](Config& c) { c.work.dp = 0; }), Reason::ProductMismatch);
+  EXPECT_EQ(reason([](Config& c) { c.work.pp = 0; }), Reason::ProductMismatch);
+  EXPECT_EQ(reason([](Config& c) { c.work.cp = 0; }), Reason::ProductMismatch);
   EXPECT_EQ(reason([](Config& c) { c.work.tp = -1; }), Reason::InvalidInput);
+  EXPECT_EQ(reason([](Config& c) { c.work.dp = -1; }), Reason::InvalidInput);
   EXPECT_EQ(reason([](Config& c) { c.work.tp = 128; c.work.pp = 1; c.net.dim[1].npus = 16; }), Reason::TpExceedsHeads);
   EXPECT_EQ(reason([](Config& c) { c.model.heads = 100; c.model.kv_heads = 100; }), Reason::HeadsNotDivisible);
   EXPECT_EQ(reason([](Config& c) { c.work.micro_batch = 2; c.work.global_batch = 65; }), Reason::BatchNotDivisible);

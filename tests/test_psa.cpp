@@ -148,7 +148,7 @@ TEST(Psa, WorkloadOnlyMatchesBruteForce) {
     const uint64_t brute = brute_force(ds);
     EXPECT_EQ(brute, expect) << "system " << sys;
     EXPECT_EQ(psa::feasible_count(ds), u128(brute)) << "system " << sys;
-    EXPECT_TRUE(ds.view->derive_tp);
+    EXPECT_EQ(ds.view->derived_degree, int(Param::TP));
     ASSERT_EQ(ds.objectives.size(), size_t(1));
     EXPECT_EQ(ds.objectives[0], Objective::RuntimeXBw);
   }

@@ -314,6 +314,59 @@ TEST(Sweep, ClusterCostAndNpuSecondsPerToken) {
   EXPECT_EQ(got.top[1][0].obj[1], leanest);
 }
 
+// derived.dp: auto: DP follows the network's size and the other degrees (a space over the
+// number of nodes that needs no list of DP values). Every point's DP is NPUs / (tp x cp x pp),
+// 0 where that is not whole (PRODUCT_MISMATCH); the walk, which sets low genes alone, derives it
+// again whenever tp, pp or the NPUs change (its decodings equal fresh ones); the sweep equals
+// the brute force.
+TEST(Sweep, DerivedDpFollowsTheNetworkAndTheOtherDegrees) {
+  const std::string psa_path = ::testing::TempDir() + "derived_dp.yaml";
+  std::ofstream(psa_path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+                          << "parameters:\n  workload: {tp: [1, 2, 4, 8], pp: [1, 2, 3, 4]}\n"
+                          << "  network: {npus.3: [1, 2, 3, 4, 8]}\nderived: {dp: auto}\nobjectives: [npus, latency]\n";
+  const psa::DesignSpace ds = psa::load_psa(psa_path);
+  const SpaceView& s = *ds.view;
+  ASSERT_EQ(s.derived_degree, int(Param::DP));
+  const u128 n = space_size(s);
+  int32_t g[kMaxGenes];
+  int whole = 0, not_whole = 0;
+  for (u128 i = 0; i < n; ++i) {
+    unrank(s, i, g);
+    const Config c = decode(s, g);
+    const int64_t npus = 4 * 8 * 4 * int64_t(s.values[s.gene[2].offset + g[2]]);
+    const int64_t others = int64_t(c.work.tp) * c.work.cp * c.work.pp;  // cp 8 from the base
+    EXPECT_EQ(c.work.dp, npus % others == 0 ? npus / others : 0) << "point " << uint64_t(i);
+    (c.work.dp > 0 ? whole : not_whole)++;
+    if (c.work.dp == 0) EXPECT_EQ(evaluate(c).reason, Reason::ProductMismatch);
+  }
+  EXPECT_GT(whole, 0);
+  EXPECT_GT(not_whole, 0);  // pp 3 and 3 nodes
+  const SweepConst k = make_sweep_const(s, ds.objectives);
+  const std::vector<LiveSegment> live = live_segments(s, {Segment{0, uint64_t(n)}});
+  size_t visited = 0;
+  sweep_walk_live(s, k, live.data(), int32_t(live.size()), 0, uint64_t(n), [&](const Config& c, u128 index, uint64_t) {
+    expect_fresh_decode(s, c, index);
+    ++visited;
+  });
+  EXPECT_EQ(visited, size_t(n));
+  expect_same_state(cpu_sweep(ds, 0, n, 4), brute_force(ds, 0, n, 4));
+  // One degree derived at most, and not one a gene sets.
+  const auto error_of = [&](const std::vector<std::string>& sets) {
+    try {
+      psa::load_psa(psa_path, sets);
+    } catch (const psa::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of({"derived.tp=auto"}).find("key 'derived.dp': expected none: tp is derived already (one degree at most)"),
+            std::string::npos)
+      << error_of({"derived.tp=auto"});
+  EXPECT_NE(error_of({"parameters.workload.dp=[1, 2]"}).find("a parameter that is not derived (derived.dp is auto)"),
+            std::string::npos)
+      << error_of({"parameters.workload.dp=[1, 2]"});
+}
+
 // The network cost depends on the network genes alone, so the cheapest points tie on it by the
 // thousand: the cost list shows the fastest of them first (then index), not the first in index.
 TEST(Sweep, TopListsBreakTiesByTheOtherObjectives) {
@@ -347,7 +400,7 @@ TEST(Sweep, PhysicalLinkCountsFollowTheNpusGene) {
         .gene("network.topology.1", Param::Topology, 1, {0, 1, 2})
         .gene("network.npu_bandwidth_GBps.1", Param::NpuBw, 1, {70, 140, 300})
         .gene("workload.dp", Param::DP, -1, {1, 2, 4, 8, 16});
-    b.view().derive_tp = true;
+    b.view().derived_degree = int8_t(Param::TP);
     const psa::DesignSpace ds = b.build("physical links", {Objective::Latency, Objective::RuntimeXBw});
     // By hand: 16 NPUs, FullyConnected, 300 GB/s per NPU: 15 links of 20 GB/s (physical) or
     // 7 of 42.857142857142854 (study); a Ring of 4 at 140: 2 links of 70 either way. The
