@@ -16,8 +16,9 @@ std::string fmt(double x) {
   return os.str();
 }
 
+// A decimal number (strtod's hexadecimal, infinities and NaNs are not: 0x10 is no way to write 16).
 bool parse_real(const std::string& s, double& out) {
-  if (s.empty()) return false;
+  if (s.empty() || s.find_first_of("xXnN") != std::string::npos) return false;
   char* end = nullptr;
   errno = 0;
   out = std::strtod(s.c_str(), &end);
@@ -100,6 +101,7 @@ void add_param(Params& p, const std::string& agent, const std::string& kv) {
   if (dot == std::string::npos) k = agent + "." + k;
   else if (k.substr(0, dot) != agent)  // it would be recorded but never read
     throw ParamError("--param " + k + ": the search runs agent " + agent + ", so keys are " + agent + ".KEY or KEY");
+  if (p.count(k)) throw ParamError("--param " + k + " given twice (" + k + "=" + p[k] + " and " + kv + "): give it once");
   p[k] = kv.substr(eq + 1);
 }
 

@@ -48,7 +48,7 @@ class ParamReader {
 };
 
 // Splits "key=value" (a --param of a search with `agent`); a key without "<agent>." gets the
-// agent's prefix, a key with another prefix is refused. Throws ParamError.
+// agent's prefix, a key with another prefix or one `p` holds already is refused. Throws ParamError.
 void add_param(Params& p, const std::string& agent, const std::string& key_eq_value);
 
 // Canonical text of the parameters (sorted "key=value" lines), recorded in result files.

@@ -1,6 +1,7 @@
 // `cosmic search PSA --agent rw|ga|aco|bo|nsga2 --budget N -o OUT.h5 ...`: a search agent over
 // whole populations fed by the batch evaluator (host/search.cpp), streamed to HDF5.
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "host/cli.hpp"
@@ -10,6 +11,7 @@
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "host/search.hpp"
+#include "host/text.hpp"
 #include "psa/config.hpp"
 
 namespace cosmic {
@@ -30,6 +32,53 @@ psa::DesignSpace resumed_space(const std::string& out) {
     const std::string what = e.what();
     throw std::runtime_error(what.rfind(out, 0) == 0 ? what : out + ": the space it recorded: " + what);
   }
+}
+
+// With --resume the file's settings apply. An option given with it that says the same is
+// fine (the command that started the search, --resume added); one that says otherwise is refused
+// rather than ignored: returns what differs, "" when nothing does or OUT is no search file (the
+// run then says what is wrong with it).
+std::string resume_clash(const std::string& out, const cxxopts::ParseResult& args) {
+  std::string agent, keep, sets;
+  agents::Params params;  // "agent.key" -> value, as recorded
+  uint64_t seed = 0, population = 0;
+  try {
+    h5::Handle f = h5::open_file(out, false);
+    if (!h5::has_attr(f.id(), "kind") || h5::attr_string(f.id(), "kind") != "search") return "";
+    agent = h5::attr_string(f.id(), "agent");
+    seed = h5::attr_uint(f.id(), "seed");
+    keep = h5::has_attr(f.id(), "keep") ? h5::attr_string(f.id(), "keep") : "all";
+    population = h5::attr_uint(f.id(), "population");
+    std::istringstream ps(h5::attr_string(f.id(), "params"));
+    for (std::string line; std::getline(ps, line);)
+      if (line.find('=') != std::string::npos) params[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
+    sets = join(read_provenance(f.id()).psa_sets, "\n");
+  } catch (const std::exception&) {
+    return "";
+  }
+  const std::string was = out + " is a search of ";
+  if (args.count("agent") && args["agent"].as<std::string>() != agent) return "--agent: " + was + "agent " + agent;
+  if (args.count("seed") && args["seed"].as<uint64_t>() != seed) return "--seed: " + was + "seed " + std::to_string(seed);
+  if (args.count("keep") && args["keep"].as<std::string>() != keep) return "--keep: " + was + "--keep " + keep;
+  if (args.count("population") && args["population"].as<uint64_t>() != population)
+    return "--population: " + was + "population " + std::to_string(population);
+  if (args.count("param")) {  // compared as the agent takes them (defaults filled in, numbers read)
+    agents::Params given = params, typed;
+    agents::Params was_taken, given_taken;
+    try {
+      for (const auto& kv : list_option(args, "param")) agents::add_param(typed, agent, kv);
+      for (const auto& [key, value] : typed) given[key] = value;
+      agents::check_params(agent, params, &was_taken);
+      agents::check_params(agent, given, &given_taken);
+    } catch (const agents::ParamError& e) {
+      return e.what();
+    }
+    for (const auto& [key, value] : given_taken)
+      if (was_taken[key] != value) return "--param: " + out + "'s search ran with " + key + "=" + was_taken[key];
+  }
+  if (args.count("set") && join(list_option(args, "set"), "\n") != sets)
+    return "--set: " + out + " was written with " + (sets.empty() ? "no --set edits" : "other --set edits (cosmic show --psa lists them)");
+  return "";
 }
 
 }  // namespace
@@ -82,7 +131,10 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.resume) warn_ignored_with_resume(opts, args, {"agent", "population", "param", "seed", "keep", "set"});
+  if (o.resume) {
+    const std::string clash = resume_clash(o.out, args);
+    if (!clash.empty()) return usage_error(opts, clash + "; --resume continues the search as it was started (leave the option out)");
+  }
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if ((!o.resume || args.count("budget")) && o.budget == 0)
     return usage_error(opts, "--budget expects a positive number of evaluations");
@@ -104,8 +156,7 @@ int cmd_search(int argc, const char* const* argv) {
         given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
       }
       o.params = psa_agent_params(ds, o.agent, given);
-      if (!o.quiet)
-        for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic search: note: " << n << "\n";
+      for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic search: note: " << n << "\n";  // warnings
     }
     return run_search(ds, o, nullptr);
   } catch (const agents::ParamError& e) {

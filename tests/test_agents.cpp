@@ -134,6 +134,8 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
       {"bo", "bo.candidates", "2.5", "bo.candidates: expected an integer in [1, 100000], got 2.5"},
       {"nsga2", "nsga2.mutation_rate", "x", "nsga2.mutation_rate: expected auto or a number in [0, 1], got x"},
       {"ga", "ga.mutation_rate", "1e999", "ga.mutation_rate: expected auto or a number in [0, 1], got 1e999"},
+      {"ga", "ga.population", "0x10", "ga.population: expected an integer in [2, 100000000], got 0x10"},  // decimal only
+      {"ga", "ga.crossover_rate", "0x1p-1", "ga.crossover_rate: expected a number in [0, 1], got 0x1p-1"},
   };
   // Values that underflow (strtod's ERANGE) are in range: 1e-310 is a subnormal, 1e-400 is 0.
   for (const char* tiny : {"1e-310", "4.9e-324", "1e-400"})
@@ -161,6 +163,13 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
   agents::add_param(p, "ga", "mutation_rate=0.25");
   EXPECT_EQ(p.at("ga.mutation_rate"), "0.25");
   EXPECT_THROW(agents::add_param(p, "ga", "mutation_rate"), agents::ParamError);
+  try {  // twice: refused, not the last one kept
+    agents::add_param(p, "ga", "ga.mutation_rate=0.5");
+    ADD_FAILURE() << "a key given twice accepted";
+  } catch (const agents::ParamError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--param ga.mutation_rate given twice (ga.mutation_rate=0.25 and ga.mutation_rate=0.5): give it once");
+  }
   // --param keys of another agent (or a misspelt one) would be recorded and never read: refused.
   for (const char* kv : {"aco.greediness=0.3", "nsga.mutation_rate=0.5", "xx.foo=1"}) {
     try {
@@ -327,7 +336,7 @@ TEST(Agents, EffectiveHyperparametersAreTheDocumentedDefaults) {
     EXPECT_EQ(effective, want) << agent;
   }
   Params effective;
-  agents::check_params("ga", {{"ga.mutation_rate", "0x0.1p0"}, {"ga.population", "2e3"}}, &effective);
+  agents::check_params("ga", {{"ga.mutation_rate", "6.25e-2"}, {"ga.population", "2e3"}}, &effective);
   EXPECT_EQ(effective.at("ga.mutation_rate"), "0.0625");
   EXPECT_EQ(effective.at("ga.population"), "2000");
 }
@@ -1545,6 +1554,31 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "search: the default population 4096 is more than the budget: 100 instead, so the search is one "
                    "generation of random genomes\n");
+  // --resume continues the search as started: the command that started it, --resume added, is
+  // fine (a hyperparameter as written or at its default value); an option that says otherwise
+  // is refused, not ignored.
+  const std::string started = "search " + psa + " --agent ga --budget 300 --population 100 --seed 3 --param mutation_rate=0.1 -o " + out;
+  ASSERT_EQ(test::run_cli(started + " -q").status, 0);
+  r = test::run_cli(started + " --resume --budget 350 -q");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = test::run_cli("search " + psa + " --resume --budget 400 --param mutation_rate=0.10 --param tournament=2 -q -o " + out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  for (const auto& [option, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--agent aco", "--agent: " + out + " is a search of agent ga"},
+           {"--seed 4", "--seed: " + out + " is a search of seed 3"},
+           {"--population 50", "--population: " + out + " is a search of population 100"},
+           {"--param tournament=3", "--param: " + out + "'s search ran with ga.tournament=2"},
+           {"--keep none", "--keep: " + out + " is a search of --keep all"},
+           {"--set objectives=[memory]", "--set: " + out + " was written with no --set edits"}}) {
+    r = test::run_cli("search " + psa + " --resume --budget 500 -o " + out + " " + option);
+    EXPECT_EQ(r.status, 2) << option;
+    EXPECT_NE(r.out.find(says + "; --resume continues the search as it was started (leave the option out)"), std::string::npos)
+        << option << ": " << r.out;
+  }
+  {
+    h5::Handle f = h5::open_file(out, false);
+    EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_count"), 400u);  // the refused resumes changed nothing
+  }
   // Nothing feasible (1 GB per NPU): the progress line says so, not "best inf".
   const std::string tiny = temp_path("tiny-memory.yaml");
   std::ofstream(tiny) << "name: tiny\nbase:\n  model: GPT3-175B\n  system: {preset: cosmic-system1, compute: {memory_GB: 1}}\n"
