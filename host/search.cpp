@@ -450,20 +450,32 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
   if (st.nobj >= 2) {
     h5::Handle p = h5::group(file, "pareto", true);
     const size_t n = st.arch_eval.size();
+    // Rows by the first objective (then the others), as a sweep's front: the archive keeps
+    // them in the order it found them. Objective vectors are distinct, so the order is total.
+    std::vector<size_t> row(n);
+    for (size_t i = 0; i < n; ++i) row[i] = i;
+    const auto obj = [&](size_t i, int32_t j) { return st.arch_obj[i * size_t(st.nobj) + size_t(j)]; };
+    std::sort(row.begin(), row.end(), [&](size_t a, size_t b) {
+      for (int32_t j = 0; j < st.nobj; ++j)
+        if (obj(a, j) != obj(b, j)) return obj(a, j) < obj(b, j);
+      return a < b;
+    });
     for (int32_t g = 0; g < st.ngenes; ++g) {
       std::vector<int16_t> col(n);
-      for (size_t i = 0; i < n; ++i) col[i] = int16_t(st.arch_genes[i * size_t(st.ngenes) + size_t(g)]);
+      for (size_t i = 0; i < n; ++i) col[i] = int16_t(st.arch_genes[row[i] * size_t(st.ngenes) + size_t(g)]);
       h5::write_column(p.id(), ds.genes[size_t(g)].name, col);
     }
     for (int32_t j = 0; j < st.nobj; ++j) {
       std::vector<double> col(n);
-      for (size_t i = 0; i < n; ++i) col[i] = st.arch_obj[i * size_t(st.nobj) + size_t(j)];
+      for (size_t i = 0; i < n; ++i) col[i] = obj(row[i], j);
       h5::write_column(p.id(), psa::objective_name(ds.objectives[size_t(j)]), col);
     }
-    h5::write_column(p.id(), "evaluation", st.arch_eval);
+    std::vector<uint64_t> evaluation(n);
+    for (size_t i = 0; i < n; ++i) evaluation[i] = st.arch_eval[row[i]];
+    h5::write_column(p.id(), "evaluation", evaluation);
     std::vector<uint64_t> lo(n), hi(n);  // the points' indices in the space, as a sweep's tables have them
     for (size_t i = 0; i < n; ++i) {
-      const u128 index = rank(*ds.view, &st.arch_genes[i * size_t(st.ngenes)]);
+      const u128 index = rank(*ds.view, &st.arch_genes[row[i] * size_t(st.ngenes)]);
       lo[i] = uint64_t(index);
       hi[i] = uint64_t(index >> 64);
     }

@@ -364,6 +364,9 @@ class SweepFile(unittest.TestCase):
                 self.assertEqual(int(table["index"][row]), index_of(table[g][row] for g in names))
                 self.assertEqual(int(table["index_hi"][row]), 0)
             by_row = {int(table["evaluation"][row]): int(table["index"][row]) for row in range(len(table["index"]))}
+            # Sorted by the first objective, as a sweep's front (a front's second objective falls then).
+            first, second = table["latency"][:], table["cost"][:]
+            self.assertTrue(np.all(np.diff(first) > 0) and np.all(np.diff(second) < 0), (first, second))
         for p in shown["pareto"]:
             self.assertEqual(int(p["index"]), by_row[p["found_at_evaluation"] - 1])
             got = evaluated(fronted, p["index"])
@@ -889,6 +892,18 @@ class SearchFile(unittest.TestCase):
             self.assertIn("best", f)
             self.assertIn("pareto", f)
             self.assertGreater(len(f["generations/evaluations"]), generations)
+
+    def test_front_is_sorted_by_the_first_objective(self):
+        # The archive finds its points in another order (evaluation numbers not increasing with
+        # latency here): /pareto is written by latency, memory falling as latency rises.
+        out = os.path.join(self.dir, "front.h5")
+        subprocess.run(self.search(out, "--agent", "nsga2", "--budget", "2000", "--population", "100", "--seed", "0",
+                                   "--set", "objectives=[latency,memory]", "--quiet"), check=True)
+        with h5py.File(out, "r") as f:
+            latency, memory, found = f["pareto/latency"][:], f["pareto/memory"][:], f["pareto/evaluation"][:]
+        self.assertGreater(len(latency), 5)
+        self.assertTrue(np.all(np.diff(latency) > 0) and np.all(np.diff(memory) < 0), (latency, memory))
+        self.assertFalse(np.all(np.diff(found.astype(np.int64)) > 0), found)  # so the sort did something
 
     def test_serving_limits_and_first_token_column(self):
         # A serving space (generate mode) under a limit on the time to the first token, which is
