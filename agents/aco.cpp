@@ -121,4 +121,23 @@ void Aco::tell(const Population& pop, const Scores& scores) {
   }
 }
 
+void Aco::save(StateWriter& w) const {
+  w.put(gen_);
+  w.put(tau_);
+  w.put(uint8_t(have_best_));
+  w.put(best_genome_);
+  best_score_.save(w);
+}
+
+void Aco::load(StateReader& r) {
+  const size_t values = tau_.size();
+  r.get(gen_);
+  r.get(tau_);
+  have_best_ = r.get<uint8_t>() != 0;
+  r.get(best_genome_);
+  best_score_.load(r);
+  if (tau_.size() != values || (have_best_ && best_genome_.size() != card_.size()))
+    throw std::runtime_error("agent state: aco pheromone of the wrong shape");
+}
+
 }  // namespace cosmic::agents

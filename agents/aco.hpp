@@ -39,6 +39,8 @@ class Aco : public Agent {
   std::string name() const override { return "aco"; }
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
+  void save(StateWriter& w) const override;
+  void load(StateReader& r) override;
   const std::vector<double>& pheromone() const { return tau_; }  // tau_[offset_[g] + v]
   // The roulette over one gene's weights (card values): the value drawn for a 53-bit draw (the
   // first whose cumulative weight exceeds draw x 2^-53 x the total).

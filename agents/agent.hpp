@@ -15,8 +15,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "agents/state.hpp"
 
 namespace cosmic::agents {
 
@@ -51,6 +54,22 @@ struct Scores {
   }
   double at(size_t i, int32_t j) const { return obj[size_t(j) * size + i]; }
   bool feasible(size_t i) const { return violation[i] == 0; }
+  void save(StateWriter& w) const {
+    w.put(nobj);
+    w.put(uint64_t(size));
+    w.put(obj);
+    w.put(violation);
+    w.put(reason);
+  }
+  void load(StateReader& r) {
+    r.get(nobj);
+    size = size_t(r.get<uint64_t>());
+    r.get(obj);
+    r.get(violation);
+    r.get(reason);
+    if (obj.size() != size_t(nobj) * size || violation.size() != size || reason.size() != size)
+      throw std::runtime_error("agent state: scores of the wrong shape");
+  }
 };
 
 // Feasibility rules (Deb 2000) on objective j: a feasible point beats an infeasible one; of two
@@ -69,6 +88,11 @@ class Agent {
   // Fills `pop` (already sized by the agent's population size and the space's gene count).
   virtual void ask(Population& pop) = 0;
   virtual void tell(const Population& pop, const Scores& scores) = 0;
+  // The state after a tell(), and back: an agent loaded with it asks what the saved one would
+  // have asked next. load() is called on an agent made as the saved one was (name,
+  // hyperparameters, seed, space); it throws on bytes that do not fit.
+  virtual void save(StateWriter& w) const = 0;
+  virtual void load(StateReader& r) = 0;
 };
 
 }  // namespace cosmic::agents

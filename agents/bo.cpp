@@ -112,5 +112,21 @@ void Bo::tell(const Population& pop, const Scores& scores) {
   hist_ = std::move(h);
 }
 
+// The history (the set of genomes seen follows from it).
+void Bo::save(StateWriter& w) const {
+  w.put(gen_);
+  w.put(genomes_);
+  hist_.save(w);
+}
+
+void Bo::load(StateReader& r) {
+  r.get(gen_);
+  r.get(genomes_);
+  hist_.load(r);
+  if (genomes_.size() != hist_.size * card_.size()) throw std::runtime_error("agent state: bo history of the wrong shape");
+  seen_.clear();
+  for (size_t i = 0; i < hist_.size; ++i) seen_.insert(hash(&genomes_[i * card_.size()]));
+}
+
 }  // namespace cosmic::agents
 

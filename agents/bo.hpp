@@ -34,6 +34,8 @@ class Bo : public Agent {
   std::string name() const override { return "bo"; }
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
+  void save(StateWriter& w) const override;
+  void load(StateReader& r) override;
 
  private:
   uint64_t hash(const int32_t* genome) const;

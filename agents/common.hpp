@@ -304,6 +304,16 @@ class ParentRows {
     narrow_ ? gather(narrow_rows_, narrow_spare_) : gather(wide_rows_, wide_spare_);
     size_ = which.size();
   }
+  void save(StateWriter& w) const {
+    w.put(uint64_t(size_));
+    narrow_ ? w.put(narrow_rows_) : w.put(wide_rows_);
+  }
+  void load(StateReader& r) {
+    size_ = size_t(r.get<uint64_t>());
+    narrow_ ? r.get(narrow_rows_) : r.get(wide_rows_);
+    if ((narrow_ ? narrow_rows_.size() : wide_rows_.size()) != size_ * ng_)
+      throw std::runtime_error("agent state: parents of the wrong shape");
+  }
   // f(pointer to the rows), uint8_t* or int32_t*.
   template <class F>
   void visit(F f) {

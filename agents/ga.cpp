@@ -61,4 +61,19 @@ void Ga::tell(const Population& pop, const Scores& scores) {
   }
 }
 
+// The parents and their scores (their standings follow from the scores).
+void Ga::save(StateWriter& w) const {
+  w.put(gen_);
+  rows_.save(w);
+  parent_scores_.save(w);
+}
+
+void Ga::load(StateReader& r) {
+  r.get(gen_);
+  rows_.load(r);
+  parent_scores_.load(r);
+  if (parent_scores_.size != rows_.size()) throw std::runtime_error("agent state: ga parents and scores differ in number");
+  standings(parent_scores_, standing_);
+}
+
 }  // namespace cosmic::agents

@@ -30,6 +30,8 @@ class Ga : public Agent {
   std::string name() const override { return "ga"; }
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
+  void save(StateWriter& w) const override;
+  void load(StateReader& r) override;
 
  private:
   std::vector<int32_t> card_;

@@ -412,4 +412,30 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   crowded_.swap(crowded);
 }
 
+// The parents, their scores and the (rank, distance) of the selection that kept them.
+void Nsga2::save(StateWriter& w) const {
+  w.put(gen_);
+  rows_.save(w);
+  parent_scores_.save(w);
+  std::vector<int32_t> rank(crowded_.size());
+  std::vector<double> distance(crowded_.size());
+  for (size_t i = 0; i < crowded_.size(); ++i) rank[i] = crowded_[i].rank, distance[i] = crowded_[i].distance;
+  w.put(rank);
+  w.put(distance);
+}
+
+void Nsga2::load(StateReader& r) {
+  r.get(gen_);
+  rows_.load(r);
+  parent_scores_.load(r);
+  std::vector<int32_t> rank;
+  std::vector<double> distance;
+  r.get(rank);
+  r.get(distance);
+  if (parent_scores_.size != rows_.size() || rank.size() != rows_.size() || distance.size() != rows_.size())
+    throw std::runtime_error("agent state: nsga2 parents, scores and ranks differ in number");
+  crowded_.resize(rank.size());
+  for (size_t i = 0; i < rank.size(); ++i) crowded_[i] = {rank[i], distance[i]};
+}
+
 }  // namespace cosmic::agents

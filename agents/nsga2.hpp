@@ -57,6 +57,8 @@ class Nsga2 : public Agent {
   std::string name() const override { return "nsga2"; }
   void ask(Population& pop) override;
   void tell(const Population& pop, const Scores& scores) override;
+  void save(StateWriter& w) const override;
+  void load(StateReader& r) override;
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison

@@ -20,6 +20,8 @@ class RandomWalk : public Agent {
   std::string name() const override { return "rw"; }
   void ask(Population& pop) override;
   void tell(const Population&, const Scores&) override { ++gen_; }
+  void save(StateWriter& w) const override { w.put(gen_); }
+  void load(StateReader& r) override { r.get(gen_); }
 
  private:
   std::vector<int32_t> card_;

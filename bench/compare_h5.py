@@ -23,10 +23,11 @@ def datasets(f):
     """name -> dataset of a file's results. Sweep files keep two copies of their reductions
     (/state/0, /state/1); the published one is reached through the soft links /top, /pareto,
     /histogram, /reasons, which visititems does not follow. The other copy holds an older batch's
-    state, which depends on how the backend split the work, so it is left out."""
+    state, which depends on how the backend split the work, so it is left out; so are a search's
+    /checkpoint slots, taken at moments that depend on timing."""
     out = {}
     for name in f:  # f[name] follows a soft link
-        if name == "state":
+        if name in ("state", "checkpoint"):
             continue
         if isinstance(f[name], h5py.Dataset):
             out[name] = f[name]

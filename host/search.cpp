@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <iostream>
@@ -246,6 +247,32 @@ struct Pending {
   std::vector<double> best, wall, gen_best, agent_s, eval_s;
   std::vector<uint64_t> evals, size, infeasible;
   std::vector<uint64_t> row_end;  // rows of /evaluated in the file once each generation is written
+  // A batch of its own (no rows): a checkpoint to write after the batches before it
+  // (checkpoint_bytes).
+  std::vector<int8_t> checkpoint;
+
+  void save(agents::StateWriter& w) const {
+    for (const auto* cols : {&obj, &metrics}) {
+      w.put(uint64_t(cols->size()));
+      for (const auto& c : *cols) w.put(c);
+    }
+    w.put(uint64_t(genes.size()));
+    for (const auto& c : genes) w.put(c);
+    w.put(violation), w.put(reason), w.put(generation);
+    w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
+    w.put(evals), w.put(size), w.put(infeasible), w.put(row_end);
+  }
+  void load(agents::StateReader& r) {
+    for (auto* cols : {&obj, &metrics}) {
+      cols->resize(size_t(r.get<uint64_t>()));
+      for (auto& c : *cols) r.get(c);
+    }
+    genes.resize(size_t(r.get<uint64_t>()));
+    for (auto& c : genes) r.get(c);
+    r.get(violation), r.get(reason), r.get(generation);
+    r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
+    r.get(evals), r.get(size), r.get(infeasible), r.get(row_end);
+  }
 
   // The rows of one generation that `keep` keeps: all, the feasible ones, or none.
   void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen,
@@ -273,6 +300,19 @@ struct Pending {
     generation.insert(generation.end(), n, int64_t(gen));
   }
   size_t rows() const { return violation.size(); }
+
+  // Appends o's rows and generations after these.
+  void append(const Pending& o) {
+    const auto cat = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    const auto cat_columns = [&](auto& to, const auto& from) {
+      if (to.size() < from.size()) to.resize(from.size());
+      for (size_t c = 0; c < from.size(); ++c) cat(to[c], from[c]);
+    };
+    cat_columns(genes, o.genes), cat_columns(obj, o.obj), cat_columns(metrics, o.metrics);
+    cat(violation, o.violation), cat(reason, o.reason), cat(generation, o.generation);
+    cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
+    cat(evals, o.evals), cat(size, o.size), cat(infeasible, o.infeasible), cat(row_end, o.row_end);
+  }
 
   // Moves the first `n` rows of /evaluated and the first `gens` rows of /generations out.
   Pending take_front(size_t n, size_t gens) {
@@ -333,6 +373,18 @@ struct Pending {
       h5::set_attr(file, "generations", uint64_t(h5::column_size(g.id(), "evaluations")));
       h5::set_attr(file, "evaluated_count", evals.back());
     }
+    h5::flush(file);
+    if (!checkpoint.empty()) write_checkpoint(file);
+  }
+
+  // Into the slot /checkpoint does not name, flushed, and only then named: a kill while it is
+  // written leaves the one before.
+  void write_checkpoint(hid_t file) const {
+    h5::Handle g = h5::group(file, "checkpoint", true);
+    const std::string slot = h5::has_attr(g.id(), "current") && h5::attr_string(g.id(), "current") == "0" ? "1" : "0";
+    h5::write_column(g.id(), slot, checkpoint, h5::ColumnFormat{size_t(1) << 20, 1, false});
+    h5::flush(file);
+    h5::set_attr(g.id(), "current", slot);
     h5::flush(file);
   }
 };
@@ -407,7 +459,7 @@ class Writer {
         return;
       }
       busy_s_ += now_s() - t0;
-      ++batches_;
+      if (p.checkpoint.empty()) ++batches_;  // batches of rows
     }
   }
 
@@ -422,6 +474,78 @@ class Writer {
   uint64_t batches_ = 0;
   std::thread thread_;  // last: it starts running in the constructor
 };
+
+// A checkpoint of the search loop after a generation told to the agent: the loop's State, the
+// rows and generations not yet handed to the writer (Pending), the rows handed (a whole number
+// of /evaluated's chunks) and the agent's state, as bytes in /checkpoint (two slots, the
+// attribute `current` naming the last one written). --resume starts from the last checkpoint
+// whose generations the file holds, instead of running every generation before it again, and
+// runs those after it again as before. A checkpoint is read by the build that wrote it only (its
+// version and model revision are in it); another's is not used.
+constexpr uint32_t kCheckpointFormat = 1;
+
+struct Checkpoint {
+  State st;
+  Pending pending;
+  uint64_t written = 0;
+};
+
+std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, uint64_t written, const agents::Agent& agent) {
+  agents::StateWriter w;
+  w.put(kCheckpointFormat);
+  w.put(int64_t(kModelRevision));
+  const std::string version = COSMIC_VERSION;
+  w.put(std::vector<char>(version.begin(), version.end()));
+  w.put(st.generations), w.put(st.evaluations), w.put(st.feasible);
+  w.put(uint8_t(st.have_best));
+  w.put(st.best_genome);
+  st.best.save(w);
+  w.put(st.best_at);
+  w.put(st.best_metrics);
+  w.put(st.arch_genes), w.put(st.arch_obj), w.put(st.arch_eval);
+  w.put(written);
+  pending.save(w);
+  agent.save(w);
+  std::vector<int8_t> bytes(w.bytes().size());
+  if (!bytes.empty()) std::memcpy(bytes.data(), w.bytes().data(), bytes.size());
+  return bytes;
+}
+
+// Reads the checkpoint of /checkpoint's `slot` ("current" or "other") into `cp` and `agent`;
+// false where there is none, it is another build's, or it does not read (the agent may then be
+// half loaded: the caller makes a new one).
+bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint& cp, agents::Agent& agent) {
+  if (!h5::exists(file, "checkpoint")) return false;
+  h5::Handle g = h5::group(file, "checkpoint", false);
+  if (!h5::has_attr(g.id(), "current")) return false;
+  std::string name = h5::attr_string(g.id(), "current");
+  if (std::string(slot) == "other") name = name == "0" ? "1" : "0";
+  if (!h5::exists(g.id(), name)) return false;
+  try {
+    const std::vector<int8_t> bytes = h5::read_column<int8_t>(g.id(), name);
+    agents::StateReader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    std::vector<char> version;
+    if (r.get<uint32_t>() != kCheckpointFormat || r.get<int64_t>() != kModelRevision) return false;
+    r.get(version);
+    if (std::string(version.begin(), version.end()) != COSMIC_VERSION) return false;
+    cp.st.ngenes = like.ngenes;
+    cp.st.nobj = like.nobj;
+    r.get(cp.st.generations), r.get(cp.st.evaluations), r.get(cp.st.feasible);
+    cp.st.have_best = r.get<uint8_t>() != 0;
+    r.get(cp.st.best_genome);
+    cp.st.best.load(r);
+    r.get(cp.st.best_at);
+    r.get(cp.st.best_metrics);
+    r.get(cp.st.arch_genes), r.get(cp.st.arch_obj), r.get(cp.st.arch_eval);
+    r.get(cp.written);
+    cp.pending.load(r);
+    agent.load(r);
+    r.finish();
+  } catch (const std::exception&) {  // a damaged checkpoint: the generations are run again instead
+    return false;
+  }
+  return true;
+}
 
 // /best (decoded) and /pareto; root counters.
 void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const std::string& stopped, bool complete) {
@@ -547,7 +671,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const SpaceView& view = *ds.view;
   if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
   if (!o.resume) agents::check_params(o.agent, o.params);  // an unknown agent or bad value first, before notes on it
-  if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.resume)  // a warning: --quiet keeps it
+  if (ds.objectives.size() > 1 && o.agent != "nsga2" && !o.quiet && !o.resume)
     std::cerr << "search: " << o.agent << " optimises the first objective, " << psa::objective_name(ds.objectives[0])
               << ", alone (the file's Pareto front is of the points it evaluated); nsga2 searches for the front of all "
               << ds.objectives.size() << "\n";
@@ -619,8 +743,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
                 << (o.agent == "rw" ? "" : ", so the search is one generation of random genomes") << "\n";
     o.params = fitted;
   }
-  agents::MadeAgent made = agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed);
-  agents::Agent& agent = *made.agent;
+  const auto make = [&] { return agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed); };
+  agents::MadeAgent made = make();
   const size_t P = made.population;
   std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
 
@@ -678,6 +802,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   Pending pending;
   uint64_t rows_in_file = 0;  // rows the replayed generations keep in /evaluated
   uint64_t kept_rows = 0;     // of them, those in whole chunks of the file
+  bool last_told = false;     // the last generation was told to the agent (a whole one)
+  uint64_t from_checkpoint = 0;  // the generations a checkpoint gave (not run again)
   if (replay_gens > 0) {
     const hid_t f = file.id();
     h5::Handle gg = h5::group(f, "generations", false);
@@ -706,6 +832,32 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       throw std::runtime_error(o.out + ": resume: /evaluated lacks " + std::to_string(expected - present) +
                                " of the rows /generations lists (more than a kill leaves: a damaged file?)");
     uint64_t pending_from = UINT64_MAX;  // the row at which the rows given to the writer begin
+    // The last checkpoint the file holds the generations of (and the rows it counts written), if
+    // it agrees with /generations: the replay starts there.
+    for (const char* slot : {"current", "other"}) {
+      if (o.checkpoint_s < 0) break;
+      Checkpoint cp;
+      const bool read = read_checkpoint(f, slot, st, cp, *made.agent);
+      const uint64_t g = cp.st.generations;
+      if (read && g >= 1 && g <= replay_gens && cp.written <= kept_rows && cp.written % kChunkRows == 0 &&
+          cp.st.evaluations == evals[g - 1] && best_value(cp.st) == best[g - 1] && cp.pending.evals.size() <= g) {
+        st = std::move(cp.st);
+        from_checkpoint = g;
+        kept_rows = cp.written;
+        rows_in_file = cp.written + cp.pending.rows();
+        pending = std::move(cp.pending);
+        pending.take_front(0, pending.evals.size());  // its generations are in /generations: its rows are not
+        if (pending.rows() > 0) pending_from = kept_rows;
+        last_told = true;
+        if (summary)
+          for (uint64_t k = 0; k < g; ++k) {
+            summary->best_curve.push_back(best[k]);
+            summary->evaluations_curve.push_back(evals[k]);
+          }
+        break;
+      }
+      made = make();  // a checkpoint that did not fit may have left the agent half loaded
+    }
     // /evaluated's gene columns, read a window of rows at a time (a file of 10^8 rows holds
     // gigabytes of genes): stored[g][row - window_first].
     // Called for rows below kept_rows only.
@@ -726,13 +878,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
                                 " (another cosmic version, agent or seed, or a damaged file?)");
     };
     agents::Population part;
-    for (uint64_t k = 0; k < replay_gens; ++k) {
+    for (uint64_t k = from_checkpoint; k < replay_gens; ++k) {
       const uint64_t n = evals[k] - st.evaluations;
       const bool last = evals[k] == o.budget && k + 1 == replay_gens;  // the budget's last generation may be short
       if (n != P && !(last && n < P))
         throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
                                  " genomes, the population is " + std::to_string(P));
-      agent.ask(pop);
+      made.agent->ask(pop);
       const agents::Population& evp = first_genomes(pop, size_t(n), part);
       eval->evaluate(evp, scores, &metrics);
       const uint64_t first_row = rows_in_file;
@@ -749,7 +901,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       }
       if (record(st, evp, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
         throw refuse(k, "does not evaluate to what /generations records");
-      if (n == P) agent.tell(pop, scores);
+      if (n == P) made.agent->tell(pop, scores);
+      last_told = n == P;
       if (summary) {
         summary->best_curve.push_back(best_value(st));
         summary->evaluations_curve.push_back(st.evaluations);
@@ -766,7 +919,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (h5::has_attr(f, name)) *v = h5::attr_double(f, name);
     if (!o.quiet)
       std::cerr << "search: resumed " << o.out << " after generation " << replay_gens << " (" << st.evaluations
-                << " evaluations, best " << best_text(best_value(st)) << ")"
+                << " evaluations, best " << best_text(best_value(st))
+                << (from_checkpoint ? "; from its checkpoint after generation " + std::to_string(from_checkpoint) +
+                                          (from_checkpoint < replay_gens ? ", the rest run again" : "")
+                                    : "; every generation run again (no checkpoint to start from)")
+                << ")"
                 << (extend ? ", budget raised from " + human(double(old_budget)) + " to " + human(double(o.budget)) : "") << "\n";
     if (!o.quiet && extend && P == old_budget)
       std::cerr << "search: note: the population is " << P << ", the first budget (a new search cuts a larger one to it); "
@@ -792,7 +949,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
 
   uint64_t written = kept_rows;  // rows of /evaluated in the file or handed to the writer
-  double last_write = now_s();
+  double last_write = now_s(), last_checkpoint = now_s();
   SignalScope signals;
   const double wall0 = st.wall_s;
   double last_progress = -1e9;
@@ -809,6 +966,16 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
               << "/" << human(double(o.budget)) << " evaluations, best " << best_text(best_value(st)) << ", " << human(rate)
               << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / rate))
               << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
+  };
+  // The rows handed to the writer since /evaluated last ended on a whole chunk: a checkpoint
+  // counts the rows written up to that end and holds these again (a resume writes them anew).
+  Pending tail;
+  const auto checkpoint = [&] {
+    Pending rows = tail;
+    rows.append(pending);
+    Pending cp;
+    cp.checkpoint = checkpoint_bytes(st, rows, written - tail.rows(), *made.agent);
+    return cp;
   };
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {
@@ -827,7 +994,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       break;
     }
     const double t0 = now_s();
-    agent.ask(pop);
+    made.agent->ask(pop);
     const double t1 = now_s();
     const uint64_t left = o.budget - st.evaluations;
     const bool partial = left < P;  // the last generation: only what the budget allows
@@ -835,7 +1002,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const agents::Population& evp = first_genomes(pop, size_t(std::min<uint64_t>(left, P)), part);
     eval->evaluate(evp, scores, &metrics);
     const double t2 = now_s();
-    if (!partial) agent.tell(pop, scores);
+    if (!partial) made.agent->tell(pop, scores);
+    last_told = !partial;
     const double t3 = now_s();
     double gen_best = kInf;
     for (size_t i = 0; i < scores.size; ++i)
@@ -864,12 +1032,21 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       while (gens < pending.row_end.size() && pending.row_end[gens] <= chunk_end) ++gens;
       writer.push(pending.take_front(size_t(chunk_end - written), gens));
       written = chunk_end;
+      tail = Pending();
       last_write = now_s();
     } else if (t4 - last_write >= o.flush_s) {
       written += pending.rows();
+      Pending rows = pending;
+      rows.take_front(0, rows.evals.size());  // the rows alone
+      tail.append(rows);
       writer.push(std::move(pending));
       pending = Pending();
       last_write = now_s();
+    }
+    // A checkpoint every checkpoint_s seconds, after a generation told to the agent.
+    if (o.checkpoint_s >= 0 && last_told && t4 - last_checkpoint >= o.checkpoint_s) {
+      writer.push(checkpoint());
+      last_checkpoint = now_s();
     }
     st.write_s += now_s() - t4;
     ++session_gens;
@@ -880,7 +1057,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     progress(false);
   }
   const double tw = now_s();
+  // And one as the session ends (after the rows it counts on are handed to the writer).
+  Pending cp;
+  if (o.checkpoint_s >= 0 && last_told && session_gens > 0) cp = checkpoint();
   writer.push(std::move(pending));
+  if (!cp.checkpoint.empty()) writer.push(std::move(cp));
   writer.finish();  // the file is this thread's again
   st.writer_s += writer.busy_s();
   if (summary) summary->write_batches = writer.batches();
@@ -902,6 +1083,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     summary->best_objective = best_value(st);
     summary->best_genome = st.best_genome;
     summary->stopped = stopped;
+    summary->checkpoint_generations = from_checkpoint;
     summary->wall_s = st.wall_s;
     summary->agent_s = st.agent_s;
     summary->eval_s = st.eval_s;

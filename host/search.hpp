@@ -30,6 +30,7 @@ struct SearchOptions {
   double time_limit_s = 0;        // 0 = none; per session
   double progress_every_s = 2;
   double flush_s = 1;             // longest wait for a write while no 16,384-row chunk fills
+  double checkpoint_s = 10;       // seconds between checkpoints of the agent's state (0: every generation; < 0: none)
   uint64_t stop_after_generations = 0;  // tests: behave as if interrupted after this many (0 = off)
 };
 
@@ -45,6 +46,7 @@ struct SearchSummary {
   // background writer's busy time (overlapping the others).
   double wall_s = 0, eval_s = 0, agent_s = 0, write_s = 0, writer_s = 0;
   uint64_t write_batches = 0;  // batches of rows the background writer wrote, this session
+  uint64_t checkpoint_generations = 0;  // a resume: the generations its checkpoint gave (not run again)
 };
 
 // Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also

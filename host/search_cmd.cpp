@@ -104,10 +104,12 @@ int cmd_search(int argc, const char* const* argv) {
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
-      ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable", cxxopts::value<double>()->default_value("0"))
+      ("checkpoint", "seconds between checkpoints of the search's state, which --resume starts from (0: after every "
+                     "generation)", cxxopts::value<double>()->default_value("10"))
+      ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable from its checkpoint", cxxopts::value<double>()->default_value("0"))
       ("resume", "continue the search in OUT (its recorded agent, hyperparameters, seed, --keep and, unless --budget "
                  "raises it, budget apply); a complete search continues to a larger --budget")
-      ("q,quiet", "no progress output (warnings still go to stderr)")
+      ("q,quiet", "no progress output or notes (a warning that the search is not the one asked for still prints)")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
@@ -127,6 +129,7 @@ int cmd_search(int argc, const char* const* argv) {
   o.out = args["out"].as<std::string>();
   o.backend = args["backend"].as<std::string>();
   o.time_limit_s = args["time-limit"].as<double>();
+  o.checkpoint_s = args["checkpoint"].as<double>();
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
@@ -139,6 +142,7 @@ int cmd_search(int argc, const char* const* argv) {
   if ((!o.resume || args.count("budget")) && o.budget == 0)
     return usage_error(opts, "--budget expects a positive number of evaluations");
   if (o.time_limit_s < 0) return usage_error(opts, "--time-limit expects seconds >= 0");
+  if (!(o.checkpoint_s >= 0)) return usage_error(opts, "--checkpoint expects seconds >= 0");
   if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
     return usage_error(opts, "--keep expects all, feasible or none");
   try {
@@ -156,7 +160,8 @@ int cmd_search(int argc, const char* const* argv) {
         given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
       }
       o.params = psa_agent_params(ds, o.agent, given);
-      for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic search: note: " << n << "\n";  // warnings
+      if (!o.quiet)
+        for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic search: note: " << n << "\n";
     }
     return run_search(ds, o, nullptr);
   } catch (const agents::ParamError& e) {

@@ -34,7 +34,7 @@ int cmd_sweep(int argc, const char* const* argv) {
                   "are swept at their first value only: `cosmic space` lists them)")
       ("resume", "continue an interrupted sweep in OUT (its recorded settings apply)")
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
-      ("q,quiet", "no progress output (warnings still go to stderr)")
+      ("q,quiet", "no progress output or notes")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
@@ -71,7 +71,7 @@ int cmd_sweep(int argc, const char* const* argv) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;
     }
-    if (!o.resume)  // warnings: --quiet keeps them
+    if (!o.quiet && !o.resume)
       for (const std::string& n : psa::space_notes(ds)) std::cerr << "cosmic sweep: note: " << n << "\n";
     // --keep all (a fresh sweep; a resumed one keeps its file's settings), of the space the sweep
     // visits: the PSA's with the genes no result depends on folded.

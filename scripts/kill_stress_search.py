@@ -8,7 +8,7 @@ in its counters.
 
     python3 scripts/kill_stress_search.py build/cosmic [--trials 10] [--seed 1]
         [--runs ga:7000:80000,nsga2:3000:60000] [--keep all,feasible,none]
-        [--psa data/psa/cosmic/fullstack-system2.yaml] [--max-kills 2]
+        [--psa data/psa/cosmic/fullstack-system2.yaml] [--max-kills 2] [--checkpoint S]
 
 Prints one line per trial and a summary; exit status 1 when any trial failed. Needs h5py.
 """
@@ -58,6 +58,7 @@ def main():
     ap.add_argument("--psa", default=os.path.join(os.path.dirname(__file__), "..", "data", "psa", "cosmic",
                                                   "fullstack-system2.yaml"))
     ap.add_argument("--max-kills", type=int, default=2, help="most kills of resumed sessions per trial")
+    ap.add_argument("--checkpoint", help="cosmic search --checkpoint S (seconds between checkpoints; 0: every generation)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
@@ -69,8 +70,10 @@ def main():
             base = [args.cosmic, "search", args.psa, "--agent", agent, "--param", f"{agent}.population={population}",
                     "--budget", budget, "--seed", "3", "--backend", "cpu", "--quiet"]
             base += [] if keep == "default" else ["--keep", keep]
+            base += [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
             # --resume takes the settings from the file (and warns about any given again).
             resume = [args.cosmic, "search", args.psa, "--backend", "cpu", "--quiet", "--resume"]
+            resume += [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
             ref = os.path.join(work, f"ref-{agent}-{keep}.h5")
             t0 = time.time()
             subprocess.run(base + ["-o", ref], env=env, check=True)

@@ -676,14 +676,19 @@ TEST(Agents, ResumeKeepsSeedsAbove2To63) {
 }
 
 // Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
-// and every --keep. Before the last session a kill between the two writes of a batch is mimicked:
-// /evaluated holds rows of a generation that /generations does not list; the resume drops them.
+// and every --keep, from the checkpoint each session leaves as it stops (the agent's state, not
+// run again; with rows written every generation, flush_s 0, it holds those past the last whole
+// chunk again) or without one (every generation run again). Before the last session a kill
+// between the two writes of a batch is mimicked: /evaluated holds rows of a generation that
+// /generations does not list; the resume drops them.
 TEST(Agents, ResumeEqualsUninterrupted) {
   const auto ds1 = tiny_space({Objective::Latency});
   const auto ds2 = tiny_space({Objective::Latency, Objective::Cost});
+  for (auto [checkpoint_s, flush_s] : {std::pair{10.0, 1.0}, {10.0, 0.0}, {-1.0, 1.0}})
   for (const char* keep : {"all", "feasible", "none"})
     for (const char* a : kAgents) {
-      SCOPED_TRACE(std::string(a) + ", --keep " + keep);
+      SCOPED_TRACE(std::string(a) + ", --keep " + keep + (checkpoint_s < 0 ? ", replayed" : ", from checkpoints") +
+                   ", flush_s " + std::to_string(flush_s));
       const auto& ds = std::string(a) == "nsga2" ? ds2 : ds1;
       SearchOptions o = cpu_search(a, "50", 5, 420);  // 8 full generations and a partial one
       o.keep = keep;
@@ -694,6 +699,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
       SearchOptions part = o;
       part.out = temp_path(std::string("part_") + a + ".h5");
       part.stop_after_generations = 3;
+      part.flush_s = flush_s;
       SearchSummary s1;
       EXPECT_EQ(run_search(ds, part, &s1), 130);
       EXPECT_EQ(s1.evaluations, 150u);
@@ -704,8 +710,11 @@ TEST(Agents, ResumeEqualsUninterrupted) {
       SearchOptions res = resume_options(part.out);
       res.keep = "none";  // ignored: the file's own --keep applies
       res.stop_after_generations = 2;  // interrupted a second time
+      res.checkpoint_s = checkpoint_s;
+      res.flush_s = flush_s;
       SearchSummary s2;
       EXPECT_EQ(run_search(ds, res, &s2), 130);
+      EXPECT_EQ(s2.checkpoint_generations, checkpoint_s < 0 ? 0u : 3u);
       if (std::string(keep) != "none") {  // a kill after /evaluated got the next rows, before /generations did
         h5::Handle f = h5::open_file(part.out, true);
         h5::Handle e = h5::group(f.id(), "evaluated", false);
@@ -719,6 +728,7 @@ TEST(Agents, ResumeEqualsUninterrupted) {
       res.stop_after_generations = 0;
       SearchSummary s3;
       ASSERT_EQ(run_search(ds, res, &s3), 0);
+      EXPECT_EQ(s3.checkpoint_generations, checkpoint_s < 0 ? 0u : 5u);
       expect_same_search(s3, full);
       const auto full_rows = evaluated_columns(o.out, ds);
       EXPECT_EQ(evaluated_columns(part.out, ds), full_rows);
@@ -837,23 +847,28 @@ TEST(Agents, ResumeRepairsAKilledFile) {
   }
 }
 
-// The replay checks /evaluated's whole chunks, reading their genes 2^18 rows at a time: a file
-// longer than that resumes to the uninterrupted run's rows; a changed row in a whole chunk is
-// refused and the file left as it was; one past the whole chunks is written again; a column
-// missing far more rows than a kill leaves is refused.
+// Without a checkpoint to start from, the replay checks /evaluated's whole chunks, reading their
+// genes 2^18 rows at a time: a file longer than that resumes to the uninterrupted run's rows; a
+// changed row in a whole chunk is refused and the file left as it was; one past the whole chunks
+// is written again; a column missing far more rows than a kill leaves is refused. From a
+// checkpoint (after the 14th generation here) the rows past its whole chunks are written again.
 TEST(Agents, ResumeReadsLongFilesInWindows) {
   const auto ds = tiny_space({Objective::Latency});
   SearchOptions o = cpu_search("ga", "20000", 2, 300000);
   o.out = temp_path("long_full.h5");
   ASSERT_EQ(run_search(ds, o, nullptr), 0);
-  for (size_t damaged_row : {size_t(0), size_t(270000), size_t(279000)}) {  // 0: none
-    SCOPED_TRACE(damaged_row);
+  for (size_t damaged_row : {size_t(0), size_t(270000), size_t(279000)})  // 0: none
+    for (double checkpoint_s : {-1.0, 10.0}) {
+    if (damaged_row == 270000 && checkpoint_s >= 0) continue;  // before the checkpoint: not read again
+    SCOPED_TRACE(std::to_string(damaged_row) + (checkpoint_s < 0 ? ", replayed" : ", from the checkpoint"));
     SearchOptions part = o;
     part.out = temp_path("long_part.h5");
     part.stop_after_generations = 14;  // 280,000 rows: 17 whole chunks (278,528 rows) and a part
     EXPECT_EQ(run_search(ds, part, nullptr), 130);
     if (damaged_row > 0) flip_evaluated_gene(h5::open_file(part.out, true).id(), ds.genes[1].name, damaged_row);
     SearchOptions res = resume_options(part.out);
+    res.checkpoint_s = checkpoint_s;
+    SearchSummary sum;
     if (damaged_row == 270000) {
       try {
         run_search(ds, res, nullptr);
@@ -864,7 +879,8 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
       h5::Handle f = h5::open_file(part.out, false);  // left as it was
       EXPECT_EQ(h5::column_size(h5::group(f.id(), "evaluated", false).id(), "violation"), 280000u);
     } else {
-      ASSERT_EQ(run_search(ds, res, nullptr), 0);
+      ASSERT_EQ(run_search(ds, res, &sum), 0);
+      EXPECT_EQ(sum.checkpoint_generations, checkpoint_s < 0 ? 0u : 14u);
       EXPECT_EQ(evaluated_columns(res.out, ds), evaluated_columns(o.out, ds));
     }
     std::filesystem::remove(part.out);
