@@ -977,6 +977,15 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     cp.checkpoint = checkpoint_bytes(st, rows, written - tail.rows(), *made.agent);
     return cp;
   };
+  // The generation after which the best last improved (the first feasible point is one), from
+  // the curve the file holds for the generations before this session.
+  uint64_t improved_at = 0;
+  if (replay_gens > 0) {
+    h5::Handle gg = h5::group(file.id(), "generations", false);
+    const auto curve = h5::read_column<double>(gg.id(), "best_objective", 0, size_t(replay_gens));
+    for (size_t k = 0; k < curve.size(); ++k)
+      if (curve[k] < (k ? curve[k - 1] : kInf)) improved_at = k + 1;
+  }
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {
     if (g_search_signal) {
@@ -991,6 +1000,16 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
     if (o.stop_after_generations && session_gens >= o.stop_after_generations) {
       stopped = "signal";
+      break;
+    }
+    // Stopping rules (of this session, as the time limit): a best at or below the target, or
+    // `stall` generations since the best last improved.
+    if (o.target_set && best_value(st) <= o.target) {
+      stopped = "target";
+      break;
+    }
+    if (o.stall > 0 && st.generations - improved_at >= o.stall) {
+      stopped = "stall";
       break;
     }
     const double t0 = now_s();
@@ -1009,7 +1028,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (size_t i = 0; i < scores.size; ++i)
       if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
     const uint64_t gen = st.generations;
+    const double best_before = best_value(st);
     const uint64_t infeasible = record(st, evp, scores, &metrics);
+    if (best_value(st) < best_before) improved_at = st.generations;
     const double t4 = now_s();
     st.wall_s = wall0 + (t4 - t_session);
     const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;

@@ -28,6 +28,9 @@ struct SearchOptions {
   bool resume = false;
   bool quiet = false;
   double time_limit_s = 0;        // 0 = none; per session
+  bool target_set = false;        // stop (this session) once the best is at or below `target`
+  double target = 0;
+  uint64_t stall = 0;             // stop (this session) after this many generations without a better best; 0 = never
   double progress_every_s = 2;
   double flush_s = 1;             // longest wait for a write while no 16,384-row chunk fills
   double checkpoint_s = 10;       // seconds between checkpoints of the agent's state (0: every generation; < 0: none)
@@ -40,7 +43,7 @@ struct SearchSummary {
   std::vector<int32_t> best_genome;
   std::vector<double> best_curve;            // best-so-far after each generation
   std::vector<uint64_t> evaluations_curve;   // cumulative evaluations after each generation
-  std::string stopped;                       // budget, time_limit, signal
+  std::string stopped;                       // budget, time_limit, target, stall, signal
   // Seconds over all sessions, as in the file's attributes (docs/results-format.md): wall time;
   // the loop's time in the evaluator, in the agent (ask + tell) and writing results; the
   // background writer's busy time (overlapping the others).

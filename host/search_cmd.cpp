@@ -104,6 +104,10 @@ int cmd_search(int argc, const char* const* argv) {
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
+      ("target", "stop once the best value of the first objective is at or below this (its units; this session, "
+                 "file resumable)", cxxopts::value<double>())
+      ("stall", "stop after this many generations without a better best (this session, file resumable)",
+       cxxopts::value<uint64_t>()->default_value("0"))
       ("checkpoint", "seconds between checkpoints of the search's state, which --resume starts from (0: after every "
                      "generation)", cxxopts::value<double>()->default_value("10"))
       ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable from its checkpoint", cxxopts::value<double>()->default_value("0"))
@@ -130,6 +134,9 @@ int cmd_search(int argc, const char* const* argv) {
   o.backend = args["backend"].as<std::string>();
   o.time_limit_s = args["time-limit"].as<double>();
   o.checkpoint_s = args["checkpoint"].as<double>();
+  o.target_set = args.count("target") > 0;
+  if (o.target_set) o.target = args["target"].as<double>();
+  o.stall = args["stall"].as<uint64_t>();
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();

@@ -675,6 +675,48 @@ TEST(Agents, ResumeKeepsSeedsAbove2To63) {
   EXPECT_EQ(h5::attr_uint(f.id(), "seed"), (uint64_t(1) << 63) + 5);
 }
 
+// Stopping rules: --target stops the session at the first generation whose best is at or below
+// it (the optimum here), --stall after that many generations without a better best; each leaves
+// the uninterrupted run's first generations, and --resume without the rule runs on to it.
+TEST(Agents, TargetAndStallStopTheSession) {
+  const auto ds = tiny_space({Objective::Latency});
+  const double optimum = brute_force_best(ds);
+  SearchOptions o = cpu_search("ga", "20", 3, 2000);
+  o.out = temp_path("rules_full.h5");
+  SearchSummary full;
+  ASSERT_EQ(run_search(ds, o, &full), 0);
+  ASSERT_EQ(full.best_objective, optimum);
+  const size_t reached = size_t(std::find(full.best_curve.begin(), full.best_curve.end(), optimum) - full.best_curve.begin());
+  ASSERT_LT(reached + 3, full.best_curve.size());  // found before the budget's end: the rules have something to stop
+  SearchOptions t = o;
+  t.out = temp_path("rules_target.h5");
+  t.target_set = true;
+  t.target = optimum;
+  SearchSummary at;
+  ASSERT_EQ(run_search(ds, t, &at), 0);
+  EXPECT_EQ(at.stopped, "target");
+  EXPECT_EQ(at.best_curve, std::vector<double>(full.best_curve.begin(), full.best_curve.begin() + ptrdiff_t(reached + 1)));
+  {
+    h5::Handle f = h5::open_file(t.out, false);
+    EXPECT_EQ(h5::attr_string(f.id(), "stopped"), "target");
+    EXPECT_EQ(h5::attr_int(f.id(), "complete"), 0);
+  }
+  SearchSummary rest;
+  ASSERT_EQ(run_search(ds, resume_options(t.out), &rest), 0);
+  expect_same_search(rest, full);
+  SearchOptions s = o;
+  s.out = temp_path("rules_stall.h5");
+  s.stall = 3;
+  SearchSummary st;
+  ASSERT_EQ(run_search(ds, s, &st), 0);
+  EXPECT_EQ(st.stopped, "stall");
+  ASSERT_GE(st.best_curve.size(), 4u);
+  const size_t n = st.best_curve.size();
+  EXPECT_EQ(st.best_curve[n - 1], st.best_curve[n - 4]);  // three generations without a better best
+  EXPECT_EQ(st.best_curve, std::vector<double>(full.best_curve.begin(), full.best_curve.begin() + ptrdiff_t(n)));
+  for (const auto& f : {o.out, t.out, s.out}) std::filesystem::remove(f);
+}
+
 // Interrupted twice and resumed, a search gives the file of an uninterrupted run, for every agent
 // and every --keep, from the checkpoint each session leaves as it stops (the agent's state, not
 // run again; with rows written every generation, flush_s 0, it holds those past the last whole
