@@ -76,7 +76,8 @@ nlohmann::json to_json(const EvalReport& rep) {
   Term m[5];
   memory_terms(r, m);
   for (const auto& x : m) j["memory_breakdown_bytes"][x.name] = x.value;
-  j["network_cost_usd"] = r.reason == Reason::SwitchNotPriced ? nlohmann::json() : nlohmann::json(r.network_cost_usd);
+  const auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
+  j["network_cost_usd"] = number_or_null(rep.network_cost_usd);
   j["network_cost_by_dim"] = nlohmann::json::array();
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d)
     j["network_cost_by_dim"].push_back({{"tier", rep.dim_tier[d]},
@@ -85,12 +86,11 @@ nlohmann::json to_json(const EvalReport& rep) {
   for (const auto& [group, k] : rep.placement) j["placement"][group] = k;
   const double price = rep.config.compute.price_usd;  // per NPU; 0: not given
   j["npu_price_usd"] = price > 0 ? nlohmann::json(price) : nlohmann::json();
-  j["cluster_cost_usd"] = price > 0 && r.reason != Reason::SwitchNotPriced
-                              ? nlohmann::json(objective_value(Objective::ClusterCost, rep.config, r))
-                              : nlohmann::json();
+  j["cluster_cost_usd"] = number_or_null(rep.cluster_cost_usd);
   j["model_flops"] = r.model_flops;
   j["tokens_per_s"] = r.tokens_per_s;
-  j["npu_s_per_token"] = objective_value(Objective::NpuSPerToken, rep.config, r);
+  j["npu_s_per_token"] = r.tokens_per_s > 0 ? nlohmann::json(objective_value(Objective::NpuSPerToken, rep.config, r))
+                                            : nlohmann::json();  // a layout the model did not time
   j["mfu"] = r.mfu;
   if (rep.config.work.mode == Mode::Generate) {
     j["first_token_s"] = rep.first_token_s;
@@ -116,6 +116,12 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                         std::to_string(int64_t(w.dp) * w.tp * w.pp * w.cp) + ", the network has " + dims + " = " +
                         std::to_string(total_npus(c.net)) + " NPUs");
   }
+  bool priced = true;
+  const double network_usd = network_cost_usd(c.net, priced);
+  if (priced) {
+    rep.network_cost_usd = network_usd;
+    if (c.compute.price_usd > 0) rep.cluster_cost_usd = network_usd + double(total_npus(c.net)) * c.compute.price_usd;
+  }
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
   const char* const tier_names[kNumTiers] = {"chiplet", "package", "node", "pod"};
@@ -124,6 +130,25 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     bool priced = true;
     const double usd = dim_cost_usd(c.net, d, tier[d], priced);
     rep.dim_cost_usd.push_back(priced ? usd : NAN);  // a Switch on a tier without a switch price
+  }
+  const ModelSpec& m = c.model;
+  const auto num = [](int64_t v) { return std::to_string(v); };
+  if (rep.result.reason == Reason::TpExceedsHeads)
+    rep.notes.push_back("tp = " + num(w.tp) + " is more than the model's " + num(m.heads) + " attention heads");
+  if (rep.result.reason == Reason::HeadsNotDivisible) {  // which count tp (or cp) does not divide
+    if (m.heads % w.tp != 0 || m.ffn % w.tp != 0)
+      rep.notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.heads) + " attention heads and the FFN width " +
+                          num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
+    else
+      rep.notes.push_back("with cp_style alltoall each cp rank takes whole heads: cp = " + num(w.cp) + " must divide the " +
+                          num(m.heads / w.tp) + " query heads and the " + num(std::max(1, m.kv_heads / w.tp)) +
+                          " KV heads of a TP rank");
+  }
+  if (rep.result.reason == Reason::LayersNotDivisible) {
+    const int64_t chunks = int64_t(w.pp) * (w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1);
+    rep.notes.push_back(w.uneven_stages ? num(m.layers) + " layers are fewer than the " + num(chunks) + " model chunks (pp x vpp)"
+                                        : num(m.layers) + " layers are not a multiple of pp x vpp = " + num(chunks) +
+                                              " (workload.uneven_stages: true lets stages differ by a layer)");
   }
   if (rep.result.reason == Reason::BatchNotDivisible) {  // which of the two rules, with the numbers
     const int64_t per_pass = int64_t(w.dp) * w.micro_batch;
@@ -139,7 +164,7 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   const Reason placed = place_groups(c.net, w, g.span, &why);
   std::string order;
   for (int k = 0; k < kNumGroups; ++k) order += (k ? ", " : "") + std::string(names::name(names::kGroup, c.net.order[k]));
-  if (placed == Reason::PlacementMismatch && why.group >= 0) {
+  if (rep.result.reason == Reason::PlacementMismatch && placed == Reason::PlacementMismatch && why.group >= 0) {
     const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
     const std::string group = names::name(names::kGroup, Group(why.group));
     rep.notes.push_back(group + " = " + std::to_string(degree[why.group]) + " cannot be laid onto the network: " +
@@ -237,7 +262,7 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   }
   os << "network cost           "
-     << (r.reason == Reason::SwitchNotPriced ? "undefined (a Switch without a price)" : dollars(r.network_cost_usd)) << "\n";
+     << (std::isnan(rep.network_cost_usd) ? "undefined (a Switch without a price)" : dollars(rep.network_cost_usd)) << "\n";
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d) {
     if (rep.dim_tier[d] == "-") continue;
     const NetDim& n = rep.config.net.dim[d];
@@ -250,8 +275,7 @@ std::string to_text(const EvalReport& rep) {
   if (rep.config.compute.price_usd > 0) {
     const double npus = double(total_npus(rep.config.net));
     os << "cluster cost           "
-       << (r.reason == Reason::SwitchNotPriced ? "undefined (a Switch without a price)"
-                                               : dollars(objective_value(Objective::ClusterCost, rep.config, r)))
+       << (std::isnan(rep.cluster_cost_usd) ? "undefined (a Switch without a price)" : dollars(rep.cluster_cost_usd))
        << "  (network + " << total_npus(rep.config.net) << " NPUs x " << dollars(rep.config.compute.price_usd) << " = "
        << dollars(npus * rep.config.compute.price_usd) << ")\n";
   }

@@ -1,6 +1,7 @@
 // Human-readable and JSON renderings of one evaluated configuration.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct EvalReport {
   // in dollars, before the total is rounded to the cent (kernels/cost.hpp).
   std::vector<std::string> dim_tier;
   std::vector<double> dim_cost_usd;
+  // The network's cost and the cluster's (network + NPUs x compute.price_usd), whatever the
+  // layout (the model stops before pricing one it rejects early); NaN where undefined: a Switch
+  // without a price, or (cluster) no price per NPU.
+  double network_cost_usd = NAN, cluster_cost_usd = NAN;
   // Where the parallel groups lie: for tp, cp, dp, pp (and ep, with experts) of degree > 1, the
   // group's ranks along each dimension (empty when the groups cannot be placed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> placement;

@@ -341,8 +341,9 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   if (!j["complete"].get<bool>())
     os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it"
                    : j.contains("merge_lacks") ? "it lacks " + join(j["merge_lacks"].get<std::vector<std::string>>(), "; ") +
-                                                   ": sweep or finish those and merge again"
-                                               : "finish the shards it lacks and merge again")
+                                                   ": sweep or finish those, then merge every shard file again (a "
+                                                   "merged file takes no more shards)"
+                                               : "finish the shards it lacks, then merge every shard file again")
        << "\n";
   os << "  " << count(j["evaluated"].get<uint64_t>()) << " meet the constraints, " << count(j["feasible"].get<uint64_t>())
      << " feasible";

@@ -330,7 +330,7 @@ void convert_compute(const Section& s, Compute& c) {
   if (s.has("memory_GiB") == s.has("memory_GB")) s.fail("memory_GiB", "exactly one of memory_GiB or memory_GB");
   c.mem_capacity_bytes = s.has("memory_GiB") ? s.number("memory_GiB", 0, 1e-9, 1e12) * 1073741824.0
                                              : s.number("memory_GB", 0, 1e-9, 1e12) * 1e9;
-  c.price_usd = s.number("price_usd", 0, 0, 1e12);
+  c.price_usd = s.number("price_usd", 0, 1e-9, 1e12);  // a price, if given (0 would read as none)
 }
 
 void convert_calibration(const Section& s, Calibration& k) {
@@ -474,21 +474,27 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
       parts.erase(parts.begin() + ptrdiff_t(i) + 1);
     }
   };
+  // The index `part` names in the list at `list_path`, or an error that says what is there.
+  const auto index_in = [&](const YAML::Node& list, const std::string& part, const std::string& list_path) {
+    size_t idx = list.size();
+    if (!part.empty() && part.size() < 10 && part.find_first_not_of("0123456789") == std::string::npos) idx = std::stoul(part);
+    if (idx >= list.size())
+      throw ConfigError("--set " + assignment + ": '" + list_path + "' is a list of " + std::to_string(list.size()) +
+                        " values, and '" + part + "' is not one of its indices; --set " + list_path +
+                        "=[...] replaces the whole list");
+    return idx;
+  };
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();
     join_dimension(static_cast<const YAML::Node&>(cur), i);
     if (i + 1 == parts.size()) break;
     const std::string& p = parts[i];
     not_a_value(cur, p);
+    const std::string at = prefix;
     prefix += (i ? "." : "") + p;
     YAML::Node next;
     if (cur.IsSequence()) {
-      size_t idx = 0;
-      try { idx = std::stoul(p); } catch (const std::logic_error&) { idx = cur.size(); }
-      if (idx >= cur.size())
-        throw ConfigError("--set " + assignment + ": '" + p + "' is not an index of the list at that point (size " +
-                          std::to_string(cur.size()) + ")");
-      next = cur[idx];
+      next = cur[index_in(cur, p, at)];
     } else {
       next = cur[p];
     }
@@ -521,10 +527,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   const std::string& last = parts.back();
   not_a_value(parent, last);
   if (parent.IsSequence()) {
-    size_t idx = 0;
-    try { idx = std::stoul(last); } catch (const std::logic_error&) { idx = parent.size(); }
-    if (idx >= parent.size()) throw ConfigError("--set " + assignment + ": index '" + last + "' out of range");
-    parent[idx] = value;
+    parent[index_in(parent, last, prefix)] = value;
   } else {
     set_replacing_alternative(parent, last, value);
   }

@@ -136,6 +136,24 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
       << misplaced;
   // A batch that does not divide: which rule, with the numbers (2048 / (8 x 3); with interleaving,
   // 1032 / 8 = 129 micro-batches per pipeline of 4 stages).
+  // Heads and layers that tp or pp do not divide (GPT-3 175B: 96 of each; 5 x 8 x 4 x 8 NPUs).
+  const std::string heads = test::run_cli("eval " + cfg + " --set workload.tp=5 --set system.network.dims.0.npus=5").out;
+  EXPECT_NE(heads.find("note: tp = 5 must divide the 96 attention heads and the FFN width 49152 (the heads do not divide)\n"),
+            std::string::npos)
+      << heads;
+  const std::string layers = test::run_cli("eval " + cfg + " --set workload.pp=5 --set system.network.dims.3.npus=10").out;
+  EXPECT_NE(layers.find("note: 96 layers are not a multiple of pp x vpp = 5 (workload.uneven_stages: true lets stages differ "
+                        "by a layer)\n"),
+            std::string::npos)
+      << layers;
+  // A layout rejected before it is timed still has its network's cost (the network's alone),
+  // and no NPU-seconds per token.
+  const auto rejected = nlohmann::json::parse(
+      test::run_cli("eval " + cfg + " --json --set workload.global_batch=500 --set system.compute.price_usd=25000").out);
+  EXPECT_EQ(rejected["reason"], "BATCH_NOT_DIVISIBLE");
+  EXPECT_EQ(rejected["network_cost_usd"], 8775680.0);
+  EXPECT_EQ(rejected["cluster_cost_usd"], 8775680.0 + 1024 * 25000.0);
+  EXPECT_TRUE(rejected["npu_s_per_token"].is_null());
   const std::string batch = test::run_cli("eval " + cfg + " --set workload.micro_batch=3").out;
   EXPECT_NE(batch.find("note: global_batch 2048 is not a multiple of dp x micro_batch = 8 x 3 = 24\n"), std::string::npos) << batch;
   const std::string chunks = test::run_cli("eval " + cfg + " --set workload.schedule=interleaved --set workload.vpp=2 "

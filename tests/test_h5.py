@@ -231,7 +231,7 @@ class SweepFile(unittest.TestCase):
             self.assertEqual([x.decode() if isinstance(x, bytes) else x for x in f.attrs["merge_lacks"]],
                              ["shard 1/3 (not merged)"])
         shown = subprocess.run([COSMIC, "show", merged], check=True, capture_output=True, text=True).stdout
-        self.assertIn("it lacks shard 1/3 (not merged): sweep or finish those and merge again", shown)
+        self.assertIn("it lacks shard 1/3 (not merged): sweep or finish those, then merge every shard file again", shown)
         r = sweep("workload-system1.yaml", merged, "--resume", check=False)
         self.assertEqual(r.returncode, 1)
         self.assertIn("cosmic merge and cannot be resumed", r.stderr)

@@ -548,6 +548,21 @@ TEST(Psa, SetReachesOneDimensionOfAParameter) {
   EXPECT_EQ(labels["network.latency_ns.0"], (std::vector<std::string>{"100", "700"}));
   EXPECT_EQ(labels.size(), 2u);
   EXPECT_EQ(ds.view->base.net.dim[0].latency_ns, 300);
+  // A parameter written as a list has indices, not a spec's keys: said alike at the end of a
+  // path and inside one.
+  for (const char* set : {"parameters.network.npus.1.values=[2]", "parameters.network.npus.1.pow2.max=8",
+                          "parameters.network.npus.1.2=16"}) {
+    try {
+      psa::load_psa(psa, {set});
+      ADD_FAILURE() << set << " accepted";
+    } catch (const psa::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("'parameters.network.npus.1' is a list of 2 values, and '"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("; --set parameters.network.npus.1=[...] replaces the whole list"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Psa, ErrorsNameFileLineAndKey) {
