@@ -378,11 +378,12 @@ struct Pending {
   }
 
   // Into the slot /checkpoint does not name, flushed, and only then named: a kill while it is
-  // written leaves the one before.
+  // written leaves the one before. Uncompressed and written over in place, so that the file
+  // does not grow by a checkpoint each session (space freed in one session is lost to the next).
   void write_checkpoint(hid_t file) const {
     h5::Handle g = h5::group(file, "checkpoint", true);
     const std::string slot = h5::has_attr(g.id(), "current") && h5::attr_string(g.id(), "current") == "0" ? "1" : "0";
-    h5::write_column(g.id(), slot, checkpoint, h5::ColumnFormat{size_t(1) << 20, 1, false});
+    h5::overwrite_column(g.id(), slot, checkpoint, h5::ColumnFormat{size_t(1) << 20, 0, false});
     h5::flush(file);
     h5::set_attr(g.id(), "current", slot);
     h5::flush(file);
@@ -511,17 +512,19 @@ std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, ui
   return bytes;
 }
 
-// Reads the checkpoint of /checkpoint's `slot` ("current" or "other") into `cp` and `agent`;
-// false where there is none, it is another build's, or it does not read (the agent may then be
-// half loaded: the caller makes a new one).
-bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint& cp, agents::Agent& agent) {
-  if (!h5::exists(file, "checkpoint")) return false;
-  h5::Handle g = h5::group(file, "checkpoint", false);
-  if (!h5::has_attr(g.id(), "current")) return false;
-  std::string name = h5::attr_string(g.id(), "current");
-  if (std::string(slot) == "other") name = name == "0" ? "1" : "0";
-  if (!h5::exists(g.id(), name)) return false;
+// Reads the checkpoint of /checkpoint's `slot` ("current" or "other") into `cp` and `agent`, and
+// the dataset's name into `used`; false where there is none, it is another build's, or it does
+// not read (the agent may then be half loaded: the caller makes a new one).
+bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint& cp, agents::Agent& agent,
+                     std::string& used) {
   try {
+    if (!h5::exists(file, "checkpoint")) return false;
+    h5::Handle g = h5::group(file, "checkpoint", false);
+    if (!h5::has_attr(g.id(), "current")) return false;
+    std::string name = h5::attr_string(g.id(), "current");
+    if (std::string(slot) == "other") name = name == "0" ? "1" : "0";
+    if (!h5::exists(g.id(), name)) return false;
+    used = name;
     const std::vector<int8_t> bytes = h5::read_column<int8_t>(g.id(), name);
     agents::StateReader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     std::vector<char> version;
@@ -804,6 +807,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   uint64_t kept_rows = 0;     // of them, those in whole chunks of the file
   bool last_told = false;     // the last generation was told to the agent (a whole one)
   uint64_t from_checkpoint = 0;  // the generations a checkpoint gave (not run again)
+  std::string checkpoint_slot;   // the /checkpoint dataset they came from
   if (replay_gens > 0) {
     const hid_t f = file.id();
     h5::Handle gg = h5::group(f, "generations", false);
@@ -837,18 +841,23 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (const char* slot : {"current", "other"}) {
       if (o.checkpoint_s < 0) break;
       Checkpoint cp;
-      const bool read = read_checkpoint(f, slot, st, cp, *made.agent);
+      std::string used;
+      const bool read = read_checkpoint(f, slot, st, cp, *made.agent, used);
       const uint64_t g = cp.st.generations;
       if (read && g >= 1 && g <= replay_gens && cp.written <= kept_rows && cp.written % kChunkRows == 0 &&
           cp.st.evaluations == evals[g - 1] && best_value(cp.st) == best[g - 1] && cp.pending.evals.size() <= g) {
         st = std::move(cp.st);
         from_checkpoint = g;
-        kept_rows = cp.written;
+        // Its rows (from row cp.written) go to the writer again where the file's whole chunks
+        // do not hold them; its generations are in /generations. The file keeps its whole
+        // chunks, and the generations run again are checked against them, as in a full replay:
+        // so a kill during this session leaves /evaluated as complete as it found it.
         rows_in_file = cp.written + cp.pending.rows();
         pending = std::move(cp.pending);
-        pending.take_front(0, pending.evals.size());  // its generations are in /generations: its rows are not
+        pending.take_front(size_t(std::min<uint64_t>(pending.rows(), kept_rows - cp.written)), pending.evals.size());
         if (pending.rows() > 0) pending_from = kept_rows;
         last_told = true;
+        checkpoint_slot = used;
         if (summary)
           for (uint64_t k = 0; k < g; ++k) {
             summary->best_curve.push_back(best[k]);
@@ -936,6 +945,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     // finds the file as cut.
     cut_columns(file.id(), "generations", replay_gens);
     cut_columns(file.id(), "evaluated", kept_rows);
+    // The next checkpoint goes to the other slot than the one resumed from (`other` where
+    // `current` did not fit the file): a kill while it is written leaves this one.
+    if (!checkpoint_slot.empty()) h5::set_attr(h5::group(file.id(), "checkpoint", false).id(), "current", checkpoint_slot);
     h5::set_attr(file.id(), "evaluated_rows", kept_rows);
     if (extend) {
       h5::set_attr(file.id(), "budget", o.budget);

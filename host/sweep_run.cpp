@@ -864,9 +864,16 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       shards = n;
       have.insert(i);
     }
-    if (shards > 1) {
-      for (int i = 0; i < shards; ++i)
-        if (!have.count(i)) lacks.push_back("shard " + std::to_string(i) + "/" + std::to_string(shards) + " (not merged)");
+    if (shards > 1) {  // runs of missing shards as ranges: "shards 2-4095 of 4096"
+      for (int i = 0; i < shards; ++i) {
+        if (have.count(i)) continue;
+        int j = i;
+        while (j + 1 < shards && !have.count(j + 1)) ++j;
+        const std::string n = std::to_string(shards);
+        lacks.push_back((i == j ? "shard " + std::to_string(i) + "/" + n
+                                : "shards " + std::to_string(i) + "-" + std::to_string(j) + " of " + n) + " (not merged)");
+        i = j;
+      }
     } else {
       u128 at = 0;
       const auto gap = [&](u128 lo, u128 hi) {
@@ -879,6 +886,12 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     for (const In& in : ins)
       if (in.st.swept < in.m.end - in.m.begin)
         lacks.push_back(in.path + " (unfinished" + (in.m.shard == "merged" ? ", a merge with gaps)" : ": continue it with cosmic sweep --resume)"));
+    constexpr size_t kListed = 16;  // an HDF5 attribute holds 64 KiB: the first of many, then a count
+    if (lacks.size() > kListed) {
+      const size_t more = lacks.size() - kListed;
+      lacks.resize(kListed);
+      lacks.push_back("and " + std::to_string(more) + " more");
+    }
   }
   m.shard = "merged";
   m.complete = complete;

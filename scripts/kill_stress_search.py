@@ -71,7 +71,7 @@ def main():
                     "--budget", budget, "--seed", "3", "--backend", "cpu", "--quiet"]
             base += [] if keep == "default" else ["--keep", keep]
             base += [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
-            # --resume takes the settings from the file (and warns about any given again).
+            # --resume takes the settings from the file (and refuses any given again that differ).
             resume = [args.cosmic, "search", args.psa, "--backend", "cpu", "--quiet", "--resume"]
             resume += [] if args.checkpoint is None else ["--checkpoint", args.checkpoint]
             ref = os.path.join(work, f"ref-{agent}-{keep}.h5")

@@ -947,6 +947,46 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
   std::filesystem::remove(o.out);
 }
 
+// A checkpoint older than the file's last generation (a session killed before it wrote its
+// own): the resume starts from it and runs the later generations again, keeping the file's
+// whole chunks of /evaluated (so that another kill during the session leaves them) and checking
+// the generations run again against them: a row changed there is refused; otherwise the search
+// ends as the uninterrupted run.
+TEST(Agents, ResumeFromAnOlderCheckpointKeepsAndChecksTheFilesRows) {
+  const auto ds = tiny_space({Objective::Latency});
+  SearchOptions o = cpu_search("ga", "20000", 2, 300000);
+  o.out = temp_path("older_full.h5");
+  SearchSummary full;
+  ASSERT_EQ(run_search(ds, o, &full), 0);
+  SearchOptions part = o;
+  part.out = temp_path("older_part.h5");
+  part.stop_after_generations = 2;  // its checkpoint: after generation 2
+  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  SearchOptions on = resume_options(part.out);
+  on.checkpoint_s = -1;  // writes none, as a session killed before its first
+  on.stop_after_generations = 6;
+  EXPECT_EQ(run_search(ds, on, nullptr), 130);  // 8 generations, 160,000 rows: 9 whole chunks
+  const std::string damaged = temp_path("older_damaged.h5");
+  std::filesystem::copy_file(part.out, damaged, std::filesystem::copy_options::overwrite_existing);
+  flip_evaluated_gene(h5::open_file(damaged, true).id(), ds.genes[1].name, 100000);  // generation 5's
+  try {
+    run_search(ds, resume_options(damaged), nullptr);
+    ADD_FAILURE() << "a changed row after the checkpoint was resumed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("differs from its rows in /evaluated"), std::string::npos) << e.what();
+  }
+  SearchOptions res = resume_options(part.out);
+  res.stop_after_generations = 1;
+  SearchSummary s3, s4;
+  EXPECT_EQ(run_search(ds, res, &s3), 130);
+  EXPECT_EQ(s3.checkpoint_generations, 2u);
+  ASSERT_EQ(run_search(ds, resume_options(part.out), &s4), 0);
+  EXPECT_EQ(s4.checkpoint_generations, 9u);  // the one the last session wrote as it stopped
+  expect_same_search(s4, full);
+  EXPECT_EQ(evaluated_columns(part.out, ds), evaluated_columns(o.out, ds));
+  for (const auto& f : {o.out, part.out, damaged}) std::filesystem::remove(f);
+}
+
 // --keep feasible writes the feasible rows of --keep all, in the same order; --keep none no
 // /evaluated. The search itself and the rest of the file do not change.
 TEST(Search, KeepChoosesTheEvaluatedRows) {
