@@ -737,8 +737,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const KeepEvaluated keep = parse_keep(o.keep, o.resume ? o.out + ": the keep attribute" : "search: --keep");
 
   // A new search runs with the population cut to the budget, and records that one.
+  uint64_t population_asked = 0;  // a population the budget cut (recorded: a resume may name it again)
   if (!o.resume) {
     const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
+    if (fitted != o.params) population_asked = uint64_t(agents::check_params(o.agent, o.params));
     if (fitted != o.params)  // a warning (the search is not the one asked for): --quiet keeps it
       std::cerr << "search: " << (o.params.count(o.agent + ".population") ? "population " : "the default population ")
                 << agents::check_params(o.agent, o.params) << " is more than the budget: "
@@ -770,6 +772,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "params_effective", agents::params_text(effective));
     h5::set_attr(f, "seed", o.seed);
     h5::set_attr(f, "population", uint64_t(P));
+    if (population_asked) h5::set_attr(f, "population_asked", population_asked);
     h5::set_attr(f, "budget", o.budget);
     h5::set_attr(f, "keep", o.keep);
     std::vector<std::string> objs, names;

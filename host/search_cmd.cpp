@@ -41,7 +41,7 @@ psa::DesignSpace resumed_space(const std::string& out) {
 std::string resume_clash(const std::string& out, const cxxopts::ParseResult& args) {
   std::string agent, keep, sets;
   agents::Params params;  // "agent.key" -> value, as recorded
-  uint64_t seed = 0, population = 0;
+  uint64_t seed = 0, population = 0, asked = 0;  // asked: a population the budget cut to `population`
   try {
     h5::Handle f = h5::open_file(out, false);
     if (!h5::has_attr(f.id(), "kind") || h5::attr_string(f.id(), "kind") != "search") return "";
@@ -49,6 +49,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
     seed = h5::attr_uint(f.id(), "seed");
     keep = h5::has_attr(f.id(), "keep") ? h5::attr_string(f.id(), "keep") : "all";
     population = h5::attr_uint(f.id(), "population");
+    if (h5::has_attr(f.id(), "population_asked")) asked = h5::attr_uint(f.id(), "population_asked");
     std::istringstream ps(h5::attr_string(f.id(), "params"));
     for (std::string line; std::getline(ps, line);)
       if (line.find('=') != std::string::npos) params[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
@@ -60,7 +61,8 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
   if (args.count("agent") && args["agent"].as<std::string>() != agent) return "--agent: " + was + "agent " + agent;
   if (args.count("seed") && args["seed"].as<uint64_t>() != seed) return "--seed: " + was + "seed " + std::to_string(seed);
   if (args.count("keep") && args["keep"].as<std::string>() != keep) return "--keep: " + was + "--keep " + keep;
-  if (args.count("population") && args["population"].as<uint64_t>() != population)
+  if (args.count("population") && args["population"].as<uint64_t>() != population &&
+      args["population"].as<uint64_t>() != asked)
     return "--population: " + was + "population " + std::to_string(population);
   if (args.count("param")) {  // compared as the agent takes them (defaults filled in, numbers read)
     agents::Params given = params, typed;

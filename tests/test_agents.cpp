@@ -1677,6 +1677,12 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
     h5::Handle f = h5::open_file(out, false);
     EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_count"), 400u);  // the refused resumes changed nothing
   }
+  // A population the budget cut is the same search when given again.
+  const std::string cut = "search " + psa + " --agent ga --budget 60 --population 1000 --seed 3 -q -o " + out;
+  ASSERT_EQ(test::run_cli(cut).status, 0);
+  r = test::run_cli(cut + " --resume --budget 120");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(test::run_cli(cut + " --resume --budget 180 --population 999").status, 2);
   // Nothing feasible (1 GB per NPU): the progress line says so, not "best inf".
   const std::string tiny = temp_path("tiny-memory.yaml");
   std::ofstream(tiny) << "name: tiny\nbase:\n  model: GPT3-175B\n  system: {preset: cosmic-system1, compute: {memory_GB: 1}}\n"
