@@ -115,6 +115,21 @@ void expect_fresh_decode(const SpaceView& s, const Config& c, u128 index) {
   ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
 }
 
+// f(configuration, result) for every point of the space that meets the constraints and that the
+// model runs (Reason::Ok), decoded and evaluated one by one.
+template <class F>
+void for_each_runnable(const psa::DesignSpace& ds, F f) {
+  int32_t g[kMaxGenes];
+  for (u128 i = 0, n = space_size(*ds.view); i < n; ++i) {
+    unrank(*ds.view, i, g);
+    const Config c = decode(*ds.view, g);
+    double violation = 0;
+    if (!check_constraints(*ds.view, c, violation)) continue;
+    const Result r = evaluate(c);
+    if (r.reason == Reason::Ok) f(c, r);
+  }
+}
+
 SweepState cpu_sweep(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t top_k) {
   SweepProblem p;
   p.view = ds.view.get();
@@ -246,16 +261,10 @@ TEST(Sweep, FewestNpusUnderALatencyLimit) {
   ds.view->limit_obj[0] = Objective::Latency;
   ds.view->limit_max[0] = 1.5 * fastest;
   double fewest = INFINITY, fewest_free = INFINITY;
-  for (u128 i = 0; i < n; ++i) {
-    unrank(*ds.view, i, g);
-    const Config c = decode(*ds.view, g);
-    double violation = 0;
-    if (!check_constraints(*ds.view, c, violation)) continue;
-    const Result r = evaluate(c);
-    if (r.reason != Reason::Ok) continue;
+  for_each_runnable(ds, [&](const Config& c, const Result& r) {
     fewest_free = std::min(fewest_free, double(total_npus(c.net)));
     if (r.time_s <= 1.5 * fastest) fewest = std::min(fewest, double(total_npus(c.net)));
-  }
+  });
   const SweepState got = cpu_sweep(ds, 0, n, 4);
   ASSERT_GT(got.feasible(), 0u);
   EXPECT_EQ(got.top[0][0].obj[0], fewest);
@@ -297,17 +306,11 @@ TEST(Sweep, ClusterCostAndNpuSecondsPerToken) {
                    1024.0 / (2048.0 * 2048 / r.time_s));  // global batch 2048 of GPT3-175B's 2,048-token sequences
   const u128 n = space_size(*ds.view);
   double cheapest = INFINITY, leanest = INFINITY;
-  for (u128 i = 0; i < n; ++i) {
-    unrank(*ds.view, i, g);
-    const Config c = decode(*ds.view, g);
-    double violation = 0;
-    if (!check_constraints(*ds.view, c, violation)) continue;
-    const Result e = evaluate(c);
-    if (e.reason != Reason::Ok) continue;
+  for_each_runnable(ds, [&](const Config& c, const Result& e) {
     const double npus = double(c.net.dim[0].npus) * c.net.dim[1].npus * c.net.dim[2].npus * c.net.dim[3].npus;
     cheapest = std::min(cheapest, e.network_cost_usd + npus * 25000);
     leanest = std::min(leanest, npus / e.tokens_per_s);
-  }
+  });
   const SweepState got = cpu_sweep(ds, 0, n, 4);
   ASSERT_GT(got.feasible(), 0u);
   EXPECT_EQ(got.top[0][0].obj[0], cheapest);
