@@ -481,8 +481,9 @@ class Writer {
 // of /evaluated's chunks) and the agent's state, as bytes in /checkpoint (two slots, the
 // attribute `current` naming the last one written). --resume starts from the last checkpoint
 // whose generations the file holds, instead of running every generation before it again, and
-// runs those after it again as before. A checkpoint is read by the build that wrote it only (its
-// version and model revision are in it); another's is not used.
+// runs those after it again as before. A checkpoint holds the cosmic version and model revision
+// that wrote it, and one of another version, revision or layout (kCheckpointFormat, to be raised
+// with any change to what an agent saves) is not used: the generations are run again instead.
 constexpr uint32_t kCheckpointFormat = 1;
 
 struct Checkpoint {
@@ -513,7 +514,7 @@ std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, ui
 }
 
 // Reads the checkpoint of /checkpoint's `slot` ("current" or "other") into `cp` and `agent`, and
-// the dataset's name into `used`; false where there is none, it is another build's, or it does
+// the dataset's name into `used`; false where there is none, it is another version's, or it does
 // not read (the agent may then be half loaded: the caller makes a new one).
 bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint& cp, agents::Agent& agent,
                      std::string& used) {
