@@ -100,6 +100,83 @@ nlohmann::json to_json(const EvalReport& rep) {
   return j;
 }
 
+namespace {
+
+// Notes that say why a layout is infeasible where the reason code alone does not: the numbers
+// of the rule it breaks (which group, dimension, count).
+std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
+  std::vector<std::string> notes;
+  const Workload& w = c.work;
+  const ModelSpec& m = c.model;
+  const auto num = [](int64_t v) { return std::to_string(v); };
+  switch (reason) {
+    case Reason::ProductMismatch: {  // the two products, so that the fix shows
+      std::string dims;
+      for (int32_t d = 0; d < c.net.ndims; ++d) dims += (d ? " x " : "") + num(c.net.dim[d].npus);
+      notes.push_back("dp x tp x pp x cp = " + num(w.dp) + " x " + num(w.tp) + " x " + num(w.pp) + " x " + num(w.cp) +
+                      " = " + num(int64_t(w.dp) * w.tp * w.pp * w.cp) + ", the network has " + dims + " = " +
+                      num(total_npus(c.net)) + " NPUs");
+      break;
+    }
+    case Reason::TpExceedsHeads:
+      notes.push_back("tp = " + num(w.tp) + " is more than the model's " + num(m.heads) + " attention heads");
+      break;
+    case Reason::HeadsNotDivisible:  // which count tp (or cp) does not divide
+      if (m.heads % w.tp != 0 || m.ffn % w.tp != 0)
+        notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.heads) + " attention heads and the FFN width " +
+                        num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
+      else
+        notes.push_back("with cp_style alltoall each cp rank takes whole heads: cp = " + num(w.cp) + " must divide the " +
+                        num(m.heads / w.tp) + " query heads and the " + num(std::max(1, m.kv_heads / w.tp)) +
+                        " KV heads of a TP rank");
+      break;
+    case Reason::LayersNotDivisible: {
+      const int64_t chunks = int64_t(w.pp) * (w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1);
+      notes.push_back(w.uneven_stages ? num(m.layers) + " layers are fewer than the " + num(chunks) + " model chunks (pp x vpp)"
+                                      : num(m.layers) + " layers are not a multiple of pp x vpp = " + num(chunks) +
+                                            " (workload.uneven_stages: true lets stages differ by a layer)");
+      break;
+    }
+    case Reason::BatchNotDivisible: {  // which of the two rules
+      const int64_t per_pass = int64_t(w.dp) * w.micro_batch;
+      if (w.global_batch % per_pass != 0)
+        notes.push_back("global_batch " + num(w.global_batch) + " is not a multiple of dp x micro_batch = " + num(w.dp) +
+                        " x " + num(w.micro_batch) + " = " + num(per_pass));
+      else
+        notes.push_back("the interleaved schedule needs the micro-batches per pipeline, global_batch / (dp x micro_batch) = " +
+                        num(w.global_batch / per_pass) + ", to be a multiple of pp = " + num(w.pp));
+      break;
+    }
+    case Reason::PlacementMismatch: {  // a group that cannot share a dimension, or ep against the DP group
+      Groups g;
+      PlaceFailure why;
+      if (place_groups(c.net, w, g.span, &why) == Reason::PlacementMismatch && why.group >= 0) {
+        const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
+        std::string order;
+        for (int k = 0; k < kNumGroups; ++k) order += (k ? ", " : "") + std::string(names::name(names::kGroup, c.net.order[k]));
+        notes.push_back(std::string(names::name(names::kGroup, Group(why.group))) + " = " + num(degree[why.group]) +
+                        " cannot be laid onto the network: " + num(why.size) + " of its ranks meet dimension " +
+                        num(why.dim) + " (" + num(c.net.dim[why.dim].npus) + " NPUs, " + num(why.room) +
+                        " left by the groups inside it), and neither divides the other (groups are laid innermost first: " +
+                        order + ")");
+      } else if (w.ep > 1) {
+        std::string dp;
+        for (int32_t d = 0; d < c.net.ndims; ++d)
+          if (g.span[int(Group::DP)].k[d] > 1)
+            dp += (dp.empty() ? "" : " x ") + num(g.span[int(Group::DP)].k[d]) + " (dimension " + num(d) + ")";
+        notes.push_back("ep = " + num(w.ep) + " cannot be taken from the data-parallel group's ranks, innermost dimension "
+                        "first, each share dividing or divided by what is left: the DP group is " +
+                        (dp.empty() ? std::string("1 rank") : dp));
+      }
+      break;
+    }
+    default: break;
+  }
+  return notes;
+}
+
+}  // namespace
+
 EvalReport report_of(const std::string& model_name, const std::string& system_name, const Config& c) {
   EvalReport rep{model_name, system_name, c, evaluate(c)};
   const Workload& w = c.work;
@@ -107,14 +184,6 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (w.mode == Mode::Generate && rep.result.time_s > 0) {  // the first_token / per_output_token objectives
     rep.first_token_s = objective_value(Objective::FirstToken, c, rep.result);
     rep.per_output_token_s = objective_value(Objective::PerOutputToken, c, rep.result);
-  }
-  if (rep.result.reason == Reason::ProductMismatch) {  // the two products, so that the fix shows
-    std::string dims;
-    for (int32_t d = 0; d < c.net.ndims; ++d) dims += (d ? " x " : "") + std::to_string(c.net.dim[d].npus);
-    rep.notes.push_back("dp x tp x pp x cp = " + std::to_string(w.dp) + " x " + std::to_string(w.tp) + " x " +
-                        std::to_string(w.pp) + " x " + std::to_string(w.cp) + " = " +
-                        std::to_string(int64_t(w.dp) * w.tp * w.pp * w.cp) + ", the network has " + dims + " = " +
-                        std::to_string(total_npus(c.net)) + " NPUs");
   }
   bool priced = true;
   const double network_usd = network_cost_usd(c.net, priced);
@@ -131,57 +200,9 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     const double usd = dim_cost_usd(c.net, d, tier[d], priced);
     rep.dim_cost_usd.push_back(priced ? usd : NAN);  // a Switch on a tier without a switch price
   }
-  const ModelSpec& m = c.model;
-  const auto num = [](int64_t v) { return std::to_string(v); };
-  if (rep.result.reason == Reason::TpExceedsHeads)
-    rep.notes.push_back("tp = " + num(w.tp) + " is more than the model's " + num(m.heads) + " attention heads");
-  if (rep.result.reason == Reason::HeadsNotDivisible) {  // which count tp (or cp) does not divide
-    if (m.heads % w.tp != 0 || m.ffn % w.tp != 0)
-      rep.notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.heads) + " attention heads and the FFN width " +
-                          num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
-    else
-      rep.notes.push_back("with cp_style alltoall each cp rank takes whole heads: cp = " + num(w.cp) + " must divide the " +
-                          num(m.heads / w.tp) + " query heads and the " + num(std::max(1, m.kv_heads / w.tp)) +
-                          " KV heads of a TP rank");
-  }
-  if (rep.result.reason == Reason::LayersNotDivisible) {
-    const int64_t chunks = int64_t(w.pp) * (w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1);
-    rep.notes.push_back(w.uneven_stages ? num(m.layers) + " layers are fewer than the " + num(chunks) + " model chunks (pp x vpp)"
-                                        : num(m.layers) + " layers are not a multiple of pp x vpp = " + num(chunks) +
-                                              " (workload.uneven_stages: true lets stages differ by a layer)");
-  }
-  if (rep.result.reason == Reason::BatchNotDivisible) {  // which of the two rules, with the numbers
-    const int64_t per_pass = int64_t(w.dp) * w.micro_batch;
-    if (w.global_batch % per_pass != 0)
-      rep.notes.push_back("global_batch " + std::to_string(w.global_batch) + " is not a multiple of dp x micro_batch = " +
-                          std::to_string(w.dp) + " x " + std::to_string(w.micro_batch) + " = " + std::to_string(per_pass));
-    else
-      rep.notes.push_back("the interleaved schedule needs the micro-batches per pipeline, global_batch / (dp x micro_batch) = " +
-                          std::to_string(w.global_batch / per_pass) + ", to be a multiple of pp = " + std::to_string(w.pp));
-  }
+  rep.notes = why_infeasible(c, rep.result.reason);
   Groups g;
-  PlaceFailure why;
-  const Reason placed = place_groups(c.net, w, g.span, &why);
-  std::string order;
-  for (int k = 0; k < kNumGroups; ++k) order += (k ? ", " : "") + std::string(names::name(names::kGroup, c.net.order[k]));
-  if (rep.result.reason == Reason::PlacementMismatch && placed == Reason::PlacementMismatch && why.group >= 0) {
-    const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
-    const std::string group = names::name(names::kGroup, Group(why.group));
-    rep.notes.push_back(group + " = " + std::to_string(degree[why.group]) + " cannot be laid onto the network: " +
-                        std::to_string(why.size) + " of its ranks meet dimension " + std::to_string(why.dim) + " (" +
-                        std::to_string(c.net.dim[why.dim].npus) + " NPUs, " + std::to_string(why.room) +
-                        " left by the groups inside it), and neither divides the other (groups are laid innermost first: " +
-                        order + ")");
-  } else if (placed == Reason::Ok && rep.result.reason == Reason::PlacementMismatch && w.ep > 1) {
-    std::string dp;
-    for (int32_t d = 0; d < c.net.ndims; ++d)
-      if (g.span[int(Group::DP)].k[d] > 1)
-        dp += (dp.empty() ? "" : " x ") + std::to_string(g.span[int(Group::DP)].k[d]) + " (dimension " + std::to_string(d) + ")";
-    rep.notes.push_back("ep = " + std::to_string(w.ep) + " cannot be taken from the data-parallel group's ranks, "
-                        "innermost dimension first, each share dividing or divided by what is left: the DP group is " +
-                        (dp.empty() ? std::string("1 rank") : dp));
-  }
-  if (placed == Reason::Ok) {
+  if (place_groups(c.net, w, g.span) == Reason::Ok) {
     const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
     for (const auto& e : names::kGroup)
       if (degree[int(e.value)] > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
