@@ -1018,8 +1018,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       stopped = "signal";
       break;
     }
-    // Stopping rules (of this session, as the time limit): a best at or below the target, or
-    // `stall` generations since the best last improved.
+    // Stopping rules, on the search's whole history (a resumed session that meets one stops
+    // at once; without the rule it goes on): a best at or below the target, or `stall`
+    // generations since the best last improved.
     if (o.target_set && best_value(st) <= o.target) {
       stopped = "target";
       break;

@@ -28,9 +28,9 @@ struct SearchOptions {
   bool resume = false;
   bool quiet = false;
   double time_limit_s = 0;        // 0 = none; per session
-  bool target_set = false;        // stop (this session) once the best is at or below `target`
+  bool target_set = false;        // stop once the search's best is at or below `target` (file resumable)
   double target = 0;
-  uint64_t stall = 0;             // stop (this session) after this many generations without a better best; 0 = never
+  uint64_t stall = 0;             // stop once the search has gone this many generations without a better best; 0 = never
   double progress_every_s = 2;
   double flush_s = 1;             // longest wait for a write while no 16,384-row chunk fills
   double checkpoint_s = 10;       // seconds between checkpoints of the agent's state (0: every generation; < 0: none)

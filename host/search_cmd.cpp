@@ -106,10 +106,10 @@ int cmd_search(int argc, const char* const* argv) {
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
-      ("target", "stop once the best value of the first objective is at or below this (its units; this session, "
-                 "file resumable)", cxxopts::value<double>())
-      ("stall", "stop after this many generations without a better best (this session, file resumable)",
-       cxxopts::value<uint64_t>()->default_value("0"))
+      ("target", "stop once the search's best value of the first objective is at or below this (its units); the file "
+                 "stays resumable (--resume without --target goes on)", cxxopts::value<double>())
+      ("stall", "stop once the search has gone this many generations without a better best (its whole history, "
+                "resumed sessions too); the file stays resumable", cxxopts::value<uint64_t>()->default_value("0"))
       ("checkpoint", "seconds between checkpoints of the search's state, which --resume starts from (0: after every "
                      "generation)", cxxopts::value<double>()->default_value("10"))
       ("time-limit", "stop after this many seconds (this session, after at least one new generation), file resumable from its checkpoint", cxxopts::value<double>()->default_value("0"))

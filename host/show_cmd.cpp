@@ -553,6 +553,62 @@ std::string point_config_text(const std::string& file, const std::string& point)
                                "); cosmic eval reads this file" + caveat);
 }
 
+// A point table of a result file (a sweep's top/OBJECTIVE, pareto or all; a search's evaluated
+// or pareto) as CSV on `os`: the genes' values by their labels, in genome order, the derived
+// parallel degree where the space derives one (workload.tp, ...: decoded per row), then the
+// index in the space (a decimal, from its two 64-bit halves), then the other columns in name
+// order, `reason` by its name; numbers written to round-trip (%.17g). Read 65,536 rows at a
+// time, so /all of any length streams.
+void write_csv(std::ostream& os, const std::string& file, const std::string& table) {
+  h5::Handle f = h5::open_file(file, false);
+  if (!h5::exists(f.id(), table))
+    throw std::runtime_error(file + ": no table /" + table + " (tables: top/OBJECTIVE, pareto, all, evaluated)");
+  h5::Handle t = h5::group(f.id(), table, false);
+  const GeneLabels genes(f.id());
+  std::vector<std::string> others;
+  for (const auto& c : h5::member_names(t.id()))
+    if (std::find(genes.names.begin(), genes.names.end(), c) == genes.names.end() && c != "index" && c != "index_hi")
+      others.push_back(c);
+  const bool indexed = h5::exists(t.id(), "index") && h5::exists(t.id(), "index_hi");
+  const auto ds = space_of(f.id());  // null where the file's space does not read back
+  const int derived = ds ? ds->view->derived_degree : -1;
+  std::vector<std::string> header = genes.names;
+  if (derived >= 0) header.push_back("workload." + psa::degree_name(Param(derived)));
+  if (indexed) header.push_back("index");
+  header.insert(header.end(), others.begin(), others.end());
+  os << join(header, ",") << "\n";  // names of genes, metrics and objectives hold no comma or quote
+  const size_t n = h5::column_size(t.id(), others.empty() ? genes.names.front() : others.front());
+  constexpr size_t kWindow = size_t(1) << 16;
+  char buf[40];
+  std::string line;
+  std::vector<int32_t> genome(size_t(kMaxGenes), 0);
+  for (size_t at = 0; at < n; at += kWindow) {
+    const size_t m = std::min(kWindow, n - at);
+    std::vector<std::vector<int32_t>> g(genes.names.size());
+    for (size_t k = 0; k < g.size(); ++k) g[k] = h5::read_column<int32_t>(t.id(), genes.names[k], at, m);
+    std::vector<uint64_t> lo, hi;
+    if (indexed) lo = h5::read_column<uint64_t>(t.id(), "index", at, m), hi = h5::read_column<uint64_t>(t.id(), "index_hi", at, m);
+    std::vector<std::vector<double>> v(others.size());
+    for (size_t k = 0; k < v.size(); ++k) v[k] = h5::read_column<double>(t.id(), others[k], at, m);
+    for (size_t r = 0; r < m; ++r) {
+      line.clear();
+      const auto add = [&](const std::string& field) { line += (line.empty() ? "" : ",") + field; };
+      for (size_t k = 0; k < g.size(); ++k) add(genes.of(k, g[k][r]));  // labels: numbers and enum names
+      if (derived >= 0) {
+        for (size_t k = 0; k < g.size(); ++k) genome[k] = g[k][r];
+        add(std::to_string(degree_of(decode(*ds->view, genome.data()).work, derived)));
+      }
+      if (indexed) add(psa::to_string_u128((u128(hi[r]) << 64) | lo[r]));
+      for (size_t k = 0; k < v.size(); ++k) {
+        const double x = v[k][r];
+        if (others[k] == "reason") add(x < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(int(x))));
+        else std::snprintf(buf, sizeof buf, "%.17g", x), add(buf);
+      }
+      os << line << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_show(int argc, const char* const* argv) {
@@ -571,6 +627,8 @@ int cmd_show(int argc, const char* const* argv) {
       ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
                  "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",
        cxxopts::value<std::string>(), "POINT")
+      ("csv", "print only one point table as CSV, genes by their labels: TABLE is top/OBJECTIVE, pareto or all (sweeps), "
+              "evaluated or pareto (searches)", cxxopts::value<std::string>(), "TABLE")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;
@@ -579,9 +637,13 @@ int cmd_show(int argc, const char* const* argv) {
   const int top = args["top"].as<int>();
   if (top < 1) return usage_error(opts, "--top expects a positive number of points");
   const std::string file = args["file"].as<std::string>();
-  if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") > 1)
-    return usage_error(opts, "--json, --base, --psa and --config: one at a time");
+  if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") + args.count("csv") > 1)
+    return usage_error(opts, "--json, --base, --psa, --config and --csv: one at a time");
   try {
+    if (args.count("csv")) {
+      write_csv(std::cout, file, args["csv"].as<std::string>());
+      return 0;
+    }
     if (args.count("config")) {
       std::cout << point_config_text(file, args["config"].as<std::string>());
       return 0;

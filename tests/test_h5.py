@@ -87,6 +87,34 @@ class SweepFile(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def test_csv_export_of_a_point_table(self):
+        # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the
+        # index, reason by name, numbers that read back to the file's doubles.
+        out = os.path.join(self.dir, "csv.h5")
+        sweep("workload-system1.yaml", out, "--keep", "all", "--backend", "cpu")
+        text = subprocess.run([COSMIC, "show", out, "--csv", "all"], check=True, capture_output=True, text=True).stdout
+        import csv
+        import io
+        rows = list(csv.DictReader(io.StringIO(text)))
+        with h5py.File(out, "r") as f:
+            table = f["all"]
+            self.assertEqual(len(rows), len(table["index"]))
+            names = [g.decode() if isinstance(g, bytes) else g for g in f["genes"].attrs["gene_names"]]
+            for name in names:
+                labels = [v.decode() if isinstance(v, bytes) else v for v in f["genes"][name][:]]
+                self.assertEqual([r[name] for r in rows], [labels[int(v)] for v in table[name][:]], name)
+            self.assertEqual([int(r["index"]) for r in rows], [int(v) for v in table["index"][:]])
+            self.assertEqual([float(r["time_s"]) for r in rows], list(table["time_s"][:]))
+            codes = sorted({int(v) for v in table["reason"][:]})
+        self.assertIn("OK", {r["reason"] for r in rows})
+        self.assertEqual(len({r["reason"] for r in rows}), len(codes))
+        for r in rows:  # System 1: 1,024 NPUs; TP = 1024 / (dp x cp x pp), 0 where not whole
+            others = int(r["workload.dp"]) * int(r["workload.cp"]) * int(r["workload.pp"])
+            self.assertEqual(int(r["workload.tp"]), 1024 // others if 1024 % others == 0 else 0)
+        r = subprocess.run([COSMIC, "show", out, "--csv", "nothing"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no table /nothing", r.stderr)
+
     def test_attributes_and_top1_against_brute_force(self):
         out = os.path.join(self.dir, "w.h5")
         sweep("workload-system1.yaml", out, "--keep", "all", "--seed", "7", "--backend", "cpu")
