@@ -448,7 +448,10 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   } catch (const YAML::Exception& e) {
     throw ConfigError("--set " + assignment + ": value is not valid YAML: " + e.msg);
   }
-  if (value.IsNull()) throw ConfigError("--set " + assignment + ": expected a value after '=' (not empty or null)");
+  // KEY=null (or ~) removes KEY: a searched parameter the file has, say; an empty value is a slip.
+  const bool remove = assignment.substr(eq + 1) == "null" || assignment.substr(eq + 1) == "~";
+  if (value.IsNull() && !remove)
+    throw ConfigError("--set " + assignment + ": expected a value after '=' (KEY=null removes KEY)");
   check_unique_keys(value, "--set " + assignment);
   std::vector<std::string> parts;
   std::stringstream ss(path);
@@ -526,7 +529,11 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   YAML::Node parent = chain.back();
   const std::string& last = parts.back();
   not_a_value(parent, last);
-  if (parent.IsSequence()) {
+  if (remove) {
+    if (!parent.IsMap() || !static_cast<const YAML::Node&>(parent)[last].IsDefined())
+      throw ConfigError("--set " + assignment + ": there is no key '" + path + "' to remove");
+    parent.remove(last);
+  } else if (parent.IsSequence()) {
     parent[index_in(parent, last, prefix)] = value;
   } else {
     set_replacing_alternative(parent, last, value);

@@ -535,6 +535,28 @@ TEST(Psa, SetReplacesOrEditsTheBaseInEitherForm) {
   }
 }
 
+// --set KEY=null removes a key: a searched parameter, so that a degree can be derived instead,
+// from the command line; a key that is not there is an error, and an empty value still one.
+TEST(Psa, SetNullRemovesAKey) {
+  const std::string psa = write_psa("set_null.yaml", "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
+                                                     "  workload: {dp: [4, 8, 16], cp: [4, 8]}\nderived: {tp: auto}\n"
+                                                     "objectives: [latency]\n");
+  const auto ds = psa::load_psa(psa, {"parameters.workload.cp=null", "derived.tp=none", "derived.cp=auto"});
+  ASSERT_EQ(ds.genes.size(), 1u);
+  EXPECT_EQ(ds.genes[0].name, "workload.dp");
+  EXPECT_EQ(ds.view->derived_degree, int(Param::CP));
+  for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
+           {"parameters.workload.pp=null", "there is no key 'parameters.workload.pp' to remove"},
+           {"parameters.workload.cp=", "expected a value after '=' (KEY=null removes KEY)"}}) {
+    try {
+      psa::load_psa(psa, {set});
+      ADD_FAILURE() << set << " accepted";
+    } catch (const psa::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+}
+
 // --set reaches a parameter's own dimension, a key with a dot in it (`npus.1`), whether the file
 // has that key already or not; a list of the configuration (a base's network dims) is indexed.
 TEST(Psa, SetReachesOneDimensionOfAParameter) {
