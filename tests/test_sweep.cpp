@@ -490,10 +490,16 @@ TEST(Sweep, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "CUDA sweep not tested: " << dev.why;
   const std::string moe = std::string(COSMIC_DATA_DIR) + "/psa/moe/mixtral-h100.yaml";
-  for (int which = 0; which < 6; ++which) {
+  const std::string derived = ::testing::TempDir() + "cuda_derived_dp.yaml";  // DP derived, the cluster's cost
+  std::ofstream(derived) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+                         << "parameters:\n  workload: {tp: [1, 2, 4, 8], pp: [1, 2, 3, 4]}\n"
+                         << "  network: {npus.3: [1, 2, 3, 4, 8]}\nderived: {dp: auto}\n"
+                         << "objectives: [cluster_cost, npu_s_per_token]\n";
+  for (int which = 0; which < 7; ++which) {
     const psa::DesignSpace ds =
         which == 0   ? test::small_system1()
         : which == 5 ? limited_small_system1()
+        : which == 6 ? psa::load_psa(derived, {"base.system.compute.price_usd=25000"})
         : which == 1 ? test::system1_fullstack()
         : which == 2 ? test::with_astra_sim(test::system1_fullstack())
         : which == 3 ? psa::load_psa(moe)
