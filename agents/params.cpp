@@ -111,4 +111,14 @@ std::string params_text(const Params& p) {
   return s;
 }
 
+Params params_from_text(const std::string& text) {
+  Params p;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) p[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return p;
+}
+
 }  // namespace cosmic::agents

@@ -51,7 +51,9 @@ class ParamReader {
 // agent's prefix, a key with another prefix or one `p` holds already is refused. Throws ParamError.
 void add_param(Params& p, const std::string& agent, const std::string& key_eq_value);
 
-// Canonical text of the parameters (sorted "key=value" lines), recorded in result files.
+// Canonical text of the parameters (sorted "key=value" lines), recorded in result files, and
+// the parameters read back from it (lines without '=' are skipped).
 std::string params_text(const Params& p);
+Params params_from_text(const std::string& text);
 
 }  // namespace cosmic::agents

@@ -16,7 +16,6 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -712,12 +711,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     o.seed = h5::attr_uint(f, "seed");
     o.budget = extend ? o_in.budget : recorded;
     o.keep = h5::has_attr(f, "keep") ? h5::attr_string(f, "keep") : "all";  // files before --keep kept all
-    o.params.clear();
-    std::istringstream ps(h5::attr_string(f, "params"));
-    for (std::string line; std::getline(ps, line);) {  // full "agent.key=value" lines, as recorded
-      const size_t eq = line.find('=');                 // (older files may hold other agents' keys)
-      if (eq != std::string::npos) o.params[line.substr(0, eq)] = line.substr(eq + 1);
-    }
+    o.params = agents::params_from_text(h5::attr_string(f, "params"));  // older files may hold other agents' keys
     // /generations' columns are appended one after another: after a kill some may be shorter or
     // missing, and only the generations that all of them hold count.
     if (h5::exists(f, "generations")) {

@@ -1,7 +1,6 @@
 // `cosmic search PSA --agent rw|ga|aco|bo|nsga2 --budget N -o OUT.h5 ...`: a search agent over
 // whole populations fed by the batch evaluator (host/search.cpp), streamed to HDF5.
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 #include "host/cli.hpp"
@@ -50,9 +49,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
     keep = h5::has_attr(f.id(), "keep") ? h5::attr_string(f.id(), "keep") : "all";
     population = h5::attr_uint(f.id(), "population");
     if (h5::has_attr(f.id(), "population_asked")) asked = h5::attr_uint(f.id(), "population_asked");
-    std::istringstream ps(h5::attr_string(f.id(), "params"));
-    for (std::string line; std::getline(ps, line);)
-      if (line.find('=') != std::string::npos) params[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
+    params = agents::params_from_text(h5::attr_string(f.id(), "params"));
     sets = join(read_provenance(f.id()).psa_sets, "\n");
   } catch (const std::exception&) {
     return "";
