@@ -151,10 +151,9 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
       Groups g;
       PlaceFailure why;
       if (place_groups(c.net, w, g.span, &why) == Reason::PlacementMismatch && why.group >= 0) {
-        const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
         std::string order;
         for (int k = 0; k < kNumGroups; ++k) order += (k ? ", " : "") + std::string(names::name(names::kGroup, c.net.order[k]));
-        notes.push_back(std::string(names::name(names::kGroup, Group(why.group))) + " = " + num(degree[why.group]) +
+        notes.push_back(std::string(names::name(names::kGroup, Group(why.group))) + " = " + num(group_degree(w, why.group)) +
                         " cannot be laid onto the network: " + num(why.size) + " of its ranks meet dimension " +
                         num(why.dim) + " (" + num(c.net.dim[why.dim].npus) + " NPUs, " + num(why.room) +
                         " left by the groups inside it), and neither divides the other (groups are laid innermost first: " +
@@ -189,7 +188,7 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   const double network_usd = network_cost_usd(c.net, priced);
   if (priced) {
     rep.network_cost_usd = network_usd;
-    if (c.compute.price_usd > 0) rep.cluster_cost_usd = network_usd + double(total_npus(c.net)) * c.compute.price_usd;
+    if (c.compute.price_usd > 0) rep.cluster_cost_usd = cluster_cost_usd(c, network_usd);
   }
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
@@ -203,9 +202,8 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   rep.notes = why_infeasible(c, rep.result.reason);
   Groups g;
   if (place_groups(c.net, w, g.span) == Reason::Ok) {
-    const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};  // as Group numbers them
     for (const auto& e : names::kGroup)
-      if (degree[int(e.value)] > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
+      if (group_degree(w, int(e.value)) > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
     Span expert_dp;
     if (c.model.experts > 0 && w.ep > 1 && place_experts(c, g, expert_dp))
       rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});

@@ -71,4 +71,10 @@ COSMIC_HD inline double network_cost_usd(const Network& net, bool& ok) {
   return round(usd * 100) / 100;
 }
 
+// What the cluster costs to buy: its network (network_cost_usd) and its NPUs at the
+// configuration's price each (compute.price_usd; no default: prices vary too much to ship one).
+COSMIC_HD inline double cluster_cost_usd(const Config& c, double network_usd) {
+  return network_usd + double(total_npus(c.net)) * c.compute.price_usd;
+}
+
 }  // namespace cosmic

@@ -67,14 +67,19 @@ struct PlaceFailure {
   int32_t size = 0;    // of its degree, what was still to place there
   int32_t room = 0;    // the dimension's NPUs not yet taken by the groups placed before
 };
+// The degree of group g (a Group number: TP, CP, DP, PP).
+COSMIC_HD inline int32_t group_degree(const Workload& w, int g) {
+  const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};
+  return degree[g];
+}
+
 COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span out[kNumGroups],
                                      PlaceFailure* why = nullptr) {
-  const int32_t degree[kNumGroups] = {w.tp, w.cp, w.dp, w.pp};
   int32_t remaining[kMaxDims];
   for (int32_t i = 0; i < net.ndims; ++i) remaining[i] = net.dim[i].npus;
   for (int32_t gi = 0; gi < kNumGroups; ++gi) {
     const int g = int(net.order[gi]);
-    int32_t size = degree[g];
+    int32_t size = group_degree(w, g);
     out[g] = Span{};
     for (int32_t i = 0; i < net.ndims && size > 1; ++i) {
       const int32_t r = remaining[i];

@@ -388,8 +388,7 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
       return c.work.mode == Mode::Generate && r.first_token_s > 0 ? (r.time_s - r.first_token_s) / c.work.output_tokens
                                                                   : r.time_s;
     case Objective::Npus: return double(total_npus(c.net));
-    // The NPUs' price is the configuration's own (no default: prices vary too much to ship one).
-    case Objective::ClusterCost: return r.network_cost_usd + double(total_npus(c.net)) * c.compute.price_usd;
+    case Objective::ClusterCost: return cluster_cost_usd(c, r.network_cost_usd);
     // A training run of T tokens takes T x this / 3600 NPU-hours (times an hourly price: its cost).
     case Objective::NpuSPerToken: return r.tokens_per_s > 0 ? double(total_npus(c.net)) / r.tokens_per_s : 0.0;
   }
