@@ -1639,6 +1639,12 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown agent 'nsga'"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("optimises the first objective"), std::string::npos) << r.out;
+  for (const char* bad : {"--target nan", "--target inf", "--checkpoint -1", "--stall -2"}) {
+    r = test::run_cli("search " + psa + " --agent ga --budget 100 " + bad + " -o " + out);
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+  }
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --target nan -o " + out);
+  EXPECT_NE(r.out.find("--target: cannot read 'nan' as its value"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --keep some -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--keep expects all, feasible or none"), std::string::npos) << r.out;
