@@ -7,6 +7,7 @@
 // (parents with realistic scores), not on the random first generation. Results: docs/agents.md.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -48,14 +49,23 @@ void run_agent(benchmark::State& state, const std::string& name) {
     eval->evaluate(pop, s, nullptr);
     made.agent->tell(pop, s);
   }
+  double ask_s = 0, tell_s = 0;
+  using clock = std::chrono::steady_clock;
   for (auto _ : state) {
+    const auto t0 = clock::now();
     made.agent->ask(pop);
+    const auto t1 = clock::now();
     state.PauseTiming();
     eval->evaluate(pop, s, nullptr);
     state.ResumeTiming();
+    const auto t2 = clock::now();
     made.agent->tell(pop, s);
+    ask_s += std::chrono::duration<double>(t1 - t0).count();
+    tell_s += std::chrono::duration<double>(clock::now() - t2).count();
   }
   state.counters["genomes_per_s"] = benchmark::Counter(double(state.iterations() * population), benchmark::Counter::kIsRate);
+  state.counters["ask_ms"] = 1e3 * ask_s / double(state.iterations());  // wall per generation
+  state.counters["tell_ms"] = 1e3 * tell_s / double(state.iterations());
 }
 
 // A fixed number of generations per size (200 at 4,096, 20 at 10^5, after the 3 above), so that
