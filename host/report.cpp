@@ -147,6 +147,19 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
                         num(w.global_batch / per_pass) + ", to be a multiple of pp = " + num(w.pp));
       break;
     }
+    case Reason::SeqNotDivisible: {  // the rules of check_config, in its order
+      const int64_t seq = w.mode == Mode::Training ? m.seq : prompt_tokens(m, w);
+      if (w.mode != Mode::Decode && seq % w.cp != 0)
+        notes.push_back(std::string(w.mode == Mode::Training ? "the sequence" : "the prompt") + " of " + num(seq) +
+                        " tokens does not split over cp = " + num(w.cp));
+      else if (w.mode != Mode::Decode && w.seq_parallel && (seq / w.cp) % w.tp != 0)
+        notes.push_back("sequence parallelism splits each cp rank's " + num(seq / w.cp) + " tokens over tp = " + num(w.tp) +
+                        ", which does not divide them");
+      else
+        notes.push_back("sequence parallelism splits a decode step's micro-batch (one token a sequence) over tp: "
+                        "micro_batch " + num(w.micro_batch) + " is not a multiple of tp = " + num(w.tp));
+      break;
+    }
     case Reason::PlacementMismatch: {  // a group that cannot share a dimension, or ep against the DP group
       Groups g;
       PlaceFailure why;

@@ -561,8 +561,15 @@ std::string point_config_text(const std::string& file, const std::string& point)
 // time, so /all of any length streams.
 void write_csv(std::ostream& os, const std::string& file, const std::string& table) {
   h5::Handle f = h5::open_file(file, false);
-  if (!h5::exists(f.id(), table))
-    throw std::runtime_error(file + ": no table /" + table + " (tables: top/OBJECTIVE, pareto, all, evaluated)");
+  if (!h5::exists(f.id(), table)) {  // the point tables this file has
+    std::vector<std::string> tables;
+    if (h5::exists(f.id(), "top"))
+      for (const std::string& o : h5::member_names(h5::group(f.id(), "top", false).id())) tables.push_back("top/" + o);
+    for (const char* t : {"pareto", "all", "evaluated"})
+      if (h5::exists(f.id(), t)) tables.push_back(t);
+    throw std::runtime_error(file + ": no table /" + table + " (this file's tables: " +
+                             (tables.empty() ? std::string("none") : join(tables, ", ")) + ")");
+  }
   h5::Handle t = h5::group(f.id(), table, false);
   const GeneLabels genes(f.id());
   std::vector<std::string> others;

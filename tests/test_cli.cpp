@@ -162,6 +162,19 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
                         "= 129, to be a multiple of pp = 4\n"),
             std::string::npos)
       << chunks;
+  // A sequence that does not split: which split, with the numbers (GPT-3's 2,050 tokens over cp
+  // 8; the chat workload's 3,001-token prompt over tp 4 with sequence parallelism; its decode
+  // steps' micro-batch of one sequence over tp 4).
+  const std::string seq = test::run_cli("eval " + cfg + " --set model.seq=2050").out;
+  EXPECT_NE(seq.find("note: the sequence of 2050 tokens does not split over cp = 8\n"), std::string::npos) << seq;
+  const std::string chat = test::data_path("configs/cosmic-system1-chat.yaml") + " --set workload.sequence_parallel=true";
+  const std::string prompt = test::run_cli("eval " + chat + " --set workload.prompt_tokens=3001").out;
+  EXPECT_NE(prompt.find("note: sequence parallelism splits each cp rank's 3001 tokens over tp = 4, which does not divide them\n"),
+            std::string::npos)
+      << prompt;
+  const std::string step = test::run_cli("eval " + chat).out;
+  EXPECT_NE(step.find("SEQ_NOT_DIVISIBLE"), std::string::npos) << step;
+  EXPECT_NE(step.find("micro_batch 1 is not a multiple of tp = 4\n"), std::string::npos) << step;
 }
 
 // Experts that cannot be taken from the data-parallel group: the note gives the DP group's shape

@@ -114,6 +114,10 @@ class SweepFile(unittest.TestCase):
         r = subprocess.run([COSMIC, "show", out, "--csv", "nothing"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
         self.assertIn("no table /nothing", r.stderr)
+        with h5py.File(out, "r") as f:  # the tables the file has, and no other
+            tables = ["top/" + o for o in f["top"]] + [t for t in ("pareto", "all", "evaluated") if t in f]
+        self.assertIn("(this file's tables: " + ", ".join(tables) + ")", r.stderr)
+        self.assertNotIn("evaluated", tables)
 
     def test_attributes_and_top1_against_brute_force(self):
         out = os.path.join(self.dir, "w.h5")
