@@ -95,6 +95,8 @@ nlohmann::json to_json(const EvalReport& rep) {
   if (rep.config.work.mode == Mode::Generate) {
     j["first_token_s"] = rep.first_token_s;
     j["per_output_token_s"] = rep.per_output_token_s;
+  } else if (rep.config.work.mode == Mode::Prefill && r.time_s > 0) {
+    j["first_token_s"] = r.first_token_s;  // the whole time: the first token comes with the prefill
   }
   j["notes"] = rep.notes;
   return j;
@@ -265,7 +267,9 @@ std::string to_text(const EvalReport& rep) {
   };
   if (r.time_s <= 0) return notes();
 
-  const char* unit = w.mode == Mode::Training ? "iteration" : "request";
+  // Training: one iteration; decode: one step of the batch (a token for each sequence); prefill
+  // and generate: the batch's requests from prompt to their last token.
+  const char* unit = w.mode == Mode::Training ? "iteration" : w.mode == Mode::Decode ? "step" : "request";
   std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
   os << buf;
   Term t[kTimeTerms];
@@ -319,8 +323,11 @@ std::string to_text(const EvalReport& rep) {
     }
     os << "\n";
   }
-  std::snprintf(buf, sizeof buf, "throughput        %16.1f tokens/s  (%.1f per NPU)\nMFU               %16.1f %%\n",
-                r.tokens_per_s, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);
+  // What tokens_per_s counts: the trained tokens, the prompts' tokens of a prefill, the output
+  // tokens of decode and generate.
+  const char* counted = w.mode == Mode::Training ? "tokens/s" : w.mode == Mode::Prefill ? "prompt tokens/s" : "output tokens/s";
+  std::snprintf(buf, sizeof buf, "throughput        %16.1f %s  (%.1f per NPU)\nMFU               %16.1f %%\n",
+                r.tokens_per_s, counted, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);
   os << buf;
   return notes();
 }

@@ -66,11 +66,19 @@ TEST(Cli, GenerateReportsFirstAndPerTokenTimes) {
   EXPECT_NEAR(per, t * (4 + 3.0 / 1000), 1e-12 * per);
   ASSERT_EQ(j["notes"].size(), 1u);
   EXPECT_EQ(j["notes"][0], "the context (4000 tokens) is longer than the model's seq (2048); it is timed as given");
-  EXPECT_FALSE(prefill.contains("first_token_s"));
+  EXPECT_EQ(prefill["first_token_s"].get<double>(), prefill["time_s"].get<double>());  // the prefill is the first token
+  EXPECT_FALSE(prefill.contains("per_output_token_s"));
+  EXPECT_FALSE(step.contains("first_token_s"));
+  // What a time and a throughput count, by mode: a decode step, output or prompt tokens.
+  EXPECT_NE(test::run_cli("eval " + chat + " --set workload.mode=decode --set workload.kv_len=3500").out.find("time per step "),
+            std::string::npos);
+  EXPECT_NE(test::run_cli("eval " + chat + " --set workload.mode=prefill").out.find(" prompt tokens/s "), std::string::npos);
   const test::CliRun text = test::run_cli("eval " + chat);
   EXPECT_NE(text.out.find("first token "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(mean of 1000 after it)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("note: the context (4000 tokens)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("time per request "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" output tokens/s "), std::string::npos) << text.out;
   const auto training = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") +
                                                             " --json").out);
   EXPECT_TRUE(training["notes"].empty());
