@@ -1009,8 +1009,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         if (view->limit_obj[k] == named->value)
           limits.fail_node(it->first, limits.key_path(key),
                            std::string("one limit per objective (") + objective_name(named->value) + " has one already)");
+      const bool serving = named->value == Objective::FirstToken || named->value == Objective::PerOutputToken;
       const std::string units = named->value == Objective::Memory       ? "bytes per NPU (72 GiB: 7.73e10)"
                                 : named->value == Objective::Throughput ? "seconds per token (at least 5,000 tokens/s: 2e-4)"
+                                : serving                               ? "seconds (200 ms: 0.2)"
                                                                         : "the objective's units (docs/psa.md)";
       double lim = NAN;
       if (it->second.IsScalar()) try {
@@ -1020,8 +1022,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         } catch (const std::logic_error&) {
         }
       if (!(lim > 0) || !std::isfinite(lim)) limits.fail(key.c_str(), "a positive upper bound in " + units);
-      // Values no run can mean: a memory in GiB, a throughput in tokens per second.
-      if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1))
+      // Values no run can mean: a memory in GiB, a throughput in tokens per second, a serving
+      // latency in milliseconds (over 100 s to the first token, or 10 s a token).
+      if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1) ||
+          (named->value == Objective::FirstToken && lim > 100) || (named->value == Objective::PerOutputToken && lim > 10))
         limits.fail(key.c_str(), "an upper bound in " + units);
       if (named->value == Objective::Npus && lim < 1) limits.fail(key.c_str(), "a number of NPUs, at least 1");
       check_priced(limits, it->first, limits.key_path(key), named->value);

@@ -666,6 +666,11 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"limit_npus.yaml:6:9:", "key 'limits.npus'", "a number of NPUs, at least 1"}},
       {"limit_rate.yaml", head + "    dp: [1, 2]\nlimits:\n  throughput: 5000\nobjectives: [latency]\n",
        {"limit_rate.yaml:6:15:", "seconds per token (at least 5,000 tokens/s: 2e-4)", "got '5000'"}},
+      // Serving latencies in milliseconds: over 100 s to the first token or 10 s a token.
+      {"limit_ms.yaml", head + "    dp: [1, 2]\nlimits:\n  ttft: 500\nobjectives: [latency]\n",
+       {"limit_ms.yaml:6:9:", "key 'limits.ttft'", "an upper bound in seconds (200 ms: 0.2)", "got '500'"}},
+      {"limit_tpot_ms.yaml", head + "    dp: [1, 2]\nlimits:\n  per_output_token: 50\nobjectives: [latency]\n",
+       {"limit_tpot_ms.yaml:6:21:", "key 'limits.per_output_token'", "seconds (200 ms: 0.2)", "got '50'"}},
       {"limit_list.yaml", head + "    dp: [1, 2]\nlimits: [latency]\nobjectives: [latency]\n",
        {"limit_list.yaml:5:9:", "key 'limits'", "a mapping"}},
   };
