@@ -38,6 +38,7 @@ namespace {
 struct GeneLabels {
   std::vector<std::string> names;
   std::vector<std::vector<std::string>> labels;  // labels[g][value index]
+  GeneLabels() = default;  // no genes
   explicit GeneLabels(hid_t f) {
     h5::Handle gg = h5::group(f, "genes", false);
     names = h5::attr_strings(gg.id(), "gene_names");
@@ -435,6 +436,39 @@ bool best_genome(hid_t f, const SpaceView& s, int32_t* genome) {
   return true;
 }
 
+// A search killed before it wrote /best: its best point among the rows of /evaluated the file
+// commits, as the search picks it (feasible; the least first objective, ties by the next
+// objectives, then the earliest). False where /evaluated does not hold it (--keep none, or no
+// feasible row).
+bool best_evaluated(hid_t f, const psa::DesignSpace& ds, int32_t* genome) {
+  if (!h5::exists(f, "evaluated") || !h5::has_attr(f, "evaluated_rows")) return false;
+  h5::Handle e = h5::group(f, "evaluated", false);
+  if (!h5::exists(e.id(), "reason")) return false;
+  size_t n = std::min(size_t(h5::attr_uint(f, "evaluated_rows")), h5::column_size(e.id(), "reason"));
+  std::vector<std::vector<double>> value;
+  for (Objective o : ds.objectives) {
+    const std::string name = psa::objective_name(o);
+    if (!h5::exists(e.id(), name)) return false;
+    n = std::min(n, h5::column_size(e.id(), name));
+    value.push_back(h5::read_column<double>(e.id(), name, 0, n));
+  }
+  const auto reason = h5::read_column<int32_t>(e.id(), "reason", 0, n);
+  const auto before = [&](size_t a, size_t b) {
+    for (const auto& v : value)
+      if (v[a] != v[b]) return v[a] < v[b];
+    return false;
+  };
+  size_t best = n;
+  for (size_t r = 0; r < n; ++r)
+    if (reason[r] == 0 && (best == n || before(r, best))) best = r;
+  if (best == n) return false;
+  const auto names = h5::attr_strings(h5::group(f, "genes", false).id(), "gene_names");
+  for (size_t g = 0; g < names.size(); ++g) genome[g] = h5::read_column<int32_t>(e.id(), names[g], best, 1)[0];
+  std::cerr << "cosmic show: note: the search stopped before writing /best; its best point is row " << best
+            << " of /evaluated\n";
+  return true;
+}
+
 // The same, or null when it cannot be rebuilt (a file of an older cosmic, say).
 std::unique_ptr<psa::DesignSpace> space_of(hid_t f) {
   try {
@@ -515,8 +549,12 @@ std::string point_config_text(const std::string& file, const std::string& point)
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
   u128 index = 0;
   if (point == "best" && search) {
-    if (!best_genome(f.id(), s, genome.data()))
-      throw std::runtime_error(file + ": no /best (the search found no point yet)");
+    if (!best_genome(f.id(), s, genome.data()) && !best_evaluated(f.id(), ds, genome.data()))
+      throw std::runtime_error(file + ": no /best (the search " +
+                               (h5::exists(f.id(), "best") || !h5::exists(f.id(), "generations")
+                                    ? std::string("found no feasible point yet)")
+                                    : "stopped before writing it, and /evaluated does not hold its best point; cosmic search "
+                                      "--resume -o " + file + " writes it)"));
     index = rank(s, genome.data());
   } else if (point == "best") {
     const std::string top = std::string("top/") + psa::objective_name(ds.objectives[0]);
@@ -553,38 +591,45 @@ std::string point_config_text(const std::string& file, const std::string& point)
                                "); cosmic eval reads this file" + caveat);
 }
 
-// A point table of a result file (a sweep's top/OBJECTIVE, pareto or all; a search's evaluated
-// or pareto) as CSV on `os`: the genes' values by their labels, in genome order, the derived
-// parallel degree where the space derives one (workload.tp, ...: decoded per row), then the
-// index in the space (a decimal, from its two 64-bit halves), then the other columns in name
-// order, `reason` by its name; numbers written to round-trip (%.17g). Read 65,536 rows at a
-// time, so /all of any length streams.
+// A table of a result file (a sweep's top/OBJECTIVE, pareto or all; a search's evaluated,
+// pareto or generations) as CSV on `os`: the genes' values by their labels, in genome order,
+// the derived parallel degree where the space derives one (workload.tp, ...: decoded per row),
+// then the index in the space (a decimal, from its two 64-bit halves), then the other columns
+// in name order, `reason` by its name; numbers written to round-trip (%.17g). Read 65,536 rows
+// at a time, so /all of any length streams. /all and /evaluated stop at the rows the file
+// commits (all_rows, evaluated_rows: a killed run may hold a batch past them); /generations
+// (the search's curve, no genes) at its shortest column.
 void write_csv(std::ostream& os, const std::string& file, const std::string& table) {
   h5::Handle f = h5::open_file(file, false);
-  if (!h5::exists(f.id(), table)) {  // the point tables this file has
-    std::vector<std::string> tables;
-    if (h5::exists(f.id(), "top"))
-      for (const std::string& o : h5::member_names(h5::group(f.id(), "top", false).id())) tables.push_back("top/" + o);
-    for (const char* t : {"pareto", "all", "evaluated"})
-      if (h5::exists(f.id(), t)) tables.push_back(t);
+  std::vector<std::string> tables;  // the tables this file has
+  if (h5::exists(f.id(), "top"))
+    for (const std::string& o : h5::member_names(h5::group(f.id(), "top", false).id())) tables.push_back("top/" + o);
+  for (const char* t : {"pareto", "all", "evaluated", "generations"})
+    if (h5::exists(f.id(), t)) tables.push_back(t);
+  if (std::find(tables.begin(), tables.end(), table) == tables.end())
     throw std::runtime_error(file + ": no table /" + table + " (this file's tables: " +
                              (tables.empty() ? std::string("none") : join(tables, ", ")) + ")");
-  }
   h5::Handle t = h5::group(f.id(), table, false);
-  const GeneLabels genes(f.id());
+  GeneLabels genes(f.id());
+  if (table == "generations") genes = GeneLabels{};
   std::vector<std::string> others;
   for (const auto& c : h5::member_names(t.id()))
     if (std::find(genes.names.begin(), genes.names.end(), c) == genes.names.end() && c != "index" && c != "index_hi")
       others.push_back(c);
+  size_t n = SIZE_MAX;
+  for (const auto& c : others) n = std::min(n, h5::column_size(t.id(), c));
+  for (const auto& c : genes.names) n = std::min(n, h5::column_size(t.id(), c));
+  if (n == SIZE_MAX) n = 0;
+  const char* committed = table == "all" ? "all_rows" : table == "evaluated" ? "evaluated_rows" : nullptr;
+  if (committed && h5::has_attr(f.id(), committed)) n = std::min(n, size_t(h5::attr_uint(f.id(), committed)));
   const bool indexed = h5::exists(t.id(), "index") && h5::exists(t.id(), "index_hi");
   const auto ds = space_of(f.id());  // null where the file's space does not read back
-  const int derived = ds ? ds->view->derived_degree : -1;
+  const int derived = ds && !genes.names.empty() ? ds->view->derived_degree : -1;
   std::vector<std::string> header = genes.names;
   if (derived >= 0) header.push_back("workload." + psa::degree_name(Param(derived)));
   if (indexed) header.push_back("index");
   header.insert(header.end(), others.begin(), others.end());
   os << join(header, ",") << "\n";  // names of genes, metrics and objectives hold no comma or quote
-  const size_t n = h5::column_size(t.id(), others.empty() ? genes.names.front() : others.front());
   constexpr size_t kWindow = size_t(1) << 16;
   char buf[40];
   std::string line;
@@ -634,8 +679,8 @@ int cmd_show(int argc, const char* const* argv) {
       ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
                  "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",
        cxxopts::value<std::string>(), "POINT")
-      ("csv", "print only one point table as CSV, genes by their labels: TABLE is top/OBJECTIVE, pareto or all (sweeps), "
-              "evaluated or pareto (searches)", cxxopts::value<std::string>(), "TABLE")
+      ("csv", "print only one table as CSV, genes by their labels: TABLE is top/OBJECTIVE, pareto or all (sweeps), "
+              "evaluated, pareto or generations (searches)", cxxopts::value<std::string>(), "TABLE")
       ("h,help", "show this help");
   opts.parse_positional({"file"});
   cxxopts::ParseResult args;

@@ -900,6 +900,15 @@ class SearchFile(unittest.TestCase):
             self.assertEqual(f["best"].attrs["cost"], cost.min())
             self.assertEqual(labels_of(f, "network.bandwidth_GBps.2")[int(f["best"]["index"][0])], "25")
             self.assertEqual(int(f["best"].attrs["found_at_evaluation"]) - 1, int(np.argmin(cost)))
+        # A search killed before it wrote /best: show --config best picks the same point from
+        # /evaluated, by the same rule (ties by the other objectives), and says where it came from.
+        config = ["show", out, "--config", "best"]
+        written = subprocess.run([COSMIC, *config], check=True, capture_output=True, text=True).stdout
+        with h5py.File(out, "r+") as f:
+            del f["best"]
+        read = subprocess.run([COSMIC, *config], check=True, capture_output=True, text=True)
+        self.assertEqual(read.stdout, written)
+        self.assertIn("the search stopped before writing /best; its best point is row", read.stderr)
 
     def test_a_killed_extension_leaves_no_stale_results(self):
         # A finished search resumed with a larger budget and killed: what the last session wrote
@@ -934,6 +943,31 @@ class SearchFile(unittest.TestCase):
             self.assertIn("best", f)
             self.assertIn("pareto", f)
             self.assertGreater(len(f["generations/evaluations"]), generations)
+
+    def test_csv_of_a_search(self):
+        # --csv evaluated stops at the rows the file commits (a killed run may hold a batch past
+        # evaluated_rows); --csv generations is the best-so-far curve; a sweep's table is refused
+        # with the tables this file has, before anything is printed.
+        out = os.path.join(self.dir, "csv.h5")
+        subprocess.run(self.search(out, "--agent", "ga", "--budget", "300", "--population", "30", "--seed", "3", "--quiet"),
+                       check=True)
+        with h5py.File(out, "r+") as f:
+            self.assertEqual(len(f["evaluated/reason"]), 300)
+            f.attrs["evaluated_rows"] = np.uint64(120)
+            curve = {k: f["generations"][k][:] for k in f["generations"]}
+        rows = subprocess.run([COSMIC, "show", out, "--csv", "evaluated"], check=True, capture_output=True, text=True).stdout
+        self.assertEqual(len(rows.splitlines()), 1 + 120)
+        import csv
+        import io
+        gens = list(csv.DictReader(io.StringIO(subprocess.run([COSMIC, "show", out, "--csv", "generations"], check=True,
+                                                              capture_output=True, text=True).stdout)))
+        self.assertEqual(sorted(gens[0]), sorted(curve))
+        self.assertEqual(len(gens), 10)
+        for k, v in curve.items():
+            self.assertEqual([float(r[k]) for r in gens], [float(x) for x in v], k)
+        r = subprocess.run([COSMIC, "show", out, "--csv", "top"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertIn("no table /top (this file's tables: evaluated, generations)", r.stderr)
 
     def test_front_is_sorted_by_the_first_objective(self):
         # The archive finds its points in another order (evaluation numbers not increasing with
