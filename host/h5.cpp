@@ -188,6 +188,21 @@ Handle open_file(const std::string& path, bool write) {
   return f;
 }
 
+std::string unfinished_run(hid_t file) {
+  if (H5Aexists(file, "complete") <= 0 || attr_int(file, "complete") != 0 || H5Aexists(file, "merged_from") > 0) return "";
+  return H5Aexists(file, "kind") > 0 && attr_string(file, "kind") == "search" ? "search" : "sweep";
+}
+
+bool is_unfinished_run(const std::string& path) {
+  if (!is_hdf5(path)) return false;
+  quiet();
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) return false;
+  const bool unfinished = H5Aexists(id, "tool_version") > 0 && !unfinished_run(id).empty();
+  H5Fclose(id);
+  return unfinished;
+}
+
 NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial") {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -208,8 +223,12 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
     if (id < 0)  // a run that published it since the check above holds it locked
       throw Error(being_written(out) ? out + kBusy : out + ": HDF5 cannot open it (damaged?)" + keep);
     const bool ours = H5Aexists(id, "tool_version") > 0;
+    const std::string unfinished = ours ? unfinished_run(id) : "";
     H5Fclose(id);
     if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
+    if (!unfinished.empty())  // work --resume continues: replacing it would lose it
+      throw Error(out + ": holds an unfinished " + unfinished + " (cosmic " + unfinished + " --resume -o " + out +
+                  " continues it); cosmic does not replace it (choose another -o, or remove it to start over)");
   }
   if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) throw Error(out + ": its folder is not writable");
   // OUT.partial is made exclusively (O_EXCL: it never truncates another run's, never writes

@@ -646,6 +646,9 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       run.seed = seed;
       run.file = (fs::path(o.out_dir) / psa::result_file(e, seed)).string();
       run.reused = o.reuse && reusable(run.file, *r.ds, e, seed);
+      // A run the study makes again starts over: its unfinished file (an interrupted study's),
+      // which `cosmic sweep` and `search` would not replace, goes first.
+      if (!run.reused && h5::is_unfinished_run(run.file)) fs::remove(run.file);
       r.runs.push_back(std::move(run));
     }
     prepared[i] = 1;

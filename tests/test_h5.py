@@ -627,6 +627,12 @@ class SweepFile(unittest.TestCase):
             nxt = int(lo) + (int(hi) << 64)
             self.assertLess(nxt, int(f.attrs["range_end"]))
             self.assertEqual(int(f["reasons/count"][:].sum()), nxt - int(f.attrs["range_begin"]))
+        # A new sweep does not replace it (nor does a search): --resume continues it.
+        for cmd in (self.kill_cmd(out, shard), [COSMIC, "search", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"),
+                                                "-o", out, "--budget", "10"]):
+            r = subprocess.run(cmd, env=self.KILL_ENV, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, cmd)
+            self.assertIn(out + ": holds an unfinished sweep (cosmic sweep --resume -o " + out + " continues it)", r.stderr)
         subprocess.run(self.kill_cmd(out, shard) + ["--resume"], env=self.KILL_ENV, check=True)
         key = (shard, *edits)
         if key not in SweepFile.references:
@@ -1060,6 +1066,13 @@ class SearchFile(unittest.TestCase):
         # --resume without the PSA file (from another directory) takes the space the file
         # recorded, --set edits included, and ends where an uninterrupted run does.
         edited = ["--set", "objectives=[latency,cost]"]
+        # A new run does not replace the unfinished one (its work would be lost) until it is removed.
+        r = subprocess.run(self.search(out, *args, *edited), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("holds an unfinished search (cosmic search --resume -o " + out + " continues it)", r.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(int(f.attrs["evaluated_count"]), 900)
+        os.remove(out)
         subprocess.run(self.search(out, *args, *edited), check=True, capture_output=True)
         while True:
             r = subprocess.run([os.path.abspath(COSMIC), "search", "--resume", "-o", out, "--quiet", "--time-limit", "1e-9"],
