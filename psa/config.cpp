@@ -354,8 +354,14 @@ void convert_calibration(const Section& s, Calibration& k) {
 // Expands `model:` / `system:` given as a preset name, a path, or a mapping with `preset:`.
 void resolve_section(YAML::Node root, const char* key, const char* kind, Sources& src) {
   YAML::Node n = root[key];
-  if (!n.IsDefined() || n.IsNull())
-    throw ConfigError(src.config_file + ": key '" + key + "': expected a preset name, a file or a mapping (required)");
+  if (!n.IsDefined() || n.IsNull()) {  // a key without a value has a line; a missing one none
+    std::string at = src.config_file;
+    for (auto it = root.begin(); n.IsDefined() && it != root.end(); ++it)
+      if (it->first.Scalar() == key) at = where(src, key, it->first);
+    throw ConfigError(at + ": key '" + key +
+                      "': expected a preset name, a file or a mapping (required" +
+                      (n.IsDefined() ? ", got nothing)" : "; the file has no '" + std::string(key) + ":')"));
+  }
   std::string preset, preset_key = key;  // preset_key: where the name was written, for errors
   YAML::Node overrides;
   if (n.IsScalar()) {
@@ -432,7 +438,20 @@ void expand_nodes(YAML::Node system, const Sources& src) {
 }
 
 
+// A configuration's top-level keys, checked before its model and system are looked for (a
+// misspelt `modle:` is named as unknown, not reported as a missing `model:`).
+void check_top_keys(const YAML::Node& root, const Sources& sources) {
+  if (!root.IsMap()) throw ConfigError(sources.config_file + ": expected a mapping at the top level");
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    if (k != "model" && k != "system" && k != "workload" && k != "name" && k != "description")
+      throw ConfigError(where(sources, k, it->first) + ": unknown key '" + k +
+                        "' (expected one of: name, description, model, system, workload)");
+  }
+}
+
 void resolve_presets(YAML::Node root, Sources& sources) {
+  check_top_keys(root, sources);
   resolve_section(root, "model", "models", sources);
   resolve_section(root, "system", "systems", sources);
 }
@@ -571,16 +590,7 @@ std::string read_text(const std::string& path) {
 Config convert_config(const YAML::Node& root, const Sources& sources) {
   const Section top(root, "", sources);
   Config c;
-  {
-    // top-level keys carry no prefix
-    if (!root.IsMap()) throw ConfigError(sources.config_file + ": expected a mapping at the top level");
-    for (auto it = root.begin(); it != root.end(); ++it) {
-      const std::string k = it->first.as<std::string>();
-      if (k != "model" && k != "system" && k != "workload" && k != "name" && k != "description")
-        throw ConfigError(where(sources, k, it->first) + ": unknown key '" + k +
-                          "' (expected one of: name, description, model, system, workload)");
-    }
-  }
+  check_top_keys(root, sources);
   const Section model(root["model"], "model", sources);
   c.model = convert_model(model);
   const Section sys(root["system"], "system", sources);

@@ -147,6 +147,18 @@ TEST(Config, UnknownKeyNamesFileLineAndKey) {
   EXPECT_NE(e.find("expected one of"), std::string::npos) << e;
 }
 
+// A misspelt model or system key is named as unknown (not reported as a missing `model:`); a
+// key without a value gets its line; a missing one says the file lacks it.
+TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
+  const std::string typo = write_temp("modle.yaml", "modle: GPT3-13B\nsystem: dgx-h100\nworkload: {}\n");
+  EXPECT_EQ(error_of(typo), typo + ":1:1: unknown key 'modle' (expected one of: name, description, model, system, workload)");
+  const std::string empty = write_temp("no_system.yaml", "model: GPT3-13B\nsystem:\nworkload: {}\n");
+  EXPECT_EQ(error_of(empty), empty + ":2:1: key 'system': expected a preset name, a file or a mapping (required, got nothing)");
+  const std::string missing = write_temp("missing_system.yaml", "model: GPT3-13B\nworkload: {}\n");
+  EXPECT_EQ(error_of(missing),
+            missing + ": key 'system': expected a preset name, a file or a mapping (required; the file has no 'system:')");
+}
+
 TEST(Config, BadValueNamesWhatWasExpected) {
   const std::string p = write_temp("badvalue.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: eight\n");
   const std::string e = error_of(p);
