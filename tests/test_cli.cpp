@@ -253,6 +253,11 @@ TEST(Cli, BadInputFailsWithMessage) {
     EXPECT_EQ(r.status, 2) << cmd;
     EXPECT_NE(r.out.find("unexpected argument"), std::string::npos) << r.out;
   }
+  // A flag given false is refused, not taken as given (--json=false printed JSON).
+  r = test::run_cli("eval " + cfg + " --json=false");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "cosmic eval: --json is a flag and takes no value (leave it out for false)\n");
+  EXPECT_EQ(test::run_cli("eval " + cfg + " --json=true").out.rfind("{", 0), 0u);
 }
 
 // An output name that is not a result file (the PSA file itself, given as -o by mistake) is
