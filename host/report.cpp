@@ -7,6 +7,7 @@
 #include "kernels/model.hpp"
 #include "kernels/space.hpp"
 #include "psa/names.hpp"
+#include "psa/space.hpp"
 
 namespace cosmic {
 
@@ -92,6 +93,17 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["npu_s_per_token"] = r.tokens_per_s > 0 ? nlohmann::json(objective_value(Objective::NpuSPerToken, rep.config, r))
                                             : nlohmann::json();  // a layout the model did not time
   j["mfu"] = r.mfu;
+  // Every PSA objective's value (docs/psa.md: lower is better, in the units result files write
+  // them), so that a result file's objective columns can be checked against eval: null where
+  // the layout was not timed, cluster_cost where no NPU price is given.
+  j["objectives"] = nlohmann::json::object();
+  for (int k = 0; k < kNumObjectives; ++k) {
+    const Objective o = Objective(k);
+    const bool dollars = o == Objective::Cost || o == Objective::RuntimeXCost || o == Objective::ClusterCost;
+    const bool defined = r.time_s > 0 && (o != Objective::ClusterCost || rep.config.compute.price_usd > 0) &&
+                         !(dollars && std::isnan(rep.network_cost_usd));  // a Switch without a price
+    j["objectives"][psa::objective_name(o)] = defined ? number_or_null(objective_value(o, rep.config, r)) : nlohmann::json();
+  }
   if (rep.config.work.mode == Mode::Generate) {
     j["first_token_s"] = rep.first_token_s;
     j["per_output_token_s"] = rep.per_output_token_s;

@@ -11,6 +11,7 @@
 
 #include "host/h5.hpp"
 #include "kernels/model.hpp"
+#include "kernels/space.hpp"
 #include "test_util.hpp"
 
 namespace cosmic {
@@ -115,6 +116,9 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
       test::run_cli("eval " + cfg + " --json --set system.network.dims.0.topology=Switch").out);
   EXPECT_TRUE(uj["network_cost_by_dim"][0]["usd"].is_null());
   EXPECT_EQ(uj["network_cost_by_dim"][1]["usd"], 716800.0);
+  EXPECT_TRUE(uj["objectives"]["cost"].is_null());
+  EXPECT_TRUE(uj["objectives"]["runtime_x_cost"].is_null());
+  EXPECT_FALSE(uj["objectives"]["latency"].is_null());
   EXPECT_NE(text.find("placement (ranks along dims 0-3): tp 4x1x1x1 cp 1x8x1x1 dp 1x1x4x2 pp 1x1x1x4\n"), std::string::npos)
       << text;
   // With a price per NPU, the cluster's cost: $8,775,680 + 1,024 x $25,000.
@@ -126,6 +130,19 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   const auto pj = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.price_usd=25000").out);
   EXPECT_EQ(pj["cluster_cost_usd"], 34375680.0);
   EXPECT_DOUBLE_EQ(pj["npu_s_per_token"].get<double>(), 1024 / pj["tokens_per_s"].get<double>());
+  // Every PSA objective, as result files write them: runtime_x_bw is the time x the per-NPU
+  // bandwidth summed over the dimensions (2 x 187.5 + 7 x 25 + 2 x 75 + 1 x 100 = 800 GB/s) / 2000.
+  const auto& o = pj["objectives"];
+  const double time_s = pj["time_s"].get<double>();
+  EXPECT_EQ(o.size(), size_t(cosmic::kNumObjectives));
+  EXPECT_EQ(o["latency"].get<double>(), time_s);
+  EXPECT_DOUBLE_EQ(o["runtime_x_bw"].get<double>(), time_s * 800 / 2000);
+  EXPECT_EQ(o["cost"].get<double>(), 8775680.0);
+  EXPECT_DOUBLE_EQ(o["runtime_x_cost"].get<double>(), time_s * 8775680.0);
+  EXPECT_DOUBLE_EQ(o["throughput"].get<double>(), 1 / pj["tokens_per_s"].get<double>());
+  EXPECT_EQ(o["npus"].get<double>(), 1024.0);
+  EXPECT_EQ(o["cluster_cost"].get<double>(), 8775680.0 + 1024 * 25000.0);
+  EXPECT_EQ(o["memory"].get<double>(), pj["memory_bytes"].get<double>());
   // A layout of another size than the network: both products, to see which to change.
   const std::string wrong = test::run_cli("eval " + cfg + " --set workload.dp=16").out;
   EXPECT_NE(wrong.find("PRODUCT_MISMATCH"), std::string::npos) << wrong;
