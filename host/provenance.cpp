@@ -123,6 +123,25 @@ psa::DesignSpace file_space(hid_t f, const std::string& file) {
   return recorded_space(h5::attr_string(f, "psa"), psa_file, read_provenance(f), folded);
 }
 
+psa::DesignSpace resumed_space(const std::string& out, const std::string& kind) {
+  h5::Handle f = h5::open_file(out, false);
+  if ((h5::has_attr(f.id(), "kind") ? h5::attr_string(f.id(), "kind") : "sweep") != kind ||
+      !h5::has_attr(f.id(), "tool_version"))
+    throw std::runtime_error(out + ": not a cosmic " + kind + " file");
+  try {
+    const std::string text = h5::has_attr(f.id(), "psa") ? h5::attr_string(f.id(), "psa") : "";
+    if (text.empty() || !h5::has_attr(f.id(), "base_config"))
+      throw std::runtime_error("it lacks the psa or base_config attribute (written before they were recorded)");
+    const std::string psa_file = h5::has_attr(f.id(), "psa_file") ? h5::attr_string(f.id(), "psa_file") : "psa.yaml";
+    psa::DesignSpace ds = recorded_space(text, psa_file, read_provenance(f.id()), {});
+    ds.text = text;
+    return ds;
+  } catch (const std::runtime_error& e) {  // recorded_space's own messages do not name the file
+    const std::string what = e.what();
+    throw std::runtime_error(what.rfind(out, 0) == 0 ? what : out + ": the space it recorded: " + what);
+  }
+}
+
 std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
   return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
                                                                           : "gene_" + std::to_string(g);

@@ -35,6 +35,10 @@ psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std
 // (std::runtime_error, psa::ConfigError) when that does not rebuild the recorded base.
 psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& psa_file, const Provenance& prov,
                                 const std::vector<std::string>& folded);
+// The space a sweep or search file (`kind`) recorded, for `--resume -o FILE` without the PSA
+// file: its PSA text (which the resume compares with the file's) over the recorded base
+// configuration, with the --set edits it recorded, no gene folded (a sweep folds its own).
+psa::DesignSpace resumed_space(const std::string& out, const std::string& kind);
 // The column name of gene g in a result file's tables: its PSA name ("gene_g" for an unnamed one).
 std::string gene_column(const psa::DesignSpace& ds, int32_t g);
 // Writes group /genes: one string dataset per gene of ds's view, named by gene_column, holding

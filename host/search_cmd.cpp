@@ -17,22 +17,6 @@ namespace cosmic {
 
 namespace {
 
-// The space a search file recorded, for `--resume -o FILE` without the PSA file: its PSA text
-// (which the resume compares with the file's) over the recorded base configuration.
-psa::DesignSpace resumed_space(const std::string& out) {
-  h5::Handle f = h5::open_file(out, false);
-  if (!h5::has_attr(f.id(), "kind") || h5::attr_string(f.id(), "kind") != "search")
-    throw std::runtime_error(out + ": not a cosmic search file");
-  try {
-    psa::DesignSpace ds = file_space(f.id(), out);
-    ds.text = h5::attr_string(f.id(), "psa");
-    return ds;
-  } catch (const std::runtime_error& e) {  // recorded_space's own messages do not name the file
-    const std::string what = e.what();
-    throw std::runtime_error(what.rfind(out, 0) == 0 ? what : out + ": the space it recorded: " + what);
-  }
-}
-
 // With --resume the file's settings apply. An option given with it that says the same is
 // fine (the command that started the search, --resume added); one that says otherwise is refused
 // rather than ignored: returns what differs, "" when nothing does or OUT is no search file (the
@@ -156,7 +140,7 @@ int cmd_search(int argc, const char* const* argv) {
     // space the file recorded (its PSA text and base configuration).
     const psa::DesignSpace ds = args.count("psa")
                                     ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
-                                    : resumed_space(o.out);
+                                    : resumed_space(o.out, "search");
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);

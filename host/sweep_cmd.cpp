@@ -32,14 +32,19 @@ int cmd_sweep(int argc, const char* const* argv) {
        cxxopts::value<uint64_t>()->default_value("0"))
       ("no-fold", "sweep every value of the genes no result depends on too (by default those no constraint reads "
                   "are swept at their first value only: `cosmic space` lists them)")
-      ("resume", "continue an interrupted sweep in OUT (its recorded settings apply)")
+      ("resume", "continue an interrupted sweep in OUT (its recorded settings apply; without PSA.yaml, the space "
+                 "OUT recorded)")
       ("batch-seconds", "target seconds per batch (and per file flush)", cxxopts::value<double>()->default_value("0.5"))
       ("q,quiet", "no progress output or notes")
       ("h,help", "show this help");
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
-  if (!parse_command(opts, argc, argv, {{"psa", "PSA.yaml"}, {"out", "-o OUT.h5"}}, args, status)) return status;
+  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status)) return status;
+  if (!args.count("psa") && !args.count("resume")) {  // --resume may take the space the file recorded
+    std::cerr << "cosmic sweep: missing PSA.yaml\n" << opts.help();
+    return 2;
+  }
   SweepOptions o;
   o.out = args["out"].as<std::string>();
   o.backend = args["backend"].as<std::string>();
@@ -64,9 +69,11 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (o.top_k < 1 || o.top_k > kMaxTopK)
     return usage_error(opts, "--top expects 1 to " + std::to_string(kMaxTopK) + " (--keep all keeps every point)");
   try {
-    // A resumed sweep loads its PSA with the edits the file recorded.
-    const psa::DesignSpace ds =
-        load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume);
+    // A resumed sweep loads its PSA with the edits the file recorded; without a PSA file, the
+    // space the file recorded.
+    const psa::DesignSpace ds = args.count("psa")
+                                    ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
+                                    : resumed_space(o.out, "sweep");
     if (ds.view->ngenes == 0) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;
