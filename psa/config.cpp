@@ -317,6 +317,7 @@ void convert_compute(const Section& s, Compute& c) {
   if (s.raw("peak_tflops").IsScalar()) {
     c.peak_tflops[1] = s.number("peak_tflops", 0, 1e-12, 1e12);
   } else {
+    if (!s.raw("peak_tflops").IsMap()) s.fail("peak_tflops", "a number or a mapping {fp32, fp16, bf16, fp8}");
     const Section p = s.sub("peak_tflops");
     p.check_keys({"fp32", "fp16", "bf16", "fp8"});
     c.peak_tflops[0] = p.number("fp32", 0, 0, 1e12);
@@ -346,7 +347,7 @@ void convert_calibration(const Section& s, Calibration& k) {
   k.tp_overlap = s.number("tp_overlap", k.tp_overlap, 0, 1);
   k.cp_overlap = s.number("cp_overlap", k.cp_overlap, 0, 1);
   k.dp_overlap = s.number("dp_overlap", k.dp_overlap, 0, 1);
-  k.grad_bytes = s.number("grad_bytes", k.grad_bytes, 0, 16);
+  k.grad_bytes = s.number("grad_bytes", k.grad_bytes, 1, 16);  // a gradient has at least a byte (0 would drop its sync)
   k.master_bytes = s.number("master_bytes", k.master_bytes, 0, 64);
   k.optimizer_bytes_per_param = s.number("optimizer_bytes_per_param", k.optimizer_bytes_per_param, 0, 1024);
 }
@@ -475,6 +476,12 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  // Every name in the path written out, and indices as the file's keys write them (`npus.1`).
+  if (path.back() == '.' || std::find(parts.begin(), parts.end(), "") != parts.end())
+    throw ConfigError("--set " + assignment + ": the key path '" + path + "' has an empty name (a dot at an end, or two)");
+  for (const std::string& p : parts)
+    if (p.size() > 1 && p[0] == '0' && p.find_first_not_of("0123456789") == std::string::npos)
+      throw ConfigError("--set " + assignment + ": '" + p + "' in the key path: an index is written without leading zeros");
   // Walk with explicit node references (yaml-cpp nodes are handles; assignment rebinds).
   std::vector<YAML::Node> chain{root};
   std::string prefix;
@@ -549,6 +556,9 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   const std::string& last = parts.back();
   not_a_value(parent, last);
   if (remove) {
+    if (parent.IsSequence())
+      throw ConfigError("--set " + assignment + ": '" + prefix + "' is a list, whose items are not removed one by one; --set " +
+                        prefix + "=[...] replaces the whole list");
     if (!parent.IsMap() || !static_cast<const YAML::Node&>(parent)[last].IsDefined())
       throw ConfigError("--set " + assignment + ": there is no key '" + path + "' to remove");
     parent.remove(last);

@@ -159,6 +159,24 @@ TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
             missing + ": key 'system': expected a preset name, a file or a mapping (required; the file has no 'system:')");
 }
 
+// --set key paths are written out (no empty name, no index with a leading zero), a list's item is
+// not removed alone, and values of the wrong shape say what the key takes.
+TEST(Config, SetRefusesMalformedPathsAndShapes) {
+  const std::string p = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const std::pair<const char*, const char*> cases[] = {
+      {"workload.dp.=4", "--set workload.dp.=4: the key path 'workload.dp.' has an empty name (a dot at an end, or two)"},
+      {"workload..dp=4", "--set workload..dp=4: the key path 'workload..dp' has an empty name"},
+      {"system.network.dims.01.npus=4", "'01' in the key path: an index is written without leading zeros"},
+      {"system.network.dims.1=null", "'system.network.dims' is a list, whose items are not removed one by one; --set "
+                                     "system.network.dims=[...] replaces the whole list"},
+      {"system.compute.peak_tflops=[1]", "expected a number or a mapping {fp32, fp16, bf16, fp8}, got a list of 1 item"},
+      {"system.calibration.grad_bytes=0", "key 'system.calibration.grad_bytes': expected a number in [1, 16], got '0'"}};
+  for (const auto& [set, says] : cases) {
+    const std::string e = error_of(p, {set});
+    EXPECT_NE(e.find(says), std::string::npos) << set << ": " << e;
+  }
+}
+
 TEST(Config, BadValueNamesWhatWasExpected) {
   const std::string p = write_temp("badvalue.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: eight\n");
   const std::string e = error_of(p);
