@@ -924,7 +924,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   u128 size = 1;
   for (int g = 0; g < view->ngenes; ++g) {
     const u128 c = u128(view->gene[g].card);
-    if (size > (~u128(0)) / c) throw ConfigError(path + ": key 'parameters': the space exceeds 2^128 points");
+    if (size > (~u128(0)) / c) throw ConfigError(path + ": key 'parameters': the space has 2^128 points or more (at most 2^128 - 1: fewer values)");
     size *= c;
   }
 
@@ -1324,7 +1324,9 @@ u128 count_feasible(const DesignSpace& space, const SpaceView& s) {
       for (int g : genes)
         names += (names.empty() ? "" : ", ") +
                  (size_t(g) < space.genes.size() ? space.genes[size_t(g)].name : "gene " + std::to_string(g));
-      throw ConfigError(space.file + ": cannot count the feasible points exactly: constraints link " + names + " into " +
+      std::string keys;
+      for (int k : comp_cons[root]) keys += (keys.empty() ? "" : ", ") + std::string("constraints.") + std::to_string(k);
+      throw ConfigError(space.file + ": key '" + keys + "': cannot count the feasible points exactly: they link " + names + " into " +
                         with_commas(to_string_u128(points)) + " combinations (more than " +
                         with_commas(std::to_string(kMaxComponentPoints)) + " to enumerate)");
     }

@@ -85,6 +85,17 @@ TEST(Psa, PaperCountSystem1) {
   const test::CliRun prefill = test::run_cli("space " + test::data_path("psa/cosmic/workload-system1.yaml") +
                                              " --set base.workload.mode=prefill");
   EXPECT_NE(prefill.out.find("no effect:   workload.sharding\n"), std::string::npos) << prefill.out;
+  // Constraints that tie too many points together to count name themselves: 256^4 combinations
+  // of four per-dimension NPU counts under one product constraint.
+  const test::CliRun tangled = test::run_cli(
+      "space " + write_psa("tangled.yaml", "base: " + test::data_path("configs/cosmic-system1-baseline.yaml") +
+                                               "\nparameters:\n  network:\n    npus: {range: {min: 1, max: 256}, per_dim: true}\n"
+                                               "constraints: [\"product(network.npus) == 1024\"]\nobjectives: [latency]\n"));
+  EXPECT_EQ(tangled.status, 1);
+  EXPECT_NE(tangled.out.find(": key 'constraints.0': cannot count the feasible points exactly: they link network.npus.0, "
+                             "network.npus.1, network.npus.2, network.npus.3 into 4,294,967,296 combinations"),
+            std::string::npos)
+      << tangled.out;
 }
 
 // cp_style is a workload gene like the others: enumerated, named in constraints, and with it
