@@ -104,7 +104,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                          !(dollars && std::isnan(rep.network_cost_usd));  // a Switch without a price
     j["objectives"][psa::objective_name(o)] = defined ? number_or_null(objective_value(o, rep.config, r)) : nlohmann::json();
   }
-  if (rep.config.work.mode == Mode::Generate) {
+  if (rep.config.work.mode == Mode::Generate || rep.config.work.mode == Mode::Serve) {
     j["first_token_s"] = rep.first_token_s;
     j["per_output_token_s"] = rep.per_output_token_s;
   } else if (rep.config.work.mode == Mode::Prefill && r.time_s > 0) {
@@ -207,7 +207,7 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   EvalReport rep{model_name, system_name, c, evaluate(c)};
   const Workload& w = c.work;
   const int64_t prompt = prompt_tokens(c.model, w);
-  if (w.mode == Mode::Generate && rep.result.time_s > 0) {  // the first_token / per_output_token objectives
+  if ((w.mode == Mode::Generate || w.mode == Mode::Serve) && rep.result.time_s > 0) {  // the serving objectives
     rep.first_token_s = objective_value(Objective::FirstToken, c, rep.result);
     rep.per_output_token_s = objective_value(Objective::PerOutputToken, c, rep.result);
   }
@@ -296,6 +296,12 @@ std::string to_text(const EvalReport& rep) {
                   "first token            %14.6f s  (the prefill)\n"
                   "per output token       %14.6f s  (mean of %d after it)\n",
                   rep.first_token_s, rep.per_output_token_s, w.output_tokens);
+    os << buf;
+  } else if (w.mode == Mode::Serve) {
+    std::snprintf(buf, sizeof buf,
+                  "first token            %14.6f s  (a prompt's prefill and half a step)\n"
+                  "per output token       %14.6f s  (a step and its share of new prompts' prefills)\n",
+                  rep.first_token_s, rep.per_output_token_s);
     os << buf;
   }
   const double GiB = 1073741824.0;

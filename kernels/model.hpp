@@ -53,7 +53,11 @@ namespace cosmic {
 //    groups cannot be placed is PLACEMENT_MISMATCH, was SWITCH_NOT_PRICED). Mixture of experts:
 //    a pass reads the experts its tokens reach in expectation (experts_reached), not the most
 //    they could reach.
-constexpr int64_t kModelRevision = 7;
+// 8: inference holds one layer's live tensors (inference_activation_bytes), not the activations
+//    a training backward keeps (about half as much in prefill); the logits' all-gather of an
+//    inference pass is of its own micro-batch. Mode serve (continuous batching) added. Training
+//    unchanged.
+constexpr int64_t kModelRevision = 8;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -262,6 +266,33 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   return whole + split + scores;
 }
 
+// Working activation memory of one transformer layer's forward in inference, bytes per NPU,
+// for a micro-batch of b sequences of s_q query tokens (T = b s_q) attending to s_kv keys:
+// nothing is kept for a backward pass, so what is live is the layer's input (kept for the
+// residual, D T h, / t with sequence parallelism) and the larger of its two blocks' live
+// tensors:
+//   attention: the normalised input D T h and the Q, K, V projections D T (q / t + 2 kv_width)
+//     (the new keys and values are then copied into the KV cache, counted apart), with unfused
+//     attention the scores and their softmax, 2 D b (a / t) s_q s_kv;
+//   MLP: the normalised input D T h and the nmat F-wide products D T F nmat / t (GeLU: the first
+//     GEMM's output and its activation; SwiGLU: gate, up and their product), for each expert a
+//     token visits and each shared expert, plus the dispatched token copies D T h top_k / t;
+// and, on the last stage, the next tokens' logits D b V / t. An engine's buffers (NCCL, CUDA
+// graphs, allocator slack) are not counted (docs/model.md). Llama 3.1 70B at t = 8: 27,136
+// elements a token, 54 KB in 16 bits, where the training count (layer_activation_bytes, what
+// a backward pass needs kept) is twice that.
+COSMIC_HD inline double inference_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q,
+                                                   double s_kv) {
+  const double h = m.hidden, D = act_bytes(m), t = w.tp, T = b * s_q;
+  const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
+  const double input = D * T * h / (w.seq_parallel ? t : 1.0);
+  const double scores = w.flash_attention ? 0.0 : 2 * D * b * (double(m.heads) / t) * s_q * s_kv;
+  const double attention = D * T * (h + q_width(m) / t + 2 * kv_width_per_rank(m, w.tp)) + scores;
+  double mlp = D * T * (h + double(m.ffn) * nmat / t * mlps_per_token(m));
+  if (m.experts > 0) mlp += D * T * h * m.top_k / t;
+  return input + (attention > mlp ? attention : mlp) + D * b * double(m.vocab) / t;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Compute time of one layer.
 
@@ -422,7 +453,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
       !(k.optimizer_bytes_per_param >= 0))
     return Reason::InvalidInput;
   if (w.mode == Mode::Decode && w.kv_len < 1) return Reason::InvalidInput;
-  if (w.mode == Mode::Generate && w.output_tokens < 1) return Reason::InvalidInput;
+  if ((w.mode == Mode::Generate || w.mode == Mode::Serve) && w.output_tokens < 1) return Reason::InvalidInput;
 
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
@@ -452,7 +483,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
     return Reason::SeqNotDivisible;
   // A decode step has one token per sequence: sequence parallelism splits the micro-batch's
   // tokens over tp, so it must hold a multiple of tp sequences.
-  const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
+  const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate || w.mode == Mode::Serve;
   if (decodes && w.seq_parallel && w.micro_batch % w.tp != 0) return Reason::SeqNotDivisible;
   return Reason::Ok;
 }
@@ -599,19 +630,19 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
 // - embedding (first stage): the forward all-reduces the looked-up rows (D T h), with sequence
 //   parallelism reduce-scatters them and the backward all-gathers their gradient. The slowest
 //   stage is taken as the last (its layers and the logits), so this counts only when pp = 1.
-// `lc` holds the layer's collectives of D T h over the TP group for the same T.
+// `lc` holds the layer's collectives of D T h over the TP group for the same T; b is the micro-batch's sequences.
 struct EdgeComm {
   double fwd_s = 0, bwd_s = 0;
 };
 template <Conventions kConv = Conventions::Any>
-COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const LayerComm& lc, double T, bool training,
-                                    int64_t npus) {
+COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const LayerComm& lc, double b, double T,
+                                    bool training, int64_t npus) {
   EdgeComm e;
   if (c.work.tp <= 1) return e;
   const Span& s = g.span[int(Group::TP)];
   const double keep = 1 - c.cal.tp_overlap;
   const bool sp = c.work.seq_parallel, first_too = c.work.pp == 1;
-  const double D = act_bytes(c.model), b = c.work.micro_batch;
+  const double D = act_bytes(c.model);
   double fwd = 0, bwd = 0;
   if (training) {
     fwd = (sp ? lc.tp_ag_s : 0.0) + 3 * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, 4 * T, npus);
@@ -725,15 +756,22 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     return mb;
   }
   const double prompt = prompt_tokens(m, w);
+  // Every resident sequence's cache as at its last token (Serve: a sequence in flight may be
+  // anywhere between its prompt and its last output token; the cache is sized for the latter).
   const double kv_tokens = w.mode == Mode::Prefill  ? prompt
                            : w.mode == Mode::Decode ? w.kv_len + 1.0
-                                                    : prompt + w.output_tokens;  // Generate
+                                                    : prompt + w.output_tokens;  // Generate, Serve
   const double resident = double(w.global_batch) / w.dp;
   mb.weights = m.dtype_bytes * P.total();
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
-  const double s_act = w.mode == Mode::Decode ? 1.0 : prompt / w.cp;
-  // A decode step attends to the rank's share of the cache, kv_len / cp keys.
-  mb.activation = layer_activation_bytes(m, none, b, s_act, w.mode == Mode::Decode ? double(w.kv_len) / w.cp : prompt);
+  // A decode step attends to the rank's share of the cache, kv_len / cp keys (Serve: at the
+  // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.
+  const double step = inference_activation_bytes(
+      m, w, b, 1.0, (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp);
+  const double prefill = inference_activation_bytes(m, w, w.mode == Mode::Serve ? 1.0 : b, prompt / w.cp, prompt);
+  mb.activation = w.mode == Mode::Decode  ? step
+                  : w.mode == Mode::Serve ? (step > prefill ? step : prefill)
+                                          : prefill;  // Prefill, Generate: the prefill's is the larger
   return mb;
 }
 
@@ -820,7 +858,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
     const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
-    const EdgeComm ec = edge_comm<kConv>(c, g, lc, T, true, npus);
+    const EdgeComm ec = edge_comm<kConv>(c, g, lc, b, T, true, npus);
 
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
@@ -921,67 +959,89 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
     const double prompt = prompt_tokens(m, w);
     struct Pass { double fwd, tp, cp, p2p, ep; };
-    auto pass = [&](double s_q_total, double s_kv) {
-      // s_q_total query tokens per sequence (sharded over cp), s_kv keys per sequence.
+    auto pass = [&](double bb, double s_q_total, double s_kv) {
+      // A micro-batch of bb sequences: s_q_total query tokens each (sharded over cp), s_kv keys.
       const double s_q = s_q_total >= w.cp ? s_q_total / w.cp : s_q_total;
-      const double T = b * s_q;
-      const LayerTime lt = layer_time(c, b, s_q, s_kv / (s_q_total >= w.cp ? 1.0 : w.cp));
-      const LayerTime lg = logits_time(c, b, false);  // next-token logits only
+      const double T = bb * s_q;
+      const LayerTime lt = layer_time(c, bb, s_q, s_kv / (s_q_total >= w.cp ? 1.0 : w.cp));
+      const LayerTime lg = logits_time(c, bb, false);  // next-token logits only
       Pass p;
       p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
       // Prefill gathers keys/values over cp (layer_comm's forward); decode combines partial
-      // attention outputs (an all-reduce of D b q / t, q = q_width) across the cp ranks that
+      // attention outputs (an all-reduce of D bb q / t, q = q_width) across the cp ranks that
       // each hold s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
       const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
-      const EdgeComm ec = edge_comm<kConv>(c, g, lc, T, false, npus);
+      const EdgeComm ec = edge_comm<kConv>(c, g, lc, bb, T, false, npus);
       const double cpt = w.cp <= 1 ? 0.0
                          : prefill ? lc.cp_fwd_s
                                    : cp_keep * collective_time_s<kConv>(c.net, c.compute, c.cal,
                                                                         g.span[int(Group::CP)], Coll::AllReduce,
-                                                                        D * b * q_width(m) / t, npus);
+                                                                        D * bb * q_width(m) / t, npus);
       p.tp = stage_layers * lc.tp_fwd_s + ec.fwd_s;
       p.cp = stage_layers * cpt;
       p.p2p = p2p_s(T);
       p.ep = stage_layers * lc.ep_fwd_s;
       return p;
     };
-    // `repeat` passes one after another (decode steps): the first fills the pipeline in
-    // (m + pp - 1) stage times; afterwards each micro-batch's next token starts as soon as its
-    // previous one has left the last stage, so a step takes max(m, pp) stage times.
-    auto add = [&](const Pass& p, double repeat) {
+    // `repeat` passes of `mbs` micro-batches one after another (decode steps): unless the
+    // pipeline is already full (`steady`), the first fills it in (mbs + pp - 1) stage times;
+    // afterwards each micro-batch's next token starts as soon as its previous one has left the
+    // last stage, so a pass takes max(mbs, pp) stage times.
+    auto add = [&](const Pass& p, double mbs, double repeat, bool steady) {
       const double t_mb = p.fwd + p.tp + p.cp + p.p2p + p.ep;
-      r.forward_s += repeat * micro * p.fwd;
-      r.tp_comm_s += repeat * micro * p.tp;
-      r.cp_comm_s += repeat * micro * p.cp;
-      r.pp_comm_s += repeat * micro * p.p2p;
-      r.ep_comm_s += repeat * micro * p.ep;
-      const double idle_per_step = (micro < pp ? pp - micro : 0.0) * t_mb;
-      r.bubble_s += (pp - 1) * t_mb + (repeat - 1) * idle_per_step;
+      r.forward_s += repeat * mbs * p.fwd;
+      r.tp_comm_s += repeat * mbs * p.tp;
+      r.cp_comm_s += repeat * mbs * p.cp;
+      r.pp_comm_s += repeat * mbs * p.p2p;
+      r.ep_comm_s += repeat * mbs * p.ep;
+      const double idle_per_pass = (mbs < pp ? pp - mbs : 0.0) * t_mb;
+      r.bubble_s += steady ? repeat * idle_per_pass : (pp - 1) * t_mb + (repeat - 1) * idle_per_pass;
     };
     double tokens = 0;
     const double B = double(w.global_batch);
     const auto elapsed = [&] { return r.forward_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s; };
+    const double mid = prompt + 0.5 * w.output_tokens;  // the mean context of the output tokens
     if (w.mode == Mode::Prefill) {
-      add(pass(prompt, prompt), 1);
+      add(pass(b, prompt, prompt), micro, 1, false);
       tokens = B * prompt;
       r.model_flops = B * forward_flops_per_sequence(m, prompt, prompt, 1);
     } else if (w.mode == Mode::Decode) {
-      add(pass(1, w.kv_len), 1);
+      add(pass(b, 1, w.kv_len), micro, 1, false);
       tokens = B;
       r.model_flops = B * forward_flops_per_sequence(m, 1, w.kv_len, 1);
-    } else {  // Generate: the study's latency = prefill + N_out x decode at the mid-point context
-      const double mid = prompt + 0.5 * w.output_tokens;
-      add(pass(prompt, prompt), 1);
+    } else if (w.mode == Mode::Generate) {  // the study's latency = prefill + N_out x decode at the mid-point context
+      add(pass(b, prompt, prompt), micro, 1, false);
       r.first_token_s = elapsed();  // the first token comes with the prefill, summed as a prefill's time_s
-      add(pass(1, mid), w.output_tokens);
+      add(pass(b, 1, mid), micro, w.output_tokens, false);
       tokens = B * w.output_tokens;
       r.model_flops = B * (forward_flops_per_sequence(m, prompt, prompt, 1) +
                            w.output_tokens * forward_flops_per_sequence(m, 1, mid, 1));
+    } else {
+      // Serve: continuous batching (Orca, Yu et al. 2022; vLLM) in its steady state. A replica
+      // keeps n = global_batch / dp sequences in flight, decoding one token for each in a step
+      // (its micro-batches in a full pipeline: max(m, pp) stage times at the mean context);
+      // every step, n / N_out of them finish and as many new prompts are prefilled, one at a
+      // time (pp stage times each), between steps. So a sequence's time per output token is
+      // step + (n / N_out) x prefill(1), and a new request's first token comes after its own
+      // prefill and, on average, half a step of the batch in flight. time_s is one request's
+      // latency, first token + N_out x per output token: that is n + 1 prefills and N_out + 1/2
+      // steps, which the breakdown sums.
+      const double n = B / w.dp;
+      const Pass one = pass(1, prompt, prompt), step = pass(b, 1, mid);
+      add(one, 1, 1, false);
+      add(step, micro, 0.5, true);
+      r.first_token_s = elapsed();
+      add(one, 1, n, false);
+      add(step, micro, w.output_tokens, true);
+      tokens = B * w.output_tokens;
+      r.model_flops = double(w.dp) * (n + 1) * forward_flops_per_sequence(m, prompt, prompt, 1) +
+                      B * (w.output_tokens + 0.5) * forward_flops_per_sequence(m, 1, mid, 1);
     }
     r.time_s = elapsed();
     if (w.mode == Mode::Prefill) r.first_token_s = r.time_s;
-    r.tokens_per_s = tokens / r.time_s;
+    // Serve: the steady rate, global_batch tokens per time per output token.
+    r.tokens_per_s = tokens / (w.mode == Mode::Serve ? r.time_s - r.first_token_s : r.time_s);
   }
 
   set_memory();

@@ -385,8 +385,9 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
     case Objective::RuntimeXCost: return r.time_s * r.network_cost_usd;
     case Objective::FirstToken: return r.first_token_s > 0 ? r.first_token_s : r.time_s;
     case Objective::PerOutputToken:
-      return c.work.mode == Mode::Generate && r.first_token_s > 0 ? (r.time_s - r.first_token_s) / c.work.output_tokens
-                                                                  : r.time_s;
+      return (c.work.mode == Mode::Generate || c.work.mode == Mode::Serve) && r.first_token_s > 0
+                 ? (r.time_s - r.first_token_s) / c.work.output_tokens
+                 : r.time_s;
     case Objective::Npus: return double(total_npus(c.net));
     case Objective::ClusterCost: return cluster_cost_usd(c, r.network_cost_usd);
     // A training run of T tokens takes T x this / 3600 NPU-hours (times an hourly price: its cost).

@@ -41,6 +41,7 @@ enum class Mode : int8_t {
   Prefill = 1,   // inference: one forward pass over the prompt, filling the KV cache
   Decode = 2,    // inference: one new token per sequence with a KV cache of kv_len tokens
   Generate = 3,  // inference: prefill + output_tokens decode steps (the study's Chat / QA latency)
+  Serve = 4,     // inference: continuous batching in its steady state (global_batch sequences in flight)
 };
 enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2 };
 enum class Sharding : int8_t { None = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };  // Zero3 = FSDP = study's weight sharding
@@ -67,7 +68,7 @@ struct Workload {
   bool flash_attention = true;  // fused attention: no s^2 score tensors stored or streamed
   int32_t prompt_tokens = 0;    // inference prompt length; 0 = the model's seq
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
-  int32_t output_tokens = 0;    // Generate: tokens produced after the prompt
+  int32_t output_tokens = 0;    // Generate, Serve: tokens produced after the prompt
   int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
 };
 

@@ -235,7 +235,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));
   w.output_tokens = int32_t(s.integer("output_tokens", 0, 0, 1 << 26));
   if (w.mode == Mode::Decode && w.kv_len < 1) s.fail("kv_len", "a positive integer in decode mode");
-  if (w.mode == Mode::Generate && w.output_tokens < 1) s.fail("output_tokens", "a positive integer in generate mode");
+  if ((w.mode == Mode::Generate || w.mode == Mode::Serve) && w.output_tokens < 1)
+    s.fail("output_tokens", std::string("a positive integer in ") + names::name(names::kMode, w.mode) + " mode");
   model.dtype_bytes = dtype_bytes_of(s, "precision", model.dtype_bytes);
   return w;
 }

@@ -20,7 +20,8 @@ struct Entry {
 
 inline const Entry<Mlp> kMlp[] = {{"gelu", Mlp::Gelu}, {"swiglu", Mlp::SwiGLU}};
 inline const Entry<Mode> kMode[] = {{"training", Mode::Training}, {"prefill", Mode::Prefill},
-                                    {"decode", Mode::Decode}, {"generate", Mode::Generate}};
+                                    {"decode", Mode::Decode}, {"generate", Mode::Generate},
+                                    {"serve", Mode::Serve}};
 inline const Entry<Schedule> kSchedule[] = {{"1f1b", Schedule::OneF1B}, {"gpipe", Schedule::GPipe},
                                             {"interleaved", Schedule::Interleaved}};
 inline const Entry<Sharding> kSharding[] = {{"none", Sharding::None}, {"zero1", Sharding::Zero1},

@@ -1382,11 +1382,11 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
   for (Objective o : {Objective::FirstToken, Objective::PerOutputToken}) {
     bool used = std::count(space.objectives.begin(), space.objectives.end(), o) > 0;
     for (int32_t k = 0; k < s.nlimits; ++k) used = used || s.limit_obj[k] == o;
-    if (used && mode != Mode::Generate && !(o == Objective::FirstToken && mode == Mode::Prefill))
+    if (used && mode != Mode::Generate && mode != Mode::Serve && !(o == Objective::FirstToken && mode == Mode::Prefill))
       notes.push_back(std::string(objective_name(o)) + " is the latency in " + names::name(names::kMode, mode) +
                       " mode (base.workload.mode): " +
-                      (o == Objective::FirstToken ? "a time to the first token belongs to generate and prefill"
-                                                  : "a time per output token belongs to generate"));
+                      (o == Objective::FirstToken ? "a time to the first token belongs to generate, serve and prefill"
+                                                  : "a time per output token belongs to generate and serve"));
   }
   // No point meets the constraints: those that no point meets alone.
   if (feasible && *feasible == 0 && s.nconstraints > 0) {

@@ -601,6 +601,72 @@ TEST(Inference, GenerateIsPrefillPlusDecodeSteps) {
   EXPECT_EQ(objective_value(Objective::PerOutputToken, train, it), it.time_s);
 }
 
+// Inference keeps no activations for a backward pass: one layer's live tensors. Llama 3.1 70B
+// (h 8,192, F 28,672 SwiGLU, 64 heads, 8 KV heads of 128), t = 8, one prompt of 2,000 tokens, 2
+// bytes: the layer input 2,000 x 8,192 x 2 = 32,768,000 B; attention's normalised input and Q, K,
+// V, 2,000 x (8,192 + 1,024 + 2 x 128) x 2 = 37,888,000 B, below the MLP's normalised input,
+// gate, up and product, 2,000 x (8,192 + 3 x 3,584) x 2 = 75,776,000 B; the next token's logits
+// 128,256 / 8 x 2 = 32,064 B. Sequence parallelism splits the layer input over t; unfused
+// attention adds the scores and their softmax, 2 x 2 x 8 heads x 2,000^2 = 128,000,000 B, which
+// then makes attention the larger block.
+TEST(Inference, WorkingActivationsAreOneLayersLiveTensors) {
+  const ModelSpec m{80, 8192, 28672, 64, 8, 8192, 128256, Mlp::SwiGLU, 2, false, false};
+  Workload w;
+  w.tp = 8;
+  EXPECT_DOUBLE_EQ(inference_activation_bytes(m, w, 1, 2000, 2000), 32768000.0 + 75776000.0 + 32064.0);
+  w.seq_parallel = true;
+  EXPECT_DOUBLE_EQ(inference_activation_bytes(m, w, 1, 2000, 2000), 32768000.0 / 8 + 75776000.0 + 32064.0);
+  w.seq_parallel = false;
+  w.flash_attention = false;
+  EXPECT_DOUBLE_EQ(inference_activation_bytes(m, w, 1, 2000, 2000), 32768000.0 + 37888000.0 + 128000000.0 + 32064.0);
+}
+
+// Serve: continuous batching in its steady state, from the same passes as prefill and decode.
+// GPT3-175B, tp 8, pp 8, dp 1: n = 16 sequences in flight in 4 micro-batches of 4, 1,000 prompt
+// and 200 output tokens. A decode step at the mean context (1,100 keys) alone takes (4 + 8 - 1)
+// stage times; in the full pipeline of a steady state max(4, 8) = 8. A prompt is prefilled alone:
+// a prefill of a batch of one. Each step n / N_out = 0.08 new prompts are prefilled, so per output
+// token: step + 0.08 prefill; the first token: a prefill and half a step; a request's time: the
+// first token and 200 x per output token; throughput n / per output token.
+TEST(Inference, ServeIsDecodeStepsWithTheirShareOfPrefills) {
+  Config c = test::gpt175b_cluster();
+  c.work.seq_parallel = false;
+  c.work.prompt_tokens = 1000;
+  c.work.global_batch = 1;
+  c.work.micro_batch = 1;
+  c.work.mode = Mode::Prefill;
+  const Result prefill = evaluate(c);
+  c.work.global_batch = 16;
+  c.work.micro_batch = 4;
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 1100;
+  const Result decode = evaluate(c);
+  c.work.mode = Mode::Serve;
+  c.work.output_tokens = 200;
+  const Result serve = evaluate(c);
+  ASSERT_EQ(prefill.reason, Reason::Ok);
+  ASSERT_EQ(decode.reason, Reason::Ok);
+  ASSERT_EQ(serve.reason, Reason::Ok) << int(serve.reason);
+  const double step = decode.time_s * 8 / 11, per_token = step + 16.0 / 200 * prefill.time_s;
+  EXPECT_NEAR(serve.first_token_s, prefill.time_s + step / 2, 1e-12 * prefill.time_s);
+  EXPECT_NEAR(objective_value(Objective::PerOutputToken, c, serve), per_token, 1e-12 * per_token);
+  EXPECT_NEAR(serve.time_s, prefill.time_s + step / 2 + 200 * per_token, 1e-12 * serve.time_s);
+  EXPECT_NEAR(serve.tokens_per_s, 16 / per_token, 1e-9 * serve.tokens_per_s);
+  // The breakdown sums to the time, bubble included (each prefill fills the pipeline: 7 of its 8
+  // stage times).
+  EXPECT_NEAR(serve.forward_s + serve.tp_comm_s + serve.cp_comm_s + serve.pp_comm_s + serve.bubble_s + serve.ep_comm_s,
+              serve.time_s, 1e-12 * serve.time_s);
+  // Memory: the cache of the 16 sequences at their last token, 1,200 tokens, 12 layers a stage,
+  // 12 KV heads of 128 a rank, 2 bytes: 16 x 1,200 x 12 x 2 x 2 x 1,536 = 1,415,577,600 B; the
+  // activations the larger of a prompt's prefill and a step's.
+  EXPECT_DOUBLE_EQ(serve.kv_cache_bytes, 1415577600.0);
+  EXPECT_DOUBLE_EQ(serve.activation_bytes, std::max(inference_activation_bytes(c.model, c.work, 1, 1000, 1000),
+                                                    inference_activation_bytes(c.model, c.work, 4, 1, 1200)));
+  // It needs output tokens, as generate does.
+  c.work.output_tokens = 0;
+  EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
+}
+
 TEST(Feasibility, ReasonCodes) {
   const Config base = test::gpt175b_cluster();
   ASSERT_EQ(evaluate(base).reason, Reason::Ok);
@@ -802,13 +868,21 @@ TEST(Feasibility, InferenceIgnoresTheInterleavedSchedule) {
   EXPECT_EQ(evaluate(c).reason, Reason::LayersNotDivisible);
 }
 
-// Unfused attention keeps a decode step's scores: one query against the rank's kv_len / cp keys,
-// (2D + 1) b (a / t) bytes per key: 5 x 8 x 12 x 256 = 122,880 B more than fused attention.
+// Unfused attention holds a decode step's scores and their softmax: one query against the rank's
+// kv_len / cp keys, 2 D b (a / t) bytes per key. With 512 / 2 keys, 2 x 2 x 8 x 12 x 256 = 98,304
+// B, the attention block (2 x 8 x (12,288 + 1,536 + 2 x 1,536) = 270,336 B) stays below the MLP's
+// (2 x 8 x (12,288 + 2 x 6,144) = 393,216 B), so the peak is the same; with 51,200 / 2 keys the
+// scores, 9,830,400 B, make attention the peak: 270,336 + 9,830,400 - 393,216 = 9,707,520 B more.
 TEST(Inference, DecodeScoresCoverTheRanksShareOfTheCache) {
   Config c = decode_cluster();
-  const double fused = evaluate(c).memory_bytes;
+  double fused = evaluate(c).memory_bytes;
   c.work.flash_attention = false;
-  EXPECT_EQ(evaluate(c).memory_bytes - fused, 122880.0);
+  EXPECT_EQ(evaluate(c).memory_bytes, fused);
+  c.work.kv_len = 51200;
+  const double unfused = evaluate(c).memory_bytes;
+  c.work.flash_attention = true;
+  fused = evaluate(c).memory_bytes;
+  EXPECT_EQ(unfused - fused, 9707520.0);
 }
 
 // attn_eff and fp8_eff scale the GEMM efficiency and may exceed 1, but no kernel beats the peak:

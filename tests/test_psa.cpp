@@ -464,8 +464,9 @@ TEST(Psa, LimitsBoundObjectives) {
   const std::vector<std::string> notes = psa::space_notes(training);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "first_token is the latency in training mode (base.workload.mode): a time to the first token belongs "
-                      "to generate and prefill");
+                      "to generate, serve and prefill");
   EXPECT_TRUE(psa::space_notes(ds).empty());
+  EXPECT_TRUE(psa::space_notes(psa::load_psa(path, {"base.workload.mode=serve"})).empty());
   const test::CliRun r = test::run_cli("space " + path);
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("limits:      first_token <= 0.25 s, memory <= 6e+10 bytes (55.88 GiB)\n"), std::string::npos) << r.out;
