@@ -1,5 +1,7 @@
 #include "host/h5.hpp"
 
+#include "host/provenance.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -450,6 +452,10 @@ Handle open_column(hid_t parent, const std::string& name, hid_t type, const Colu
     }
     Handle d(H5Dcreate2(parent, name.c_str(), type, space.id(), H5P_DEFAULT, plist.id(), H5P_DEFAULT), H5Dclose,
              "create dataset " + name);
+    // A metric's or an objective's values carry their units (counts of the same name, a
+    // histogram's, are integers and do not).
+    if (const char* units = H5Tequal(type, H5T_NATIVE_DOUBLE) > 0 ? column_units(name) : nullptr)
+      set_attr(d.id(), "units", std::string(units));
   }
   Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");

@@ -142,6 +142,16 @@ psa::DesignSpace resumed_space(const std::string& out, const std::string& kind) 
   }
 }
 
+const char* column_units(const std::string& name) {
+  static const std::pair<const char*, const char*> metrics[] = {
+      {"time_s", "s"},        {"first_token_s", "s"}, {"memory_bytes", "bytes"}, {"network_cost_usd", "USD"},
+      {"tokens_per_s", "tokens/s"}, {"mfu", "fraction of peak"}, {"wall_s", "s"}, {"agent_s", "s"}, {"eval_s", "s"}};
+  for (const auto& [column, units] : metrics)
+    if (name == column) return units;
+  const auto o = psa::objective_named(name);
+  return o ? psa::objective_units(*o) : nullptr;
+}
+
 std::string gene_column(const psa::DesignSpace& ds, int32_t g) {
   return size_t(g) < ds.genes.size() && !ds.genes[size_t(g)].name.empty() ? ds.genes[size_t(g)].name
                                                                           : "gene_" + std::to_string(g);

@@ -39,6 +39,9 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
 // file: its PSA text (which the resume compares with the file's) over the recorded base
 // configuration, with the --set edits it recorded, no gene folded (a sweep folds its own).
 psa::DesignSpace resumed_space(const std::string& out, const std::string& kind);
+// The units of a result file's column by its name (docs/results-format.md): a metric's
+// (time_s: "s", ...) or an objective's (psa::objective_units); null for others (genes, reason).
+const char* column_units(const std::string& name);
 // The column name of gene g in a result file's tables: its PSA name ("gene_g" for an unnamed one).
 std::string gene_column(const psa::DesignSpace& ds, int32_t g);
 // Writes group /genes: one string dataset per gene of ds's view, named by gene_column, holding

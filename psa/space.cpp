@@ -642,20 +642,29 @@ std::optional<Objective> objective_named(const std::string& name) {
 
 std::string limit_text(const SpaceView& s, int32_t k) { return limit_text(s.limit_obj[k], s.limit_max[k]); }
 
-std::string limit_text(Objective o, double v) {
-  char buf[80];
+const char* objective_units(Objective o) {
   switch (o) {
-    case Objective::Throughput: std::snprintf(buf, sizeof buf, "%.6g s/token (%.6g tokens/s)", v, 1 / v); break;
-    case Objective::Memory: std::snprintf(buf, sizeof buf, "%.6g bytes (%.4g GiB)", v, v / 1073741824.0); break;
-    case Objective::Cost: std::snprintf(buf, sizeof buf, "%.6g USD", v); break;
-    case Objective::RuntimeXBw: std::snprintf(buf, sizeof buf, "%.6g (s x GB/s / 2000)", v); break;
-    case Objective::RuntimeXCost: std::snprintf(buf, sizeof buf, "%.6g s x USD", v); break;
-    case Objective::Npus: std::snprintf(buf, sizeof buf, "%.6g NPUs", v); break;
-    case Objective::ClusterCost: std::snprintf(buf, sizeof buf, "%.6g USD", v); break;
-    case Objective::NpuSPerToken: std::snprintf(buf, sizeof buf, "%.6g NPU-s/token (%.6g tokens/s per NPU)", v, 1 / v); break;
-    default: std::snprintf(buf, sizeof buf, "%.6g s", v); break;  // the times
+    case Objective::Throughput: return "s/token";
+    case Objective::Memory: return "bytes";
+    case Objective::Cost:
+    case Objective::ClusterCost: return "USD";
+    case Objective::RuntimeXBw: return "s x GB/s / 2000";
+    case Objective::RuntimeXCost: return "s x USD";
+    case Objective::Npus: return "NPUs";
+    case Objective::NpuSPerToken: return "NPU-s/token";
+    default: return "s";  // the times
   }
-  return std::string(objective_name(o)) + " <= " + buf;
+}
+
+std::string limit_text(Objective o, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, o == Objective::RuntimeXBw ? "%.6g (%s)" : "%.6g %s", v, objective_units(o));
+  std::string text = std::string(objective_name(o)) + " <= " + buf;
+  if (o == Objective::Throughput) std::snprintf(buf, sizeof buf, " (%.6g tokens/s)", 1 / v);
+  else if (o == Objective::Memory) std::snprintf(buf, sizeof buf, " (%.4g GiB)", v / 1073741824.0);
+  else if (o == Objective::NpuSPerToken) std::snprintf(buf, sizeof buf, " (%.6g tokens/s per NPU)", 1 / v);
+  else buf[0] = '\0';
+  return text + buf;
 }
 
 namespace {

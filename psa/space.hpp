@@ -103,6 +103,8 @@ std::string derived_rule(Param p);
 const char* objective_name(Objective o);
 // The objective of that name (objective_name's, as result files write them), if any.
 std::optional<Objective> objective_named(const std::string& name);
+// An objective's units as result files write them ("s", "s/token", "bytes", "USD", ...).
+const char* objective_units(Objective o);
 // Limit k of a space as text, with units: "latency <= 2.5 s", "memory <= 7.73e+10 bytes (72 GiB)".
 std::string limit_text(const SpaceView& s, int32_t k);
 std::string limit_text(Objective o, double max);

@@ -146,6 +146,14 @@ class SweepFile(unittest.TestCase):
             # Counts: reasons add up to the space, the histogram to the feasible points.
             self.assertEqual(int(f["reasons/count"][:].sum()), 600)
             self.assertEqual(int(f["histogram"][obj][:].sum()), a["feasible_count"])
+            # Units on the objective and metric columns, not on counts or genes.
+            for table in (f["all"], f["top"][obj]):
+                self.assertEqual(table[obj].attrs["units"], "s x GB/s / 2000")  # runtime_x_bw
+                self.assertEqual(table["memory_bytes"].attrs["units"], "bytes")
+                self.assertEqual(table["tokens_per_s"].attrs["units"], "tokens/s")
+                self.assertNotIn("units", table["reason"].attrs)
+                self.assertNotIn("units", table["workload.dp"].attrs)
+            self.assertNotIn("units", f["histogram"][obj].attrs)
             # /all holds every point that passed the constraints; top-1 is its best feasible one.
             allg = f["all"]
             self.assertEqual(allg["index"].shape[0], a["evaluated_count"])
@@ -963,6 +971,9 @@ class SearchFile(unittest.TestCase):
                        check=True)
         with h5py.File(out, "r+") as f:
             self.assertEqual(len(f["evaluated/reason"]), 300)
+            self.assertEqual(f["evaluated/runtime_x_bw"].attrs["units"], "s x GB/s / 2000")
+            self.assertEqual(f["evaluated/time_s"].attrs["units"], "s")
+            self.assertEqual(f["generations/wall_s"].attrs["units"], "s")
             f.attrs["evaluated_rows"] = np.uint64(120)
             curve = {k: f["generations"][k][:] for k in f["generations"]}
         rows = subprocess.run([COSMIC, "show", out, "--csv", "evaluated"], check=True, capture_output=True, text=True).stdout
