@@ -79,9 +79,11 @@ struct State {
   std::vector<int32_t> arch_genes;  // row-major
   std::vector<double> arch_obj;     // row-major
   std::vector<uint64_t> arch_eval;  // evaluation number
+  std::vector<double> arch_metrics;  // row-major, kPopMetrics a point (time_s, ...)
 };
 
-void update_archive(State& st, const agents::Population& pop, const agents::Scores& s, uint64_t first_eval) {
+void update_archive(State& st, const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m,
+                    uint64_t first_eval) {
   const size_t na = st.arch_eval.size();
   std::vector<size_t> cand;
   for (size_t i = 0; i < s.size; ++i)
@@ -110,15 +112,19 @@ void update_archive(State& st, const agents::Population& pop, const agents::Scor
       next.arch_genes.insert(next.arch_genes.end(), st.arch_genes.begin() + ptrdiff_t(k * size_t(st.ngenes)),
                              st.arch_genes.begin() + ptrdiff_t((k + 1) * size_t(st.ngenes)));
       next.arch_eval.push_back(st.arch_eval[k]);
+      next.arch_metrics.insert(next.arch_metrics.end(), st.arch_metrics.begin() + ptrdiff_t(k * kPopMetrics),
+                               st.arch_metrics.begin() + ptrdiff_t((k + 1) * kPopMetrics));
     } else {
       const size_t i = cand[k - na];
       for (int32_t g = 0; g < st.ngenes; ++g) next.arch_genes.push_back(pop.at(i, g));
       next.arch_eval.push_back(first_eval + i);
+      for (int q = 0; q < kPopMetrics; ++q) next.arch_metrics.push_back(m.metric(q)[i]);
     }
   }
   st.arch_genes.swap(next.arch_genes);
   st.arch_obj.swap(next.arch_obj);
   st.arch_eval.swap(next.arch_eval);
+  st.arch_metrics.swap(next.arch_metrics);
 }
 
 // Whether point a of s is a better best than point b of t: the feasibility rules on objective 0
@@ -133,7 +139,7 @@ bool better_best(const agents::Scores& s, size_t a, const agents::Scores& t, siz
 }
 
 // Folds one evaluated generation into the state; returns its infeasible count.
-uint64_t record(State& st, const agents::Population& pop, const agents::Scores& s, const PopulationMetrics* m) {
+uint64_t record(State& st, const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m) {
   uint64_t infeasible = 0;
   size_t gbest = s.size;
   for (size_t i = 0; i < s.size; ++i) {
@@ -150,10 +156,9 @@ uint64_t record(State& st, const agents::Population& pop, const agents::Scores& 
     for (int32_t g = 0; g < pop.ngenes; ++g) st.best_genome[size_t(g)] = pop.at(gbest, g);
     st.best_at = st.evaluations + gbest + 1;
     st.best_metrics.assign(size_t(kPopMetrics), 0.0);
-    if (m)
-      for (int k = 0; k < kPopMetrics; ++k) st.best_metrics[size_t(k)] = m->metric(k)[gbest];
+    for (int k = 0; k < kPopMetrics; ++k) st.best_metrics[size_t(k)] = m.metric(k)[gbest];
   }
-  if (st.nobj >= 2) update_archive(st, pop, s, st.evaluations);
+  if (st.nobj >= 2) update_archive(st, pop, s, m, st.evaluations);
   st.evaluations += s.size;
   st.feasible += s.size - infeasible;
   st.generations++;
@@ -483,7 +488,7 @@ class Writer {
 // runs those after it again as before. A checkpoint holds the cosmic version and model revision
 // that wrote it, and one of another version, revision or layout (kCheckpointFormat, to be raised
 // with any change to what an agent saves) is not used: the generations are run again instead.
-constexpr uint32_t kCheckpointFormat = 1;
+constexpr uint32_t kCheckpointFormat = 2;  // 2: the Pareto archive's metrics
 
 struct Checkpoint {
   State st;
@@ -503,7 +508,7 @@ std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, ui
   st.best.save(w);
   w.put(st.best_at);
   w.put(st.best_metrics);
-  w.put(st.arch_genes), w.put(st.arch_obj), w.put(st.arch_eval);
+  w.put(st.arch_genes), w.put(st.arch_obj), w.put(st.arch_eval), w.put(st.arch_metrics);
   w.put(written);
   pending.save(w);
   agent.save(w);
@@ -539,7 +544,8 @@ bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint
     cp.st.best.load(r);
     r.get(cp.st.best_at);
     r.get(cp.st.best_metrics);
-    r.get(cp.st.arch_genes), r.get(cp.st.arch_obj), r.get(cp.st.arch_eval);
+    r.get(cp.st.arch_genes), r.get(cp.st.arch_obj), r.get(cp.st.arch_eval), r.get(cp.st.arch_metrics);
+    if (cp.st.arch_metrics.size() != cp.st.arch_eval.size() * kPopMetrics) return false;
     r.get(cp.written);
     cp.pending.load(r);
     agent.load(r);
@@ -596,6 +602,11 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
       std::vector<double> col(n);
       for (size_t i = 0; i < n; ++i) col[i] = obj(row[i], j);
       h5::write_column(p.id(), psa::objective_name(ds.objectives[size_t(j)]), col);
+    }
+    for (int q = 0; q < kPopMetrics; ++q) {  // the model's metrics of each point, as a sweep's front has them
+      std::vector<double> col(n);
+      for (size_t i = 0; i < n; ++i) col[i] = st.arch_metrics[row[i] * kPopMetrics + size_t(q)];
+      h5::write_column(p.id(), kPopMetricNames[q], col);
     }
     std::vector<uint64_t> evaluation(n);
     for (size_t i = 0; i < n; ++i) evaluation[i] = st.arch_eval[row[i]];
@@ -906,7 +917,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
         if (pending_from == UINT64_MAX) pending_from = first_row;
         pending.add(evp, scores, metrics, k, keep, first_row);
       }
-      if (record(st, evp, scores, &metrics) != infeasible[k] || best_value(st) != best[k])
+      if (record(st, evp, scores, metrics) != infeasible[k] || best_value(st) != best[k])
         throw refuse(k, "does not evaluate to what /generations records");
       if (n == P) made.agent->tell(pop, scores);
       last_told = n == P;
@@ -1040,7 +1051,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
     const uint64_t gen = st.generations;
     const double best_before = best_value(st);
-    const uint64_t infeasible = record(st, evp, scores, &metrics);
+    const uint64_t infeasible = record(st, evp, scores, metrics);
     if (best_value(st) < best_before) improved_at = st.generations;
     const double t4 = now_s();
     st.wall_s = wall0 + (t4 - t_session);

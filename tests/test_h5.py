@@ -998,6 +998,10 @@ class SearchFile(unittest.TestCase):
                                    "--set", "objectives=[latency,memory]", "--quiet"), check=True)
         with h5py.File(out, "r") as f:
             latency, memory, found = f["pareto/latency"][:], f["pareto/memory"][:], f["pareto/evaluation"][:]
+            # The front's points carry the model's metrics, those of their rows in /evaluated.
+            for m in ("time_s", "memory_bytes", "tokens_per_s", "mfu", "network_cost_usd", "first_token_s"):
+                np.testing.assert_array_equal(f["pareto"][m][:], f["evaluated"][m][:][found.astype(np.int64)], m)
+            np.testing.assert_array_equal(f["pareto/time_s"][:], latency)
         self.assertGreater(len(latency), 5)
         self.assertTrue(np.all(np.diff(latency) > 0) and np.all(np.diff(memory) < 0), (latency, memory))
         self.assertFalse(np.all(np.diff(found.astype(np.int64)) > 0), found)  # so the sort did something
