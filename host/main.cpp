@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "host/commands.hpp"
+#include "host/provenance.hpp"
 #include "kernels/model.hpp"
 
 #ifndef COSMIC_VERSION
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
     std::cout << "cosmic " << COSMIC_VERSION << " (model revision " << cosmic::kModelRevision << ")\n";
     return 0;
   }
+  cosmic::set_command_line(argc, argv);
   for (const auto& c : kCommands) {
     if (cmd != c.name) continue;
     try {

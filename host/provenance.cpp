@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,7 +18,26 @@
 
 namespace cosmic {
 
+namespace {
+std::string g_command_line;  // the command that made the file (set_command_line)
+}  // namespace
+
+void set_command_line(int argc, const char* const* argv) {
+  g_command_line.clear();
+  for (int i = 0; i < argc; ++i) g_command_line += (i ? " " : "") + std::string(argv[i]);
+}
+
 void write_provenance(hid_t file, const psa::DesignSpace& ds) {
+  // When, where and by what command (as typed; the run's settings are the file's other
+  // attributes): what a reader needs to tell runs apart.
+  const std::time_t now = std::time(nullptr);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  h5::set_attr(file, "created", std::string(when));
+  h5::set_attr(file, "host", std::string(host));
+  if (!g_command_line.empty()) h5::set_attr(file, "command_line", g_command_line);
   h5::set_attr(file, "model_revision", kModelRevision);
   h5::set_attr(file, "base_config", ds.base_text);
   if (!ds.sets.empty()) h5::set_attr(file, "psa_sets", ds.sets);

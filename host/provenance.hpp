@@ -20,7 +20,10 @@ struct Provenance {
   std::vector<std::string> psa_sets;  // --set edits (attribute psa_sets, absent when none)
 };
 
-// Writes the attributes model_revision, base_config and psa_sets on `file` (this build's, ds's).
+// The command line a file's provenance records (main() sets it: `cosmic sweep ...`).
+void set_command_line(int argc, const char* const* argv);
+// Writes the attributes created (UTC), host, command_line, model_revision, base_config,
+// psa_sets and limits on `file` (this run's, this build's, ds's).
 void write_provenance(hid_t file, const psa::DesignSpace& ds);
 Provenance read_provenance(hid_t file);
 // The PSA file of a sweep or search into `out`, loaded with the --set edits `sets`; with `resume`,

@@ -134,6 +134,11 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(a["next_index"], "600")
             self.assertEqual(a["swept_count"], 600)
             self.assertIn("workload-system1", a["psa"])
+            # When, where, by what command.
+            self.assertRegex(a["created"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+            self.assertEqual(a["host"], os.uname().nodename)
+            self.assertIn(" sweep ", a["command_line"])
+            self.assertIn("--seed 7", a["command_line"])
             # The reductions: links to the published one of the two copies in /state.
             self.assertEqual(a["format_version"], 2)
             for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
