@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <initializer_list>
 #include <sstream>
@@ -102,14 +103,13 @@ class Section {
     std::ostringstream range;
     range << "a number in [" << lo << ", " << hi << "]";
     if (!raw(key).IsScalar()) fail(key, range.str());
-    double v;
-    try {
-      size_t used = 0;
-      v = std::stod(raw(key).Scalar(), &used);
-      if (used != raw(key).Scalar().size()) fail(key, range.str());
-    } catch (const std::logic_error&) {
-      fail(key, range.str());
-    }
+    // Decimal only (strtod would read 0x10 as 16, which the integer keys refuse); a value too
+    // small for a double (5e-324) is read as what it rounds to, not refused.
+    const std::string& text = raw(key).Scalar();
+    if (text.find_first_of("xX") != std::string::npos) fail(key, range.str() + ", written in decimal");
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) fail(key, range.str());
     if (!std::isfinite(v) || v < lo || v > hi) fail(key, range.str());
     return v;
   }

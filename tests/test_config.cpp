@@ -170,11 +170,14 @@ TEST(Config, SetRefusesMalformedPathsAndShapes) {
       {"system.network.dims.1=null", "'system.network.dims' is a list, whose items are not removed one by one; --set "
                                      "system.network.dims=[...] replaces the whole list"},
       {"system.compute.peak_tflops=[1]", "expected a number or a mapping {fp32, fp16, bf16, fp8}, got a list of 1 item"},
-      {"system.calibration.grad_bytes=0", "key 'system.calibration.grad_bytes': expected a number in [1, 16], got '0'"}};
+      {"system.calibration.grad_bytes=0", "key 'system.calibration.grad_bytes': expected a number in [1, 16], got '0'"},
+      {"system.compute.peak_tflops=0x10", "expected a number in [1e-12, 1e+12], written in decimal, got '0x10'"}};
   for (const auto& [set, says] : cases) {
     const std::string e = error_of(p, {set});
     EXPECT_NE(e.find(says), std::string::npos) << set << ": " << e;
   }
+  // A latency too small for a double reads as what it rounds to (it was refused as out of range).
+  EXPECT_EQ(psa::load_config(p, {"system.network.dims.1.latency_ns=5e-324"}).config.net.dim[1].latency_ns, 5e-324);
 }
 
 TEST(Config, BadValueNamesWhatWasExpected) {
