@@ -55,8 +55,8 @@ namespace cosmic {
 //    they could reach.
 // 8: inference holds one layer's live tensors (inference_activation_bytes), not the activations
 //    a training backward keeps (about half as much in prefill); the logits' all-gather of an
-//    inference pass is of its own micro-batch. Mode serve (continuous batching) added. Training
-//    unchanged.
+//    inference pass is of its own micro-batch; FP8 inference holds its embedding and output
+//    layer in 16 bits. Mode serve (continuous batching) added. Training unchanged.
 constexpr int64_t kModelRevision = 8;
 
 // ---------------------------------------------------------------------------------------------
@@ -684,19 +684,25 @@ struct RankParams {
   double dense = 0, expert = 0;
   COSMIC_HD double total() const { return dense + expert; }
 };
+// The embedding's (and, untied, the output layer's) parameters a rank of the worst stage holds:
+// V h / t each (the first stage's input embedding; the last stage's output layer, tied to it
+// when the model ties them; one stage holding both when pp = 1).
+COSMIC_HD inline double embedding_params_per_rank(const ModelSpec& m, const Workload& w) {
+  const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
+  return n_emb * double(m.vocab) * m.hidden / w.tp;
+}
 COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Workload& w) {
   const double layers = stage_layers(m, w);
-  const double emb = double(m.vocab) * m.hidden / w.tp;
-  const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
+  const double embedding = embedding_params_per_rank(m, w);
   const double kv_replicas = layers * kv_replica_params(m, w.tp);
   RankParams p;
   if (m.experts == 0) {
-    p.dense = layers * layer_params(m) / w.tp + n_emb * emb + kv_replicas;
+    p.dense = layers * layer_params(m) / w.tp + embedding + kv_replicas;
     return p;
   }
   const double experts = double(m.experts) / w.ep * mlp_params(m);
   p.expert = layers * experts / w.tp;
-  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + n_emb * emb + kv_replicas;
+  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
   return p;
 }
 
@@ -762,7 +768,10 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
                            : w.mode == Mode::Decode ? w.kv_len + 1.0
                                                     : prompt + w.output_tokens;  // Generate, Serve
   const double resident = double(w.global_batch) / w.dp;
-  mb.weights = m.dtype_bytes * P.total();
+  // The layers' weights at the model's precision; the embedding and the output layer, which
+  // run with 16-bit operands under FP8 (logits_time), at the activations' (the same but in FP8).
+  const double embedding = embedding_params_per_rank(m, w);
+  mb.weights = m.dtype_bytes * (P.total() - embedding) + D * embedding;
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
   // A decode step attends to the rank's share of the cache, kv_len / cp keys (Serve: at the
   // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.

@@ -306,6 +306,22 @@ TEST(Time, OutputLayerStays16BitUnderFp8) {
   EXPECT_EQ(fp8.bwd_s, bf16.bwd_s);
 }
 
+// In FP8 inference the layers' weights take a byte each and the embedding, 16-bit like the
+// output layer it is tied to, two. GPT3-175B, tp 8, pp 8, decode: a stage of 12 layers of
+// 12 h^2 + 13 h = 1,812,099,072 parameters (GPT: biases), /8 = 2,718,148,608 B in FP8, and the
+// embedding 51,200 x 12,288 / 8 = 78,643,200 parameters at 2 bytes, 157,286,400 B.
+TEST(Inference, Fp8WeightsKeepA16BitEmbedding) {
+  Config c = test::gpt175b_cluster();
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 128;
+  c.model.dtype_bytes = 1;
+  c.compute.peak_tflops[2] = 2 * c.compute.peak_tflops[1];
+  const double h = 12288, layer = 12 * h * h + 13 * h;
+  EXPECT_DOUBLE_EQ(memory_per_npu(c).weights, 12 * layer / 8 + 2 * 51200 * h / 8);
+  c.model.dtype_bytes = 2;
+  EXPECT_DOUBLE_EQ(memory_per_npu(c).weights, 2 * (12 * layer / 8 + 51200 * h / 8));
+}
+
 // The test cluster (tests/test_util.hpp): dim 0 a Switch of 8 at 300 GB/s, 500 ns; dim 1 a
 // Switch of 8 at 25 GB/s, 2000 ns; endpoint delay 10 ns. Groups take dims innermost first (TP,
 // CP, DP, PP), so TP fills dim 0 and the others share dim 1. A ring step of 2 ranks on dim 1:
