@@ -244,6 +244,16 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (context > c.model.seq)
     rep.notes.push_back("the context (" + std::to_string(context) + " tokens) is longer than the model's seq (" +
                         std::to_string(c.model.seq) + "); it is timed as given");
+  // A fit with no margin: the model holds nothing back for what a real run needs besides.
+  const double fill = rep.result.memory_bytes / c.compute.mem_capacity_bytes;
+  if (rep.result.reason == Reason::Ok && fill > 0.95) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fill);
+    rep.notes.push_back(std::string("memory fills ") + buf +
+                        " of the capacity, which a real run shares with the CUDA context, communication buffers and "
+                        "the allocator (several GiB; docs/model.md): give the usable capacity as "
+                        "system.compute.memory_GiB for a margin");
+  }
   return rep;
 }
 
