@@ -328,6 +328,7 @@ void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot) {
   }
   h5::set_attr(f, "wall_time_s", m.wall_s);
   h5::set_attr(f, "configs_per_s", m.wall_s > 0 ? double(st.swept) / m.wall_s : 0.0);
+  h5::set_attr(f, "evaluated_per_s", m.wall_s > 0 ? double(st.evaluated()) / m.wall_s : 0.0);
   h5::set_attr(f, "complete", int64_t(m.complete ? 1 : 0));
 }
 

@@ -139,6 +139,7 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(a["host"], os.uname().nodename)
             self.assertIn(" sweep ", a["command_line"])
             self.assertIn("--seed 7", a["command_line"])
+            self.assertAlmostEqual(a["evaluated_per_s"], a["evaluated_count"] / a["wall_time_s"], delta=1e-6 * a["evaluated_per_s"])
             # The reductions: links to the published one of the two copies in /state.
             self.assertEqual(a["format_version"], 2)
             for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
