@@ -192,6 +192,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     ojson p;
     p["feasible"] = h5::attr_int(b.id(), "feasible") != 0;
     p["found_at_evaluation"] = h5::attr_uint(b.id(), "found_at_evaluation");
+    if (h5::has_attr(b.id(), "space_index")) p["index"] = h5::attr_string(b.id(), "space_index");  // for --config
     for (const auto& o : objectives) p["objectives"][o] = h5::attr_double(b.id(), o);
     for (const char* m : kPopMetricNames)
       if (h5::has_attr(b.id(), m)) p[m] = h5::attr_double(b.id(), m);  // older files lack first_token_s

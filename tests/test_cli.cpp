@@ -471,6 +471,10 @@ TEST(Cli, ShowSummarisesASearch) {
   const auto genes = h5::read_strings(best.id(), "gene"), values = h5::read_strings(best.id(), "value");
   ASSERT_EQ(genes.size(), 4u);
   for (size_t g = 0; g < genes.size(); ++g) EXPECT_EQ(j["best"]["genes"][genes[g]], values[g]);
+  // Its index, which --config takes.
+  EXPECT_EQ(j["best"]["index"], h5::attr_string(best.id(), "space_index"));
+  EXPECT_EQ(test::run_cli("show " + out + " --config " + j["best"]["index"].get<std::string>()).out,
+            test::run_cli("show " + out + " --config best").out);
   const test::CliRun text = test::run_cli("show " + out);
   EXPECT_NE(text.out.find("4 generations, 200 of 200 evaluations"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  /evaluated: 200 rows\n"), std::string::npos) << text.out;
