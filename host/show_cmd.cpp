@@ -255,9 +255,11 @@ std::string objective_text(const std::string& objective, double v) {
 
 // "183.682 (time 459.2 s, memory 18.9 GiB, network $8.78M)"
 std::string point_line(const ojson& p, const std::string& objective) {
-  const double first = p.value("first_token_s", 0.0);  // generate and prefill
+  const double first = p.value("first_token_s", 0.0);  // generate, serve and prefill
+  const double per_token = p.value("per_output_token_s", 0.0);  // generate and serve (add_derived)
   return objective_text(objective, p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
          (first > 0 ? " s, first token " + fmt_g(first, 4) : std::string()) +
+         (per_token > 0 ? " s, per output token " + fmt_g(per_token, 4) : std::string()) +
          " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
          human(p["network_cost_usd"].get<double>()) + ")";
 }
@@ -488,8 +490,13 @@ void add_derived(hid_t f, ojson& j) {
   const SpaceView& s = *ds->view;
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);
   const auto derive = [&](ojson& p) {
-    if (s.derived_degree >= 0)
-      p["derived"][psa::degree_name(Param(s.derived_degree))] = degree_of(decode(s, genome.data()).work, s.derived_degree);
+    const Config c = decode(s, genome.data());
+    if (s.derived_degree >= 0) p["derived"][psa::degree_name(Param(s.derived_degree))] = degree_of(c.work, s.derived_degree);
+    // generate and serve: the time per output token after the first (the per_output_token
+    // objective), which the tables hold only where it is an objective.
+    const double first = p.value("first_token_s", 0.0);
+    if ((c.work.mode == Mode::Generate || c.work.mode == Mode::Serve) && first > 0 && p.contains("time_s"))
+      p["per_output_token_s"] = (p["time_s"].get<double>() - first) / c.work.output_tokens;
   };
   const auto by_index = [&](ojson& p) {
     u128 index = 0;

@@ -353,6 +353,15 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_FALSE(j.contains("all_rows"));  // --keep top
   const test::CliRun ta = test::run_cli("show " + all);
   EXPECT_NE(ta.out.find("  /all: " + std::to_string(ja["all_rows"].get<uint64_t>()) + " rows\n"), std::string::npos) << ta.out;
+  // A serving space: each point's time per output token, decoded from its time, first token and
+  // output tokens, as the per_output_token objective has it.
+  const std::string serve = ::testing::TempDir() + "show-serve.h5";
+  ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/serve/llama-70b-h100.yaml") + " -q -o " + serve).status, 0);
+  const auto js = nlohmann::json::parse(test::run_cli("show " + serve + " --json").out);
+  ASSERT_FALSE(js["top"]["npu_s_per_token"].empty());
+  for (const auto& p : js["top"]["npu_s_per_token"])
+    EXPECT_DOUBLE_EQ(p["per_output_token_s"].get<double>(), p["objectives"]["per_output_token"].get<double>());
+  EXPECT_NE(test::run_cli("show " + serve).out.find(" s, per output token "), std::string::npos);
 }
 
 // A sweep folds the genes no result depends on (here the scheduling policy: two copies of every
