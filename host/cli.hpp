@@ -53,11 +53,11 @@ inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* a
     status = 0;
     return false;
   }
-  // A flag given a value it would not read (`--json=false` printed JSON): cxxopts takes
-  // --flag=false as given, and the commands test whether a flag is given.
+  // A flag given a false value (`--json=false`, `=0`, `=f` printed JSON): cxxopts takes it as
+  // given, and the commands test whether a flag is given.
   for (const auto& kv : args.arguments())
     for (const auto& o : opts.group_help("").options)
-      if (kv.value() == "false" && o.is_boolean && !o.l.empty() && o.l.front() == kv.key()) {
+      if (o.is_boolean && !o.l.empty() && o.l.front() == kv.key() && !kv.as<bool>()) {  // false, 0, f, False...
         std::cerr << name << ": --" << kv.key() << " is a flag and takes no value (leave it out for false)\n";
         status = 2;
         return false;

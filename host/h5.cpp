@@ -192,11 +192,14 @@ Handle open_file(const std::string& path, bool write) {
 
 std::string unfinished_run(hid_t file) {
   if (H5Aexists(file, "complete") <= 0 || attr_int(file, "complete") != 0 || H5Aexists(file, "merged_from") > 0) return "";
-  return H5Aexists(file, "kind") > 0 && attr_string(file, "kind") == "search" ? "search" : "sweep";
+  if (H5Aexists(file, "kind") <= 0 || attr_string(file, "kind") != "search") return "sweep";
+  // A search its --target or --stall stopped ended as asked (--resume without the rule would go on).
+  const std::string stopped = H5Aexists(file, "stopped") > 0 ? attr_string(file, "stopped") : "";
+  return stopped == "target" || stopped == "stall" ? "" : "search";
 }
 
 bool is_unfinished_run(const std::string& path) {
-  if (!is_hdf5(path)) return false;
+  if (!is_hdf5(path) || being_written(path) || being_written(path + ".partial")) return false;  // a run's, not left
   quiet();
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) return false;

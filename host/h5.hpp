@@ -38,9 +38,11 @@ Handle create_file(const std::string& path);      // truncates
 Handle open_file(const std::string& path, bool write);  // an HDF5 file that exists, or Error saying why not
 
 // "sweep" or "search" where a result file holds an interrupted run of one (complete 0; a merge,
-// made again from its shards, is none), which --resume continues; else "".
+// made again from its shards, is none, nor a search its --target or --stall stopped), which
+// --resume continues; else "".
 std::string unfinished_run(hid_t file);
-bool is_unfinished_run(const std::string& path);  // the file at `path` is such a cosmic result file
+// The file at `path` is such a cosmic result file, and no run is writing it.
+bool is_unfinished_run(const std::string& path);
 
 // A new result file, made as OUT.partial and renamed to OUT by publish() once what makes it a
 // valid file is on disk, so that a file named OUT always opens. An error before publish()

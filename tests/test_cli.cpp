@@ -289,6 +289,7 @@ TEST(Cli, BadInputFailsWithMessage) {
   r = test::run_cli("eval " + cfg + " --json=false");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "cosmic eval: --json is a flag and takes no value (leave it out for false)\n");
+  for (const char* no : {"0", "f", "False"}) EXPECT_EQ(test::run_cli("eval " + cfg + " --json=" + no).status, 2) << no;
   EXPECT_EQ(test::run_cli("eval " + cfg + " --json=true").out.rfind("{", 0), 0u);
 }
 
