@@ -778,9 +778,9 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   const double step = inference_activation_bytes(
       m, w, b, 1.0, (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp);
   const double prefill = inference_activation_bytes(m, w, w.mode == Mode::Serve ? 1.0 : b, prompt / w.cp, prompt);
-  mb.activation = w.mode == Mode::Decode  ? step
-                  : w.mode == Mode::Serve ? (step > prefill ? step : prefill)
-                                          : prefill;  // Prefill, Generate: the prefill's is the larger
+  mb.activation = w.mode == Mode::Decode    ? step
+                  : w.mode == Mode::Prefill ? prefill
+                                            : (step > prefill ? step : prefill);  // Generate, Serve: both run
   return mb;
 }
 
