@@ -1,5 +1,6 @@
 #include "host/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -65,6 +66,11 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)}};
+  if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
+    j["workload"]["prompt_tokens"] = prompt_tokens(rep.config.model, w);
+    if (w.mode == Mode::Decode) j["workload"]["kv_len"] = w.kv_len;
+    else if (w.mode != Mode::Prefill) j["workload"]["output_tokens"] = w.output_tokens;
+  }
   j["feasible"] = r.reason == Reason::Ok;
   j["reason"] = names::name(names::kReason, r.reason);
   j["reason_message"] = names::reason_message(r.reason);
@@ -244,6 +250,14 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (context > c.model.seq)
     rep.notes.push_back("the context (" + std::to_string(context) + " tokens) is longer than the model's seq (" +
                         std::to_string(c.model.seq) + "); it is timed as given");
+  // A decode step of one sequence a micro-batch: the replica's sequences run one after another,
+  // where an engine batches them.
+  const int64_t per_replica = w.dp > 0 ? w.global_batch / w.dp : 0;
+  if ((w.mode == Mode::Decode || w.mode == Mode::Generate || w.mode == Mode::Serve) && w.micro_batch == 1 &&
+      per_replica > w.pp)
+    rep.notes.push_back("micro_batch 1: a decode step runs each replica's " + std::to_string(per_replica) +
+                        " sequences one at a time, where an engine batches them (micro_batch " +
+                        std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
   // A fit with no margin: the model holds nothing back for what a real run needs besides.
   const double fill = rep.result.memory_bytes / c.compute.mem_capacity_bytes;
   if (rep.result.reason == Reason::Ok && fill > 0.95) {
@@ -278,6 +292,11 @@ std::string to_text(const EvalReport& rep) {
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
        << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
   if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
+  if (w.mode != Mode::Training) {  // the request shape
+    os << ", prompt " << prompt_tokens(rep.config.model, w);
+    if (w.mode == Mode::Decode) os << ", kv_len " << w.kv_len;
+    else if (w.mode != Mode::Prefill) os << ", output " << w.output_tokens;
+  }
   os << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";
@@ -309,7 +328,7 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   } else if (w.mode == Mode::Serve) {
     std::snprintf(buf, sizeof buf,
-                  "first token            %14.6f s  (a prompt's prefill and half a step)\n"
+                  "first token            %14.6f s  (a prompt's prefill and half a cycle)\n"
                   "per output token       %14.6f s  (a step and its share of new prompts' prefills)\n",
                   rep.first_token_s, rep.per_output_token_s);
     os << buf;

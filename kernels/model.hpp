@@ -777,7 +777,10 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.
   const double step = inference_activation_bytes(
       m, w, b, 1.0, (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp);
-  const double prefill = inference_activation_bytes(m, w, w.mode == Mode::Serve ? 1.0 : b, prompt / w.cp, prompt);
+  // Serve prefills its new prompts in batches of max(1, sequences per replica / output tokens).
+  const double serve_batch = w.mode == Mode::Serve ? double(w.global_batch) / w.dp / w.output_tokens : 1.0;
+  const double prompts = w.mode != Mode::Serve ? b : serve_batch > 1 ? serve_batch : 1.0;
+  const double prefill = inference_activation_bytes(m, w, prompts, prompt / w.cp, prompt);
   mb.activation = w.mode == Mode::Decode    ? step
                   : w.mode == Mode::Prefill ? prefill
                                             : (step > prefill ? step : prefill);  // Generate, Serve: both run
@@ -997,13 +1000,17 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // pipeline is already full (`steady`), the first fills it in (mbs + pp - 1) stage times;
     // afterwards each micro-batch's next token starts as soon as its previous one has left the
     // last stage, so a pass takes max(mbs, pp) stage times.
+    // `passes` micro-batches' work on a stage, in a pipeline with no idle stage left to fill.
+    auto add_work = [&](const Pass& p, double passes) {
+      r.forward_s += passes * p.fwd;
+      r.tp_comm_s += passes * p.tp;
+      r.cp_comm_s += passes * p.cp;
+      r.pp_comm_s += passes * p.p2p;
+      r.ep_comm_s += passes * p.ep;
+    };
     auto add = [&](const Pass& p, double mbs, double repeat, bool steady) {
       const double t_mb = p.fwd + p.tp + p.cp + p.p2p + p.ep;
-      r.forward_s += repeat * mbs * p.fwd;
-      r.tp_comm_s += repeat * mbs * p.tp;
-      r.cp_comm_s += repeat * mbs * p.cp;
-      r.pp_comm_s += repeat * mbs * p.p2p;
-      r.ep_comm_s += repeat * mbs * p.ep;
+      add_work(p, repeat * mbs);
       const double idle_per_pass = (mbs < pp ? pp - mbs : 0.0) * t_mb;
       r.bubble_s += steady ? repeat * idle_per_pass : (pp - 1) * t_mb + (repeat - 1) * idle_per_pass;
     };
@@ -1029,22 +1036,26 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     } else {
       // Serve: continuous batching (Orca, Yu et al. 2022; vLLM) in its steady state. A replica
       // keeps n = global_batch / dp sequences in flight, decoding one token for each in a step
-      // (its micro-batches in a full pipeline: max(m, pp) stage times at the mean context);
-      // every step, n / N_out of them finish and as many new prompts are prefilled, one at a
-      // time (pp stage times each), between steps. So a sequence's time per output token is
-      // step + (n / N_out) x prefill(1), and a new request's first token comes after its own
-      // prefill and, on average, half a step of the batch in flight. time_s is one request's
-      // latency, first token + N_out x per output token: that is n + 1 prefills and N_out + 1/2
-      // steps, which the breakdown sums.
-      const double n = B / w.dp;
-      const Pass one = pass(1, prompt, prompt), step = pass(b, 1, mid);
-      add(one, 1, 1, false);
+      // (its micro-batches in a full pipeline: max(m, pp) stage times at the mean context).
+      // Every step k = n / N_out of them finish on average, and as many new prompts are
+      // prefilled, in batches of kb = max(1, k) prompts that flow through the pipeline among
+      // the decode micro-batches (each stage does their work; no fill of their own). A cycle,
+      // a step and its prefills, gives each sequence a token: per output token = step + (k / kb)
+      // x a kb-prompt batch's stage time. A new request arrives at a random moment of a cycle
+      // (half a cycle to wait, on average; no queue beyond it) and its prompt, in such a batch,
+      // crosses all pp stages: first token = pp stage times of the batch + per output token / 2.
+      // time_s = first token + N_out x per output token, one request's latency, which the
+      // breakdown sums.
+      const double n = B / w.dp, k = n / w.output_tokens, kb = k > 1 ? k : 1.0;
+      const Pass prefill = pass(kb, prompt, prompt), step = pass(b, 1, mid);
+      add(prefill, 1, 1, false);
       add(step, micro, 0.5, true);
+      add_work(prefill, 0.5 * k / kb);
       r.first_token_s = elapsed();
-      add(one, 1, n, false);
       add(step, micro, w.output_tokens, true);
+      add_work(prefill, w.output_tokens * k / kb);
       tokens = B * w.output_tokens;
-      r.model_flops = double(w.dp) * (n + 1) * forward_flops_per_sequence(m, prompt, prompt, 1) +
+      r.model_flops = double(w.dp) * (kb + (w.output_tokens + 0.5) * k) * forward_flops_per_sequence(m, prompt, prompt, 1) +
                       B * (w.output_tokens + 0.5) * forward_flops_per_sequence(m, 1, mid, 1);
     }
     r.time_s = elapsed();

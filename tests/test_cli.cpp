@@ -95,6 +95,10 @@ TEST(Cli, GenerateReportsFirstAndPerTokenTimes) {
   EXPECT_EQ(full["notes"][0].get<std::string>().rfind("memory fills 97.4% of the capacity", 0), 0u) << full["notes"][0];
   EXPECT_NEAR(sj["time_s"].get<double>(), sj["first_token_s"].get<double>() + 300 * serve_per, 1e-9 * sj["time_s"].get<double>());
   EXPECT_NE(test::run_cli("eval " + serve).out.find("(a step and its share of new prompts' prefills)"), std::string::npos);
+  EXPECT_NE(test::run_cli("eval " + serve + " --set workload.micro_batch=1")
+                .out.find("note: micro_batch 1: a decode step runs each replica's 192 sequences one at a time, where an "
+                          "engine batches them (micro_batch 192 fills the pipeline)\n"),
+            std::string::npos);
   const auto training = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") +
                                                             " --json").out);
   EXPECT_TRUE(training["notes"].empty());

@@ -639,45 +639,53 @@ TEST(Inference, WorkingActivationsAreOneLayersLiveTensors) {
 
 // Serve: continuous batching in its steady state, from the same passes as prefill and decode.
 // GPT3-175B, tp 8, pp 8, dp 1: n = 16 sequences in flight in 4 micro-batches of 4, 1,000 prompt
-// and 200 output tokens. A decode step at the mean context (1,100 keys) alone takes (4 + 8 - 1)
-// stage times; in the full pipeline of a steady state max(4, 8) = 8. A prompt is prefilled alone:
-// a prefill of a batch of one. Each step n / N_out = 0.08 new prompts are prefilled, so per output
-// token: step + 0.08 prefill; the first token: a prefill and half a step; a request's time: the
-// first token and 200 x per output token; throughput n / per output token.
+// tokens. A decode step at the mean context alone takes (4 + 8 - 1) stage times; in the full
+// pipeline of a steady state max(4, 8) = 8. Each step k = n / N_out sequences finish and as many
+// prompts are prefilled, in batches of max(1, k), each batch a micro-batch among the decode ones
+// (a stage's time each: a prefill's time / 8). Per output token: step + (k / batch) x that; first
+// token: a batch's prefill through the 8 stages and half a cycle; a request's time: the first
+// token and N_out x per output token; throughput n / per output token.
 TEST(Inference, ServeIsDecodeStepsWithTheirShareOfPrefills) {
   Config c = test::gpt175b_cluster();
   c.work.seq_parallel = false;
   c.work.prompt_tokens = 1000;
-  c.work.global_batch = 1;
-  c.work.micro_batch = 1;
-  c.work.mode = Mode::Prefill;
-  const Result prefill = evaluate(c);
-  c.work.global_batch = 16;
-  c.work.micro_batch = 4;
-  c.work.mode = Mode::Decode;
-  c.work.kv_len = 1100;
-  const Result decode = evaluate(c);
-  c.work.mode = Mode::Serve;
-  c.work.output_tokens = 200;
+  // N_out 200: k = 0.08, prompts prefilled one at a time; N_out 4: k = 4, in batches of 4.
+  for (const int32_t out : {200, 4}) {
+    const double k = 16.0 / out, batch = std::max(1.0, k);
+    c.work.global_batch = int64_t(batch);
+    c.work.micro_batch = int32_t(batch);
+    c.work.mode = Mode::Prefill;
+    const Result prefill = evaluate(c);
+    c.work.global_batch = 16;
+    c.work.micro_batch = 4;
+    c.work.mode = Mode::Decode;
+    c.work.kv_len = 1000 + out / 2;
+    const Result decode = evaluate(c);
+    c.work.mode = Mode::Serve;
+    c.work.output_tokens = out;
+    const Result serve = evaluate(c);
+    ASSERT_EQ(prefill.reason, Reason::Ok);
+    ASSERT_EQ(decode.reason, Reason::Ok);
+    ASSERT_EQ(serve.reason, Reason::Ok) << int(serve.reason);
+    const double step = decode.time_s * 8 / 11, per_token = step + k / batch * prefill.time_s / 8;
+    EXPECT_NEAR(serve.first_token_s, prefill.time_s + per_token / 2, 1e-12 * prefill.time_s) << out;
+    EXPECT_NEAR(objective_value(Objective::PerOutputToken, c, serve), per_token, 1e-12 * per_token) << out;
+    EXPECT_NEAR(serve.time_s, prefill.time_s + (out + 0.5) * per_token, 1e-12 * serve.time_s) << out;
+    EXPECT_NEAR(serve.tokens_per_s, 16 / per_token, 1e-9 * serve.tokens_per_s) << out;
+    // The breakdown sums to the time, bubble included (the request's own prefill fills the
+    // pipeline: 7 of its 8 stage times).
+    EXPECT_NEAR(serve.forward_s + serve.tp_comm_s + serve.cp_comm_s + serve.pp_comm_s + serve.bubble_s + serve.ep_comm_s,
+                serve.time_s, 1e-12 * serve.time_s);
+  }
+  // Memory (N_out 4): the cache of the 16 sequences at their last token, 1,004 tokens, 12 layers a
+  // stage, 12 KV heads of 128 a rank, 2 bytes: 16 x 1,004 x 12 x 2 x 2 x 1,536 = 1,184,366,592 B;
+  // the activations of a batch of 4 prompts' prefill (h 12,288, F 49,152 GeLU, t 8), above a
+  // step's: the layer input 2 x 4,000 x 12,288 = 98,304,000 B, the MLP's normalised input and two
+  // F / t products 2 x 4,000 x 24,576 = 196,608,000 B (attention's 2 x 4,000 x 16,896 is less),
+  // the 4 next tokens' logits 2 x 4 x 6,400 = 51,200 B.
   const Result serve = evaluate(c);
-  ASSERT_EQ(prefill.reason, Reason::Ok);
-  ASSERT_EQ(decode.reason, Reason::Ok);
-  ASSERT_EQ(serve.reason, Reason::Ok) << int(serve.reason);
-  const double step = decode.time_s * 8 / 11, per_token = step + 16.0 / 200 * prefill.time_s;
-  EXPECT_NEAR(serve.first_token_s, prefill.time_s + step / 2, 1e-12 * prefill.time_s);
-  EXPECT_NEAR(objective_value(Objective::PerOutputToken, c, serve), per_token, 1e-12 * per_token);
-  EXPECT_NEAR(serve.time_s, prefill.time_s + step / 2 + 200 * per_token, 1e-12 * serve.time_s);
-  EXPECT_NEAR(serve.tokens_per_s, 16 / per_token, 1e-9 * serve.tokens_per_s);
-  // The breakdown sums to the time, bubble included (each prefill fills the pipeline: 7 of its 8
-  // stage times).
-  EXPECT_NEAR(serve.forward_s + serve.tp_comm_s + serve.cp_comm_s + serve.pp_comm_s + serve.bubble_s + serve.ep_comm_s,
-              serve.time_s, 1e-12 * serve.time_s);
-  // Memory: the cache of the 16 sequences at their last token, 1,200 tokens, 12 layers a stage,
-  // 12 KV heads of 128 a rank, 2 bytes: 16 x 1,200 x 12 x 2 x 2 x 1,536 = 1,415,577,600 B; the
-  // activations the larger of a prompt's prefill and a step's.
-  EXPECT_DOUBLE_EQ(serve.kv_cache_bytes, 1415577600.0);
-  EXPECT_DOUBLE_EQ(serve.activation_bytes, std::max(inference_activation_bytes(c.model, c.work, 1, 1000, 1000),
-                                                    inference_activation_bytes(c.model, c.work, 4, 1, 1200)));
+  EXPECT_DOUBLE_EQ(serve.kv_cache_bytes, 1184366592.0);
+  EXPECT_DOUBLE_EQ(serve.activation_bytes, 98304000.0 + 196608000.0 + 51200.0);
   // It needs output tokens, as generate does.
   c.work.output_tokens = 0;
   EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
