@@ -24,7 +24,15 @@ std::string g_command_line;  // the command that made the file (set_command_line
 
 void set_command_line(int argc, const char* const* argv) {
   g_command_line.clear();
-  for (int i = 0; i < argc; ++i) g_command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {  // an argument with a space or a quote in single quotes, as a shell reads it
+    std::string a = argv[i];
+    if (a.empty() || a.find_first_of(" \t'\"\\$") != std::string::npos) {
+      std::string q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      a = q + "'";
+    }
+    g_command_line += (i ? " " : "") + a;
+  }
 }
 
 void write_provenance(hid_t file, const psa::DesignSpace& ds) {

@@ -309,7 +309,7 @@ std::string to_text(const EvalReport& rep) {
   if (r.time_s <= 0) return notes();
 
   // Training: one iteration; decode: one step of the batch (a token for each sequence); prefill
-  // and generate: the batch's requests from prompt to their last token.
+  // and generate: the batch's requests from prompt to their last token; serve: one request's.
   const char* unit = w.mode == Mode::Training ? "iteration" : w.mode == Mode::Decode ? "step" : "request";
   std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
   os << buf;
@@ -371,7 +371,7 @@ std::string to_text(const EvalReport& rep) {
     os << "\n";
   }
   // What tokens_per_s counts: the trained tokens, the prompts' tokens of a prefill, the output
-  // tokens of decode and generate.
+  // tokens of decode, generate and serve.
   const char* counted = w.mode == Mode::Training ? "tokens/s" : w.mode == Mode::Prefill ? "prompt tokens/s" : "output tokens/s";
   std::snprintf(buf, sizeof buf, "throughput        %16.1f %s  (%.1f per NPU)\nMFU               %16.1f %%\n",
                 r.tokens_per_s, counted, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);

@@ -714,8 +714,9 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
 // full recompute also needs one layer's full activations to rebuild; with pp = 1 the fp32
 // logits; weights, gradients and optimizer state as stage_params_per_rank() says, ZeRO-3 adding
 // the gathered layer and its prefetch.
-// Inference: weights at their own precision, the KV cache of every resident sequence (2 D
-// kv_width per token per layer, sequence sharded over cp), one layer's working activations.
+// Inference: weights at their own precision (the embedding and output layer in 16 bits), the
+// KV cache of every resident sequence (2 D kv_width per token per layer, sequence sharded over
+// cp), one layer's working activations (inference_activation_bytes).
 struct MemoryBytes {
   double weights = 0, grads = 0, optimizer = 0, activation = 0, kv_cache = 0;
   COSMIC_HD double total() const { return weights + grads + optimizer + activation + kv_cache; }

@@ -70,8 +70,8 @@ enum class Objective : int8_t {
   Cost = 3,         // network_cost_usd
   RuntimeXBw = 4,   // the study's "runtime*bw": time_s x (sum over dims of per-NPU bandwidth GB/s) / 2000
   RuntimeXCost = 5, // the study's "runtime*cost": time_s x network_cost_usd
-  FirstToken = 6,   // seconds to the first output token: generate's prefill, a prefill's time (else time_s)
-  PerOutputToken = 7,  // generate's mean seconds per output token after the first (else time_s)
+  FirstToken = 6,   // seconds to the first output token: generate's or serve's, a prefill's time (else time_s)
+  PerOutputToken = 7,  // generate's or serve's mean seconds per output token after the first (else time_s)
   Npus = 8,         // the NPUs of the network (the product over dimensions): fewest that do the job
   ClusterCost = 9,  // network_cost_usd + NPUs x compute.price_usd: what the cluster costs to buy
   NpuSPerToken = 10,  // NPU-seconds per token, NPUs / tokens_per_s: the run's NPU-hours per token

@@ -210,7 +210,8 @@ struct Result {
   double model_flops = 0;      // useful FLOPs per iteration (no recompute), whole model
   double tokens_per_s = 0;
   double mfu = 0;              // model_flops / (time * NPUs * peak)
-  double first_token_s = 0;    // inference: time to the first output token (generate: its prefill); else 0
+  double first_token_s = 0;    // inference: time to the first output token (generate: its prefill; serve:
+                               // a prefill and half a cycle; prefill: its time); else 0
 };
 
 static_assert(std::is_trivially_copyable<Config>::value, "Config must be trivially copyable");

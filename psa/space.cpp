@@ -1032,9 +1032,13 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         }
       if (!(lim > 0) || !std::isfinite(lim)) limits.fail(key.c_str(), "a positive upper bound in " + units);
       // Values no run can mean: a memory in GiB, a throughput in tokens per second, a serving
-      // latency in milliseconds (over 100 s to the first token, or 10 s a token).
+      // latency in milliseconds (over 100 s to the first token, or 10 s a token, in the modes
+      // where they are serving latencies; elsewhere they are the run's time).
+      const Mode mode = view->base.work.mode;
+      const bool serves = mode == Mode::Generate || mode == Mode::Serve;
       if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1) ||
-          (named->value == Objective::FirstToken && lim > 100) || (named->value == Objective::PerOutputToken && lim > 10))
+          (named->value == Objective::FirstToken && (serves || mode == Mode::Prefill) && lim > 100) ||
+          (named->value == Objective::PerOutputToken && serves && lim > 10))
         limits.fail(key.c_str(), "an upper bound in " + units);
       if (named->value == Objective::Npus && lim < 1) limits.fail(key.c_str(), "a number of NPUs, at least 1");
       check_priced(limits, it->first, limits.key_path(key), named->value);

@@ -601,6 +601,7 @@ TEST(Psa, SetReachesOneDimensionOfAParameter) {
 
 TEST(Psa, ErrorsNameFileLineAndKey) {
   const std::string head = "base: configs/cosmic-system1-baseline.yaml\nparameters:\n  workload:\n";
+  const std::string serving = "base: configs/cosmic-system1-chat.yaml\nparameters:\n  workload:\n";
   struct Case {
     const char* file;
     std::string text;
@@ -678,10 +679,11 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"limit_npus.yaml:6:9:", "key 'limits.npus'", "a number of NPUs, at least 1"}},
       {"limit_rate.yaml", head + "    dp: [1, 2]\nlimits:\n  throughput: 5000\nobjectives: [latency]\n",
        {"limit_rate.yaml:6:15:", "seconds per token (at least 5,000 tokens/s: 2e-4)", "got '5000'"}},
-      // Serving latencies in milliseconds: over 100 s to the first token or 10 s a token.
-      {"limit_ms.yaml", head + "    dp: [1, 2]\nlimits:\n  ttft: 500\nobjectives: [latency]\n",
+      // Serving latencies in milliseconds: over 100 s to the first token or 10 s a token (in a
+      // serving mode: in training both are the iteration's time).
+      {"limit_ms.yaml", serving + "    dp: [1, 2]\nlimits:\n  ttft: 500\nobjectives: [latency]\n",
        {"limit_ms.yaml:6:9:", "key 'limits.ttft'", "an upper bound in seconds (200 ms: 0.2)", "got '500'"}},
-      {"limit_tpot_ms.yaml", head + "    dp: [1, 2]\nlimits:\n  per_output_token: 50\nobjectives: [latency]\n",
+      {"limit_tpot_ms.yaml", serving + "    dp: [1, 2]\nlimits:\n  per_output_token: 50\nobjectives: [latency]\n",
        {"limit_tpot_ms.yaml:6:21:", "key 'limits.per_output_token'", "seconds (200 ms: 0.2)", "got '50'"}},
       {"limit_list.yaml", head + "    dp: [1, 2]\nlimits: [latency]\nobjectives: [latency]\n",
        {"limit_list.yaml:5:9:", "key 'limits'", "a mapping"}},
@@ -690,6 +692,8 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
     const std::string msg = error_of(write_psa(c.file, c.text));
     for (const auto& e : c.expect) EXPECT_NE(msg.find(e), std::string::npos) << c.file << ": " << msg.substr(0, 300);
   }
+  EXPECT_EQ(error_of(write_psa("training_ttft.yaml", head + "    dp: [1, 2]\nlimits:\n  ttft: 500\nobjectives: [latency]\n")),
+            "");
   EXPECT_EQ(error_of(write_psa("nest64.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(64, '(') +
                                                   "workload.dp" + std::string(64, ')') + " > 0\"\nobjectives: [latency]\n")),
             "");
