@@ -2,6 +2,8 @@
 
 #include "host/provenance.hpp"
 
+#include <hdf5_hl.h>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -442,6 +444,24 @@ std::vector<std::string> member_names(hid_t group) {
 
 namespace {
 
+// A point table's rows are its points: the `index` column (the point's index in the space) is
+// made the dimension scale of every column of its group (netCDF-4's convention, so that xarray
+// opens the group with `index` as its coordinate, without phony dimensions). Called as each
+// column is made: `index` takes the columns made before it, a later column attaches to it.
+void index_rows(hid_t parent, const std::string& name, hid_t made) {
+  if (name == "index") {
+    check(H5DSset_scale(made, "index"), "H5DSset_scale index");
+    for (const std::string& other : member_names(parent)) {
+      if (other == "index") continue;
+      Handle d(check_in(parent, H5Dopen2(parent, other.c_str(), H5P_DEFAULT), "open dataset " + other), H5Dclose, "");
+      check(H5DSattach_scale(d.id(), made, 0), "H5DSattach_scale " + other);
+    }
+  } else if (exists(parent, "index")) {
+    Handle index(check_in(parent, H5Dopen2(parent, "index", H5P_DEFAULT), "open dataset index"), H5Dclose, "");
+    if (H5DSis_scale(index.id()) > 0) check(H5DSattach_scale(made, index.id(), 0), "H5DSattach_scale " + name);
+  }
+}
+
 // Creates the column dataset if it is missing; returns the dataset and its rows.
 Handle open_column(hid_t parent, const std::string& name, hid_t type, const ColumnFormat& format, hsize_t& rows) {
   if (!exists(parent, name)) {
@@ -459,6 +479,7 @@ Handle open_column(hid_t parent, const std::string& name, hid_t type, const Colu
     // histogram's, are integers and do not).
     if (const char* units = H5Tequal(type, H5T_NATIVE_DOUBLE) > 0 ? column_units(name) : nullptr)
       set_attr(d.id(), "units", std::string(units));
+    index_rows(parent, name, d.id());
   }
   Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
