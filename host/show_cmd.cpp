@@ -343,7 +343,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
   if (!j["complete"].get<bool>())
-    os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep PSA -o FILE --resume` continues it"
+    os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep --resume -o FILE` continues it"
                    : j.contains("merge_lacks") ? "it lacks " + join(j["merge_lacks"].get<std::vector<std::string>>(), "; ") +
                                                    ": sweep or finish those, then merge every shard file again (a "
                                                    "merged file takes no more shards)"

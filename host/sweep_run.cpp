@@ -181,6 +181,7 @@ void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot);
 
 void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, const FileMeta& m) {
   root_counters(f, st, m, 0);
+  h5::set_attr(f, "kind", std::string("sweep"));  // a merge's too (merged_from tells it apart)
   h5::set_attr(f, "format_version", kFormatVersion);
   h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
   h5::set_attr(f, "psa", m.psa_text);
@@ -369,9 +370,9 @@ u128 attr_u128(hid_t f, const std::string& name) {
 }
 
 FileMeta read_meta(hid_t f, const std::string& path) {
-  if (!h5::has_attr(f, "format_version") || !h5::has_attr(f, "shard") || h5::has_attr(f, "kind"))
-    throw std::runtime_error(path + ": not a cosmic sweep file" +
-                             (h5::has_attr(f, "kind") ? " (a " + h5::attr_string(f, "kind") + " file)" : ""));
+  const std::string kind = h5::has_attr(f, "kind") ? h5::attr_string(f, "kind") : "sweep";  // none before 2026-12-02
+  if (!h5::has_attr(f, "format_version") || !h5::has_attr(f, "shard") || kind != "sweep")
+    throw std::runtime_error(path + ": not a cosmic sweep file" + (kind != "sweep" ? " (a " + kind + " file)" : ""));
   const int64_t version = h5::attr_int(f, "format_version");
   if (version != 1 && version != kFormatVersion)
     throw std::runtime_error("unsupported format_version " + std::to_string(version));
@@ -768,7 +769,8 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::string what;
     try {
       h5::Handle f = h5::open_file(out, false);
-      if (h5::has_attr(f.id(), "kind")) what = "a " + h5::attr_string(f.id(), "kind") + "'s results";
+      if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") != "sweep")
+        what = "a " + h5::attr_string(f.id(), "kind") + "'s results";
       else if (h5::has_attr(f.id(), "shard") && h5::attr_string(f.id(), "shard") != "merged")
         what = "a sweep's results" + (h5::attr_string(f.id(), "shard") == "0/1" ? "" : " (shard " + h5::attr_string(f.id(), "shard") + ")");
     } catch (const std::exception&) {  // not an HDF5 file, or unreadable: nothing of ours to lose

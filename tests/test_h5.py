@@ -141,6 +141,7 @@ class SweepFile(unittest.TestCase):
             self.assertAlmostEqual(a["evaluated_per_s"], a["evaluated_count"] / a["wall_time_s"], delta=1e-6 * a["evaluated_per_s"])
             # The reductions: links to the published one of the two copies in /state.
             self.assertEqual(a["format_version"], 2)
+            self.assertEqual(a["kind"], "sweep")
             for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
                 self.assertEqual(f.get(name, getlink=True).path, "/state/current/" + name)
             self.assertNotIn("pareto", f)
