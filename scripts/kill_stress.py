@@ -25,8 +25,10 @@ import time
 import h5py
 import numpy as np
 
-# Not compared: times, and which of the two copies of the reductions is published (/state).
-NOT_COMPARED = {"wall_time_s", "configs_per_s", "backend", "device", "state_slot"}
+# Not compared: times, where and when the file was made, and which of the two copies of the
+# reductions is published (/state).
+NOT_COMPARED = {"wall_time_s", "configs_per_s", "evaluated_per_s", "backend", "device", "state_slot", "created", "host",
+                "command_line"}
 
 
 def walk(group, prefix=""):
