@@ -449,6 +449,8 @@ void check_top_keys(const YAML::Node& root, const Sources& sources) {
     if (k != "model" && k != "system" && k != "workload" && k != "name" && k != "description")
       throw ConfigError(where(sources, k, it->first) + ": unknown key '" + k +
                         "' (expected one of: name, description, model, system, workload)");
+    if ((k == "name" || k == "description") && !it->second.IsScalar())
+      throw ConfigError(where(sources, k, it->second) + ": key '" + k + "': expected a string, got " + node_text(it->second));
   }
 }
 

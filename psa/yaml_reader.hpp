@@ -73,6 +73,9 @@ class Section {
       // A key written without a value (`fp16:`, `fp16: null`) is a mistake, not "use the default".
       // An override's value has the place in the user's file; a preset's key may not.
       if (it->second.IsNull()) fail_node(it->second, key_path(k), "a value", it->second.Mark().line >= 0 ? nullptr : &it->first);
+      // The descriptive keys are text, not lists or mappings.
+      if ((k == "name" || k == "description" || k == "source") && !it->second.IsScalar())
+        fail_node(it->second, key_path(k), "a string");
     }
   }
 

@@ -154,6 +154,12 @@ TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
   EXPECT_EQ(error_of(typo), typo + ":1:1: unknown key 'modle' (expected one of: name, description, model, system, workload)");
   const std::string empty = write_temp("no_system.yaml", "model: GPT3-13B\nsystem:\nworkload: {}\n");
   EXPECT_EQ(error_of(empty), empty + ":2:1: key 'system': expected a preset name, a file or a mapping (required, got nothing)");
+  // Names and descriptions are text.
+  const std::string listed = write_temp("listed_name.yaml", "name: [1, 2]\nmodel: GPT3-13B\nsystem: dgx-h100\nworkload: {}\n");
+  EXPECT_EQ(error_of(listed), listed + ":1:7: key 'name': expected a string, got a list of 2 items");
+  const std::string mapped = write_temp("mapped_name.yaml", "model: {preset: GPT3-13B, name: {a: 1}}\nsystem: dgx-h100\n"
+                                                            "workload: {}\n");
+  EXPECT_EQ(error_of(mapped), mapped + ":1:33: key 'model.name': expected a string, got a mapping");
   const std::string missing = write_temp("missing_system.yaml", "model: GPT3-13B\nworkload: {}\n");
   EXPECT_EQ(error_of(missing),
             missing + ": key 'system': expected a preset name, a file or a mapping (required; the file has no 'system:')");
