@@ -131,6 +131,15 @@ COSMIC_HD inline int32_t prompt_tokens(const ModelSpec& m, const Workload& w) {
   return w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
 }
 
+// Serve: the sequences of a replica that finish each decode step on average, and so the new
+// prompts prefilled between steps: k = (global_batch / dp) / output_tokens (evaluate()).
+COSMIC_HD inline double serve_new_prompts(const Workload& w) { return double(w.global_batch) / w.dp / w.output_tokens; }
+// ...prefilled in batches of max(1, k) prompts.
+COSMIC_HD inline double serve_prefill_batch(const Workload& w) {
+  const double k = serve_new_prompts(w);
+  return k > 1 ? k : 1.0;
+}
+
 // Experts of a rank's `local` that a pass reaches: the EP group's `tokens` (tokens per rank x
 // ep) each routed to top_k of the layer's E experts, uniformly at random (the balanced routing
 // the model assumes), reach local x (1 - (1 - k / E)^tokens) of them in expectation: 2 of 8 for
@@ -778,9 +787,7 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.
   const double step = inference_activation_bytes(
       m, w, b, 1.0, (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp);
-  // Serve prefills its new prompts in batches of max(1, sequences per replica / output tokens).
-  const double serve_batch = w.mode == Mode::Serve ? double(w.global_batch) / w.dp / w.output_tokens : 1.0;
-  const double prompts = w.mode != Mode::Serve ? b : serve_batch > 1 ? serve_batch : 1.0;
+  const double prompts = w.mode == Mode::Serve ? serve_prefill_batch(w) : b;
   const double prefill = inference_activation_bytes(m, w, prompts, prompt / w.cp, prompt);
   mb.activation = w.mode == Mode::Decode    ? step
                   : w.mode == Mode::Prefill ? prefill
@@ -1047,7 +1054,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       // crosses all pp stages: first token = pp stage times of the batch + per output token / 2.
       // time_s = first token + N_out x per output token, one request's latency, which the
       // breakdown sums.
-      const double n = B / w.dp, k = n / w.output_tokens, kb = k > 1 ? k : 1.0;
+      const double k = serve_new_prompts(w), kb = serve_prefill_batch(w);
       const Pass prefill = pass(kb, prompt, prompt), step = pass(b, 1, mid);
       add(prefill, 1, 1, false);
       add(step, micro, 0.5, true);
