@@ -642,6 +642,16 @@ std::optional<Objective> objective_named(const std::string& name) {
 
 std::string limit_text(const SpaceView& s, int32_t k) { return limit_text(s.limit_obj[k], s.limit_max[k]); }
 
+namespace {
+// Whether first_token / per_output_token mean a serving latency in `mode` (docs/psa.md): the
+// first token in generate, serve and prefill, the time per output token in generate and serve;
+// elsewhere both are the run's time.
+bool serving_latency(Objective o, Mode mode) {
+  const bool serves = mode == Mode::Generate || mode == Mode::Serve;
+  return (o == Objective::FirstToken && (serves || mode == Mode::Prefill)) || (o == Objective::PerOutputToken && serves);
+}
+}  // namespace
+
 const char* objective_units(Objective o) {
   switch (o) {
     case Objective::Throughput: return "s/token";
@@ -1034,11 +1044,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       // Values no run can mean: a memory in GiB, a throughput in tokens per second, a serving
       // latency in milliseconds (over 100 s to the first token, or 10 s a token, in the modes
       // where they are serving latencies; elsewhere they are the run's time).
-      const Mode mode = view->base.work.mode;
-      const bool serves = mode == Mode::Generate || mode == Mode::Serve;
+      const bool latency = serving_latency(named->value, view->base.work.mode);
       if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1) ||
-          (named->value == Objective::FirstToken && (serves || mode == Mode::Prefill) && lim > 100) ||
-          (named->value == Objective::PerOutputToken && serves && lim > 10))
+          (latency && named->value == Objective::FirstToken && lim > 100) ||
+          (latency && named->value == Objective::PerOutputToken && lim > 10))
         limits.fail(key.c_str(), "an upper bound in " + units);
       if (named->value == Objective::Npus && lim < 1) limits.fail(key.c_str(), "a number of NPUs, at least 1");
       check_priced(limits, it->first, limits.key_path(key), named->value);
@@ -1395,7 +1404,7 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
   for (Objective o : {Objective::FirstToken, Objective::PerOutputToken}) {
     bool used = std::count(space.objectives.begin(), space.objectives.end(), o) > 0;
     for (int32_t k = 0; k < s.nlimits; ++k) used = used || s.limit_obj[k] == o;
-    if (used && mode != Mode::Generate && mode != Mode::Serve && !(o == Objective::FirstToken && mode == Mode::Prefill))
+    if (used && !serving_latency(o, mode))
       notes.push_back(std::string(objective_name(o)) + " is the latency in " + names::name(names::kMode, mode) +
                       " mode (base.workload.mode): " +
                       (o == Objective::FirstToken ? "a time to the first token belongs to generate, serve and prefill"
