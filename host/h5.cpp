@@ -192,9 +192,11 @@ Handle open_file(const std::string& path, bool write) {
   return f;
 }
 
+std::string result_kind(hid_t file) { return has_attr(file, "kind") ? attr_string(file, "kind") : "sweep"; }
+
 std::string unfinished_run(hid_t file) {
   if (H5Aexists(file, "complete") <= 0 || attr_int(file, "complete") != 0 || H5Aexists(file, "merged_from") > 0) return "";
-  if (H5Aexists(file, "kind") <= 0 || attr_string(file, "kind") != "search") return "sweep";
+  if (result_kind(file) != "search") return "sweep";
   // A search its --target or --stall stopped ended as asked (--resume without the rule would go on).
   const std::string stopped = H5Aexists(file, "stopped") > 0 ? attr_string(file, "stopped") : "";
   return stopped == "target" || stopped == "stall" ? "" : "search";

@@ -37,6 +37,9 @@ class Handle {
 Handle create_file(const std::string& path);      // truncates
 Handle open_file(const std::string& path, bool write);  // an HDF5 file that exists, or Error saying why not
 
+// A result file's `kind` attribute: "search", or "sweep" (sweep and merged files; those written
+// before 2026-12-02 have none).
+std::string result_kind(hid_t file);
 // "sweep" or "search" where a result file holds an interrupted run of one (complete 0; a merge,
 // made again from its shards, is none, nor a search its --target or --stall stopped), which
 // --resume continues; else "".

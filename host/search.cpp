@@ -701,7 +701,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (o.resume) {
     file = h5::open_file(o.out, true);
     const hid_t f = file.id();
-    if (!h5::has_attr(f, "kind") || h5::attr_string(f, "kind") != "search")
+    if (h5::result_kind(f) != "search")
       throw std::runtime_error(o.out + ": not a cosmic search file");
     if (h5::attr_string(f, "psa") != ds.text)
       throw std::runtime_error(o.out + ": the PSA text differs from the one the search was started with");

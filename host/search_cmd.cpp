@@ -27,7 +27,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
   uint64_t seed = 0, population = 0, asked = 0;  // asked: a population the budget cut to `population`
   try {
     h5::Handle f = h5::open_file(out, false);
-    if (!h5::has_attr(f.id(), "kind") || h5::attr_string(f.id(), "kind") != "search") return "";
+    if (h5::result_kind(f.id()) != "search") return "";
     agent = h5::attr_string(f.id(), "agent");
     seed = h5::attr_uint(f.id(), "seed");
     keep = h5::has_attr(f.id(), "keep") ? h5::attr_string(f.id(), "keep") : "all";

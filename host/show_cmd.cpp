@@ -526,7 +526,7 @@ void add_derived(hid_t f, ojson& j) {
 ojson summary_json(const std::string& file, size_t top_n) {
   h5::Handle f = h5::open_file(file, false);  // its errors say why not (a writer's lock, a damaged file)
   ojson j;
-  if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search") {
+  if (h5::result_kind(f.id()) == "search") {
     j = search_summary(f.id(), top_n);
   } else {
     const std::string not_result = file + ": not a result file of cosmic sweep, merge or search";
@@ -551,7 +551,7 @@ void print_summary(std::ostream& os, const std::string& file, const ojson& j) {
 // sweep) or `best`: the first of the first objective's top list (a sweep) or /best (a search).
 std::string point_config_text(const std::string& file, const std::string& point) {
   h5::Handle f = h5::open_file(file, false);
-  const bool search = h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") == "search";
+  const bool search = h5::result_kind(f.id()) == "search";
   const psa::DesignSpace ds = file_space(f.id(), file);
   const SpaceView& s = *ds.view;
   std::vector<int32_t> genome(size_t(kMaxGenes), 0);

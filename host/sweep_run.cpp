@@ -370,7 +370,7 @@ u128 attr_u128(hid_t f, const std::string& name) {
 }
 
 FileMeta read_meta(hid_t f, const std::string& path) {
-  const std::string kind = h5::has_attr(f, "kind") ? h5::attr_string(f, "kind") : "sweep";  // none before 2026-12-02
+  const std::string kind = h5::result_kind(f);
   if (!h5::has_attr(f, "format_version") || !h5::has_attr(f, "shard") || kind != "sweep")
     throw std::runtime_error(path + ": not a cosmic sweep file" + (kind != "sweep" ? " (a " + kind + " file)" : ""));
   const int64_t version = h5::attr_int(f, "format_version");
@@ -769,8 +769,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     std::string what;
     try {
       h5::Handle f = h5::open_file(out, false);
-      if (h5::has_attr(f.id(), "kind") && h5::attr_string(f.id(), "kind") != "sweep")
-        what = "a " + h5::attr_string(f.id(), "kind") + "'s results";
+      if (h5::result_kind(f.id()) != "sweep") what = "a " + h5::result_kind(f.id()) + "'s results";
       else if (h5::has_attr(f.id(), "shard") && h5::attr_string(f.id(), "shard") != "merged")
         what = "a sweep's results" + (h5::attr_string(f.id(), "shard") == "0/1" ? "" : " (shard " + h5::attr_string(f.id(), "shard") + ")");
     } catch (const std::exception&) {  // not an HDF5 file, or unreadable: nothing of ours to lose
