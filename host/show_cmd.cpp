@@ -618,8 +618,7 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
     throw std::runtime_error(file + ": no table /" + table + " (this file's tables: " +
                              (tables.empty() ? std::string("none") : join(tables, ", ")) + ")");
   h5::Handle t = h5::group(f.id(), table, false);
-  GeneLabels genes(f.id());
-  if (table == "generations") genes = GeneLabels{};
+  const GeneLabels genes = table == "generations" ? GeneLabels{} : GeneLabels(f.id());  // the curve has no genes
   std::vector<std::string> others;
   for (const auto& c : h5::member_names(t.id()))
     if (std::find(genes.names.begin(), genes.names.end(), c) == genes.names.end() && c != "index" && c != "index_hi")
