@@ -20,10 +20,12 @@ namespace cosmic {
 // Parses a subcommand's arguments into `args`. Returns false when the command must stop at once
 // with `status`: 0 after printing --help, 2 after a usage error or a missing required argument
 // (the message and the help go to stderr). `required` pairs an option with how the help
-// names it, e.g. {"config", "CONFIG.yaml"}.
+// names it, e.g. {"config", "CONFIG.yaml"}; `unless_resume` likewise, options --resume may go
+// without (a resumed run takes them from its file).
 inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* argv,
                           std::initializer_list<std::pair<const char*, const char*>> required,
-                          cxxopts::ParseResult& args, int& status) {
+                          cxxopts::ParseResult& args, int& status,
+                          std::initializer_list<std::pair<const char*, const char*>> unless_resume = {}) {
   const std::string name = opts.program();
   try {
     args = opts.parse(argc, argv);
@@ -70,6 +72,12 @@ inline bool parse_command(cxxopts::Options& opts, int argc, const char* const* a
   for (const auto& [option, shown] : required)
     if (!args.count(option)) {
       std::cerr << name << ": missing " << shown << "\n" << opts.help();
+      status = 2;
+      return false;
+    }
+  for (const auto& [option, shown] : unless_resume)
+    if (!args.count(option) && !args.count("resume")) {
+      std::cerr << name << ": missing " << shown << " (or --resume)\n" << opts.help();
       status = 2;
       return false;
     }

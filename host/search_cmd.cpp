@@ -101,15 +101,8 @@ int cmd_search(int argc, const char* const* argv) {
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
-  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status)) return status;
-  if (!args.count("psa") && !args.count("resume")) {  // --resume may take the space the file recorded
-    std::cerr << "cosmic search: missing PSA.yaml\n" << opts.help();
-    return 2;
-  }
-  if (!args.count("budget") && !args.count("resume")) {
-    std::cerr << "cosmic search: missing --budget N (or --resume)\n" << opts.help();
-    return 2;
-  }
+  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status, {{"psa", "PSA.yaml"}, {"budget", "--budget N"}}))
+    return status;
   SearchOptions o;
   o.agent = args["agent"].as<std::string>();
   o.seed = args["seed"].as<uint64_t>();

@@ -40,11 +40,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   opts.parse_positional({"psa"});
   cxxopts::ParseResult args;
   int status = 0;
-  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status)) return status;
-  if (!args.count("psa") && !args.count("resume")) {  // --resume may take the space the file recorded
-    std::cerr << "cosmic sweep: missing PSA.yaml\n" << opts.help();
-    return 2;
-  }
+  if (!parse_command(opts, argc, argv, {{"out", "-o OUT.h5"}}, args, status, {{"psa", "PSA.yaml"}})) return status;
   SweepOptions o;
   o.out = args["out"].as<std::string>();
   o.backend = args["backend"].as<std::string>();
