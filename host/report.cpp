@@ -258,6 +258,20 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     rep.notes.push_back("micro_batch 1: a decode step runs each replica's " + std::to_string(per_replica) +
                         " sequences one at a time, where an engine batches them (micro_batch " +
                         std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
+  // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s) are valid numbers that no
+  // hardware reaches: ten times the fastest of 2026 (NVLink 5: 900 GB/s a direction per GPU;
+  // HBM3e: 8,000 GB/s; 4,500 dense FP8 TFLOP/s) is taken as a mistake worth a note.
+  const auto unlikely = [&](const std::string& key, double value, double ceiling, const char* unit) {
+    if (!(value > ceiling)) return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " %.6g %s is more than ten times what any hardware reaches (%.0f): a figure in another unit?",
+                  value, unit, ceiling);
+    rep.notes.push_back(key + buf);
+  };
+  for (int32_t d = 0; d < c.net.ndims; ++d)
+    unlikely("system.network.dims." + std::to_string(d) + ".bandwidth_GBps", c.net.dim[d].link_bw_GBps, 1e4, "GB/s");
+  unlikely("system.compute.memory_bw_GBps", c.compute.mem_bw_GBps, 1e5, "GB/s");
+  unlikely("system.compute.peak_tflops", *std::max_element(c.compute.peak_tflops, c.compute.peak_tflops + 3), 1e5, "TFLOP/s");
   // A fit with no margin: the model holds nothing back for what a real run needs besides.
   const double fill = rep.result.memory_bytes / c.compute.mem_capacity_bytes;
   if (rep.result.reason == Reason::Ok && fill > 0.95) {

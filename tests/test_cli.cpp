@@ -256,6 +256,22 @@ TEST(Cli, InfeasibleIsAResultNotACrash) {
   EXPECT_FALSE(j["feasible"].get<bool>());
 }
 
+
+// A figure in the wrong unit (bytes/s given as GB/s) is a valid number, scored as given, with a
+// note naming the key; the shipped configurations have none.
+TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  EXPECT_TRUE(nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out)["notes"].empty());
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.network.dims.1.bandwidth_GBps=25e9"
+                                                      " --set system.compute.memory_bw_GBps=9e4").out);
+  ASSERT_EQ(j["notes"].size(), 1u) << j["notes"];
+  EXPECT_EQ(j["notes"][0], "system.network.dims.1.bandwidth_GBps 2.5e+10 GB/s is more than ten times what any hardware "
+                           "reaches (10000): a figure in another unit?");
+  EXPECT_TRUE(j["feasible"].get<bool>());
+  const auto flops = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.peak_tflops=2e5").out);
+  ASSERT_EQ(flops["notes"].size(), 1u) << flops["notes"];
+  EXPECT_EQ(flops["notes"][0].get<std::string>().rfind("system.compute.peak_tflops 200000 TFLOP/s is more", 0), 0u);
+}
 TEST(Cli, BadInputFailsWithMessage) {
   test::CliRun r = test::run_cli("eval /nonexistent.yaml");
   EXPECT_EQ(r.status, 1);
