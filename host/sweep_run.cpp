@@ -496,6 +496,16 @@ class Progress {
        << (rate > 0 ? duration(double(total - done) / rate) : std::string("?")) << ", feasible "
        << human(double(st.feasible()));
     if (!st.top[0].empty()) os << ", best " << psa::objective_name(k.obj[0]) << " " << st.top[0][0].obj[0];
+    // Nothing feasible at the end: the model's reasons, most frequent first.
+    if (last && st.feasible() == 0 && st.evaluated() > 0) {
+      std::vector<std::pair<uint64_t, int>> why;
+      for (int r = 1; r < kNumReasons; ++r)
+        if (st.reasons[r] > 0) why.push_back({st.reasons[r], -r});
+      std::sort(why.rbegin(), why.rend());
+      for (size_t i = 0; i < why.size(); ++i)
+        os << (i ? ", " : " (not feasible: ") << names::name(names::kReason, Reason(-why[i].second)) << " " << why[i].first;
+      os << ")";
+    }
     os << (tty_ ? (last ? "\n" : "   ") : "\n");
     std::cerr << os.str() << std::flush;
   }

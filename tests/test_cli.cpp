@@ -362,6 +362,22 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_NE(text.out.find("complete: 600 of 600 points swept"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    workload.dp = " + rows[0]["genes"]["workload.dp"].get<std::string>() + "\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  4. "), std::string::npos) << text.out;  // the default shows up to 5: the 4 kept
+  // A sweep with nothing feasible (1 GiB an NPU) ends its progress with the reasons the file
+  // counts, most frequent first.
+  const std::string none = ::testing::TempDir() + "show-sweep-none.h5";
+  const test::CliRun swept = test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") +
+                                           " --set base.system.compute.memory_GiB=1 -o " + none);
+  ASSERT_EQ(swept.status, 0) << swept.out;
+  const auto reasons = nlohmann::json::parse(test::run_cli("show " + none + " --json").out)["reasons"];
+  std::vector<std::pair<uint64_t, std::string>> why;
+  for (const auto& [name, n] : reasons.items())
+    if (name != "OK" && name != "CONSTRAINT" && n.get<uint64_t>() > 0) why.push_back({n.get<uint64_t>(), name});
+  std::stable_sort(why.begin(), why.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  ASSERT_GE(why.size(), 2u);
+  EXPECT_EQ(why[0].second, "OUT_OF_MEMORY");
+  std::string expected = "feasible 0 (not feasible: ";
+  for (size_t i = 0; i < why.size(); ++i) expected += (i ? ", " : "") + why[i].second + " " + std::to_string(why[i].first);
+  EXPECT_NE(swept.out.find(expected + ")\n"), std::string::npos) << swept.out << "\nexpected: " << expected;
   // --keep all: the rows /all holds (every point that meets the constraints).
   const std::string all = ::testing::TempDir() + "show-sweep-all.h5";
   ASSERT_EQ(test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") + " -q --keep all -o " + all).status, 0);
