@@ -182,8 +182,10 @@ ojson search_summary(hid_t f, size_t top_n) {
   j["generations"] = gens;
   j["evaluated"] = evaluated;
   j["feasible"] = evaluated - infeasible;
-  j["wall_time_s"] = wall_s;
-  j["configs_per_s"] = wall_s > 0 ? double(evaluated) / wall_s : 0.0;
+  // A run that stopped cleanly recorded its whole time (start-up and writing the end included);
+  // a killed one has the loop's time at its last generation.
+  j["wall_time_s"] = clean ? h5::attr_double(f, "wall_time_s") : wall_s;
+  j["configs_per_s"] = clean ? h5::attr_double(f, "configs_per_s") : wall_s > 0 ? double(evaluated) / wall_s : 0.0;
   const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
   j["objectives"] = objectives;
   j["best"] = nullptr;  // /best is written when a run stops: a killed session's is missing or stale

@@ -510,6 +510,9 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(j["seed"].get<uint64_t>(), 9u);
   EXPECT_EQ(j["evaluated"].get<uint64_t>(), 200u);
   EXPECT_EQ(j["feasible"].get<uint64_t>(), h5::attr_uint(f.id(), "feasible_count"));
+  // A run stopped cleanly: its whole time and rate, as the file records them (not the loop's).
+  EXPECT_EQ(j["wall_time_s"].get<double>(), h5::attr_double(f.id(), "wall_time_s"));
+  EXPECT_EQ(j["configs_per_s"].get<double>(), h5::attr_double(f.id(), "configs_per_s"));
   EXPECT_FALSE(j["killed"].get<bool>());
   EXPECT_EQ(j["generations"].get<uint64_t>(), 4u);  // 64, 64, 64, then 8
   EXPECT_EQ(j["evaluated_rows"].get<uint64_t>(), 200u);  // --keep all: a row per evaluation
