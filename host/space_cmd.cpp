@@ -93,6 +93,9 @@ int cmd_space(int argc, const char* const* argv) {
       for (int32_t k = 0; k < v.nlimits; ++k) j["limits"][psa::objective_name(v.limit_obj[k])] = v.limit_max[k];
       j["objectives"] = objectives;
       j["pareto"] = ds.objectives.size() > 1;
+      j["agent"] = nlohmann::json::object();
+      for (const auto& a : ds.agent_sections)
+        for (const auto& [key, value] : a.params) j["agent"][a.name][key.substr(key.find('.') + 1)] = value;
       j["raw_size"] = psa::to_string_u128(raw);
       j["raw_size_double"] = double(raw);
       j["feasible_count"] = psa::to_string_u128(feasible);
@@ -142,7 +145,14 @@ int cmd_space(int argc, const char* const* argv) {
     for (int32_t k = 0; k < v.nlimits; ++k) os << (k ? ", " : "") << psa::limit_text(v, k) << (k + 1 == v.nlimits ? "\n" : "");
     os << "objectives:  ";
     for (size_t i = 0; i < objectives.size(); ++i) os << (i ? ", " : "") << objectives[i];
-    os << (objectives.size() > 1 ? " (Pareto front)" : "") << "\n\n";
+    os << (objectives.size() > 1 ? " (Pareto front)" : "") << "\n";
+    // The PSA's hyperparameters for `cosmic search` (the command line's --param wins).
+    for (size_t a = 0; a < ds.agent_sections.size(); ++a) {
+      os << (a ? "             " : "agent:       ") << ds.agent_sections[a].name;
+      for (const auto& [key, value] : ds.agent_sections[a].params) os << " " << key.substr(key.find('.') + 1) << "=" << value;
+      os << "\n";
+    }
+    os << "\n";
     os << "raw size:        " << psa::with_commas(psa::to_string_u128(raw)) << "  (" << std::setprecision(4)
        << double(raw) << ")\n";
     os << "feasible count:  " << psa::with_commas(psa::to_string_u128(feasible)) << "  (" << double(feasible)

@@ -2,6 +2,7 @@
 // (host/search.*): hyperparameter checks, determinism, resume, finding known optima,
 // non-dominated sorting against a brute-force reference.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 #include <algorithm>
@@ -200,6 +201,14 @@ TEST(AgentParams, PsaAgentSection) {
   EXPECT_EQ(p, (Params{{"ga.population", "64"}, {"ga.mutation_rate", "0.1"}}));
   EXPECT_EQ(psa_agent_params(ds, "aco"), (Params{{"aco.greediness", "0.2"}}));
   EXPECT_TRUE(psa_agent_params(psa::load_psa(psa("agents_none.yaml", "")), "ga").empty());
+  // `cosmic space` shows them.
+  const std::string ok = psa("agents_ok.yaml", "agent:\n  ga: {population: 64, mutation_rate: 0.1}\n  aco: {greediness: 0.2}\n");
+  const test::CliRun shown = test::run_cli("space " + ok);
+  EXPECT_NE(shown.out.find("\nagent:       ga mutation_rate=0.1 population=64\n             aco greediness=0.2\n"),
+            std::string::npos) << shown.out;
+  const auto j = nlohmann::json::parse(test::run_cli("space " + ok + " --json").out);
+  EXPECT_EQ(j["agent"]["ga"]["population"], "64");
+  EXPECT_EQ(j["agent"]["aco"]["greediness"], "0.2");
   // Shapes: refused when the file is loaded.
   for (const std::string bad : {"agent: [ga]\n", "agent: {ga: 3}\n", "agent: {ga: {population: [1, 2]}}\n"}) {
     const std::string path = psa("agents_shape.yaml", bad);
