@@ -37,6 +37,9 @@ void memory_terms(const Result& r, Term out[5]) {
   for (int i = 0; i < 5; ++i) out[i] = t[i];
 }
 
+// The precision a run computes in, by element size (fp16 and bf16 are timed alike).
+const char* precision_name(int32_t dtype_bytes) { return dtype_bytes == 4 ? "fp32" : dtype_bytes == 1 ? "fp8" : "16-bit"; }
+
 std::string dollars(double usd) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f", usd);
@@ -65,7 +68,8 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep},
                    {"sharding", names::name(names::kSharding, w.sharding)},
-                   {"recompute", names::name(names::kRecompute, w.recompute)}};
+                   {"recompute", names::name(names::kRecompute, w.recompute)},
+                   {"precision", precision_name(rep.config.model.dtype_bytes)}};
   if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
     j["workload"]["prompt_tokens"] = prompt_tokens(rep.config.model, w);
     if (w.mode == Mode::Decode) j["workload"]["kv_len"] = w.kv_len;
@@ -292,9 +296,10 @@ std::string to_text(const EvalReport& rep) {
   char buf[256];
   os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net) << " NPUs), "
      << names::name(names::kMode, w.mode) << "\n";
-  std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld", w.dp,
+  std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld, %s", w.dp,
                 w.tp, w.pp, w.cp, w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "",
-                w.seq_parallel && w.tp > 1 ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch);
+                w.seq_parallel && w.tp > 1 ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch,
+                precision_name(rep.config.model.dtype_bytes));
   os << buf;
   const ModelSpec& model = rep.config.model;
   if (model.experts > 0)

@@ -200,6 +200,8 @@ ModelSpec convert_model(const Section& s) {
   m.tied_embeddings = s.boolean("tied_embeddings", m.mlp == Mlp::Gelu);
   m.biases = s.boolean("biases", m.mlp == Mlp::Gelu);
   if (m.heads % m.kv_heads != 0) s.fail("kv_heads", "a divisor of heads (" + std::to_string(m.heads) + ")");
+  if (m.head_dim == 0 && m.hidden % m.heads != 0)  // a head is hidden / heads wide: a whole number
+    s.fail("hidden", "a multiple of heads (" + std::to_string(m.heads) + "), or head_dim given");
   // Mixture of experts: 0 experts is a dense model; top_k is read only with experts.
   m.experts = int32_t(s.integer("experts", 0, 0, 1 << 20));
   if (m.experts == 1) s.fail("experts", "0 (a dense model) or at least 2");

@@ -268,6 +268,10 @@ TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   EXPECT_EQ(j["notes"][0], "system.network.dims.1.bandwidth_GBps 2.5e+10 GB/s is more than ten times what any hardware "
                            "reaches (10000): a figure in another unit?");
   EXPECT_TRUE(j["feasible"].get<bool>());
+  EXPECT_EQ(j["workload"]["precision"], "16-bit");  // the configuration's fp16
+  const auto fp8 = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/qwen3-235b-a22b-h100.yaml") +
+                                                       " --json --set workload.precision=fp8").out);
+  EXPECT_EQ(fp8["workload"]["precision"], "fp8");
   const auto flops = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.peak_tflops=2e5").out);
   ASSERT_EQ(flops["notes"].size(), 1u) << flops["notes"];
   EXPECT_EQ(flops["notes"][0].get<std::string>().rfind("system.compute.peak_tflops 200000 TFLOP/s is more", 0), 0u);

@@ -147,6 +147,16 @@ TEST(Config, UnknownKeyNamesFileLineAndKey) {
   EXPECT_NE(e.find("expected one of"), std::string::npos) << e;
 }
 
+// A head is hidden / heads wide unless head_dim says otherwise: a width that does not divide is
+// refused at its line, and accepted with head_dim (GPT-3 13B: 5,140 wide, 40 heads of 128).
+TEST(Config, HiddenDividesIntoHeadsUnlessHeadDimIsGiven) {
+  const std::string odd = write_temp("odd_hidden.yaml", "model: {preset: Llama-3.1-8B, hidden: 4095}\nsystem: dgx-h100\nworkload: {}\n");
+  EXPECT_EQ(error_of(odd), odd + ":1:39: key 'model.hidden': expected a multiple of heads (32), or head_dim given, got '4095'");
+  const auto gpt = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"), {"model=GPT3-13B"});
+  EXPECT_EQ(gpt.config.model.hidden, 5140);
+  EXPECT_EQ(gpt.config.model.head_dim, 128);
+}
+
 // A misspelt model or system key is named as unknown (not reported as a missing `model:`); a
 // key without a value gets its line; a missing one says the file lacks it.
 TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
