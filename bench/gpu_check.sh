@@ -11,6 +11,10 @@
 # benchmark JSON), also when the script is stopped: the device tool returns at most 8 files.
 #
 #   bench/gpu_check.sh            # then read $OUT/summary.txt
+#
+# Every step, the builds too, ends by the deadline; give the device tool a timeout_s of about
+# DEADLINE_S + 120 (the machine's start is not in it): DEADLINE_S=420 with timeout_s 560 leaves
+# a 15-minute lease room for a second try.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -47,29 +51,47 @@ limit() {
   echo $(( left < 1 ? 1 : left ))
 }
 
-py=/usr/bin/python3  # Debian's, with h5py; else whatever python3 is on PATH
-[ -x "$py" ] || py=python3
+# The first Python with h5py (on the H200 machine the python3 on PATH, PyTorch's, has it and
+# /usr/bin/python3 had none, 2026-11-30); the comparisons say so where none has.
+py=python3
+for c in python3 /usr/bin/python3; do "$c" -c 'import h5py' 2>/dev/null && { py=$c; break; }; done
 
 log "== $(date -u +%FT%TZ) $(hostname), deadline ${DEADLINE_S:-420} s"
-nvidia-smi >"$work/nvidia-smi.txt" 2>&1 && log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
-log "cores: $(nproc)"
+if nvidia-smi >"$work/nvidia-smi.txt" 2>&1; then
+  log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+else
+  log "NO DEVICE: nvidia-smi failed (the CUDA tests will skip): $(head -3 "$work/nvidia-smi.txt")"
+fi
+log "cores: $(nproc); python with h5py: $py"
+# What the build needs besides CUDA (the device image is not this project's CI machine): a
+# missing one is named before configure fails on it.
+for t in cmake make ninja g++ nvcc; do command -v "$t" >/dev/null || log "missing tool: $t"; done
+for h in yaml-cpp/yaml.h cxxopts.hpp nlohmann/json.hpp hdf5.h hdf5_hl.h zlib.h gtest/gtest.h benchmark/benchmark.h; do
+  echo "#include <$h>" | g++ -std=c++17 -x c++ -fsyntax-only -I/usr/include/hdf5/serial - >/dev/null 2>&1 ||
+    log "missing header: $h"
+done
+gen=()
+command -v make >/dev/null || ! command -v ninja >/dev/null || gen=(-G Ninja)
 
-if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
+if ! cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
   log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
 fi
-if ! cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1; then
+if ! timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1; then
   log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1
 fi
 bench=1
-cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
+timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
   { bench=0; log "cosmic_bench did not build: benchmarks skipped"; }
-log "build: $(( $(date +%s) - start )) s"
+build_s=$(( $(date +%s) - start ))
+log "build: $build_s s"
 
 # GPU tests: backend, sweep and population parity (CPU vs CUDA); they skip only without a device.
 if fits 40 "GPU tests"; then
   timeout "$(limit 150)" build-gpu/tests/cosmic_tests --gtest_filter='AllBackends/*:Sweep.*:PopulationEvaluator.*' \
     >"$work/gpu_tests.txt" 2>&1
   log "gpu tests: exit $? ($(grep -cE '^\[       OK' "$work/gpu_tests.txt") ok, $(grep -cE '^\[  SKIPPED' "$work/gpu_tests.txt") skipped, $(grep -cE '^\[  FAILED' "$work/gpu_tests.txt") failed lines)"
+  # A CUDA test that skipped did not run on the device: not a pass.
+  grep -qE 'not tested:|no CUDA device:' "$work/gpu_tests.txt" && log "gpu tests: FAILED to run on the device (CUDA tests skipped)"
   grep -E "^\[  (FAILED|SKIPPED) |Failure|Skipped" "$work/gpu_tests.txt" | head -20 | tee -a "$summary"
 fi
 
@@ -182,9 +204,9 @@ i=0
 for v in ${CUDA_VARIANTS--DCOSMIC_SWEEP_MIN_BLOCKS=3 -DCOSMIC_SWEEP_LINE_UP_WARPS=0}; do
   i=$((i + 1))
   dir="build-gpu-v$i"
-  fits 150 "variant $v" || continue
-  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON "-DCMAKE_CUDA_FLAGS=$v" >"$work/cmake-v$i.log" 2>&1 &&
-     cmake --build "$dir" -j"$(nproc)" --target cosmic_bench >"$work/build-v$i.log" 2>&1; then
+  fits $(( build_s + 90 )) "variant $v" || continue  # a build as long as the first, then the benchmark
+  if cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON "-DCMAKE_CUDA_FLAGS=$v" >"$work/cmake-v$i.log" 2>&1 &&
+     timeout "$(limit 600)" cmake --build "$dir" -j"$(nproc)" --target cosmic_bench >"$work/build-v$i.log" 2>&1; then
     timeout "$(limit 120)" "$dir/bench/cosmic_bench" --benchmark_filter='SweepCuda' >"$work/bench_sweep_v$i.txt" 2>&1
     log "bench with $v: exit $?"
     grep -E "^BM_" "$work/bench_sweep_v$i.txt" | tee -a "$summary"

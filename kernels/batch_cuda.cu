@@ -84,6 +84,7 @@ void CudaEvaluator::evaluate(const Config* in, Result* out, size_t n) {
     else
       evaluate_kernel<Conventions::Any><<<grid, block>>>(view);
     check(cudaGetLastError(), "evaluate_kernel launch");
+    check(cudaDeviceSynchronize(), "evaluate_kernel");  // a fault is named here, not by the next copy
     check(cudaMemcpy(out + done, d_out_, m * sizeof(Result), cudaMemcpyDeviceToHost), "copy results");
   }
 }

@@ -23,6 +23,9 @@ namespace {
 
 static_assert(kMaxValues <= 65536, "genes are uploaded as uint16_t");
 
+// One copy per process, written on each evaluator's own stream before its launch: two CUDA
+// population evaluators scoring at once from different threads would read each other's space.
+// A search has one; `cosmic study --jobs` runs its searches as separate processes.
 __constant__ SpaceView c_view;
 __constant__ PopObjectives c_obj;
 

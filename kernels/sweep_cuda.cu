@@ -249,6 +249,7 @@ class CudaSweep final : public SweepBackend {
     else
       sweep_kernel<Conventions::Any><<<grid, kBlock>>>(d_segs_, nsegs, total, uint32_t(per_thread), windows, pr, o);
     check(cudaGetLastError(), "sweep_kernel launch");
+    check(cudaDeviceSynchronize(), "sweep_kernel");  // a fault is named here, not by the next copy
     unsigned int ncand = 0;
     check(cudaMemcpy(&ncand, d_ncand_, sizeof ncand, cudaMemcpyDeviceToHost), "copy candidate count");
     if (ncand > kCandCap) {
