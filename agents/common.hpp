@@ -246,7 +246,7 @@ void crossover(const Gene* a, const Gene* b, Gene* child, size_t ng, double rate
 
 // The parents' genomes, individual-major (row i: individual i's genes), as breeding reads them:
 // one byte per gene when no gene has more than 256 values (a row of the System 1 full-stack
-// space is then 36 bytes instead of 144), else four. Parents are read at random, so the smaller
+// space is then 35 bytes instead of 140), else four. Parents are read at random, so the smaller
 // rows are fewer cache misses.
 class ParentRows {
  public:
