@@ -66,7 +66,7 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["workload"] = {{"dp", w.dp}, {"tp", w.tp}, {"pp", w.pp}, {"cp", w.cp}, {"cp_style", names::name(names::kCpStyle, w.cp_style)},
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
-                   {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep},
+                   {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)},
                    {"precision", precision_name(rep.config.model.dtype_bytes)}};
@@ -149,6 +149,8 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
       if (m.heads % w.tp != 0 || m.ffn % w.tp != 0)
         notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.heads) + " attention heads and the FFN width " +
                         num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
+      else if (m.experts > 0 && m.ffn % expert_tp(w) != 0)
+        notes.push_back("etp = " + num(w.etp) + " must divide each expert's FFN width " + num(m.ffn));
       else
         notes.push_back("with cp_style alltoall each cp rank takes whole heads: cp = " + num(w.cp) + " must divide the " +
                         num(m.heads / w.tp) + " query heads and the " + num(std::max(1, m.kv_heads / w.tp)) +
@@ -195,6 +197,14 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
                         num(why.dim) + " (" + num(c.net.dim[why.dim].npus) + " NPUs, " + num(why.room) +
                         " left by the groups inside it), and neither divides the other (groups are laid innermost first: " +
                         order + ")");
+      } else if (w.etp > 0 && m.experts > 0) {
+        const int64_t world = int64_t(w.tp) * w.cp * w.dp;
+        notes.push_back(world % (int64_t(w.etp) * w.ep) != 0
+                            ? "etp x ep = " + num(w.etp) + " x " + num(w.ep) + " does not divide the " + num(world) +
+                                  " TP x CP x DP ranks of a stage that fold the experts"
+                            : "etp = " + num(w.etp) + " and then ep = " + num(w.ep) +
+                                  " cannot be taken from a stage's TP x CP x DP ranks, innermost dimension first, each "
+                                  "share dividing or divided by what is left");
       } else if (w.ep > 1) {
         std::string dp;
         for (int32_t d = 0; d < c.net.ndims; ++d)
@@ -241,9 +251,10 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (place_groups(c.net, w, g.span) == Reason::Ok) {
     for (const auto& e : names::kGroup)
       if (group_degree(w, int(e.value)) > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
-    Span expert_dp;
-    if (c.model.experts > 0 && w.ep > 1 && place_experts(c, g, expert_dp))
-      rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});
+    if (c.model.experts > 0 && place_experts(c, g)) {
+      if (w.ep > 1) rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});
+      if (w.etp > 1) rep.placement.push_back({"etp", {g.etp.k, g.etp.k + c.net.ndims}});
+    }
   }
   // Context past the model's sequence length: the model times it (attention and KV cache grow
   // with it), whether or not the model was trained for it.
@@ -304,7 +315,8 @@ std::string to_text(const EvalReport& rep) {
   const ModelSpec& model = rep.config.model;
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
-       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep;
+       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep
+       << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "");
   else if (w.ep > 1) os << ", ep " << w.ep << " (a dense model: no experts)";
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)

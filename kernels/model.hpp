@@ -57,6 +57,9 @@ namespace cosmic {
 //    a training backward keeps (about half as much in prefill); the logits' all-gather of an
 //    inference pass is of its own micro-batch; FP8 inference holds its embedding and output
 //    layer in 16 bits. Mode serve (continuous batching) added. Training unchanged.
+//    Later, with no result changed: workload.etp (MoE parallel folding) added; 0, its default,
+//    is the layout every earlier result has (bit for bit: tests/test_model.cpp, and sweeps of
+//    the shipped spaces compared before and after).
 constexpr int64_t kModelRevision = 8;
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +165,18 @@ COSMIC_HD inline double experts_reached(const ModelSpec& m, double local, double
 // and the shared ones in a mixture of experts.
 COSMIC_HD inline double mlps_per_token(const ModelSpec& m) {
   return m.experts > 0 ? double(m.top_k) + m.shared_experts : 1.0;
+}
+
+// Tensor parallelism of the routed experts: etp where the layout folds them (Megatron's MoE
+// parallel folding, Liu et al. 2025: the experts take their own layout, ETP x EP x EDP, over the
+// TP x CP x DP ranks of a pipeline stage), else the attention's tp.
+COSMIC_HD inline int32_t expert_tp(const Workload& w) { return w.etp > 0 ? w.etp : w.tp; }
+
+// Ranks of a stage holding the same slice of the same experts, which reduce their gradients
+// together and share their ZeRO shards: the TP x CP x DP ranks over the expert_tp x ep that split
+// the experts (without folding, the DP x CP ranks over ep).
+COSMIC_HD inline double expert_replicas(const Workload& w) {
+  return double(w.dp) * w.cp * w.tp / (double(w.ep) * expert_tp(w));
 }
 
 // Parameters of one MLP (one expert of a mixture-of-experts layer): nmat matrices of h x F, with
@@ -373,13 +388,16 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, dou
     gemms = gemms + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
             + gemm_s(c, T, F / t, h, peak, mem_Bps, W);                    // MLP down
   } else {
-    // Mixture of experts, balanced routing: the rank's experts / ep experts receive T top_k
-    // tokens in all, spread over the experts_reached() of them (a decode step's few tokens
-    // reach few experts, whose weights alone are read); each expert's MLP is split by t like
-    // the dense one. The router (h x experts, 16-bit) scores the rank's T tokens.
-    const double local = double(m.experts) / c.work.ep, routed = T * m.top_k;
-    const double active = experts_reached(m, local, T * c.work.ep), Te = routed / active;
-    gemms += active * (gemm_s(c, Te, h, (nmat - 1) * F / t, peak, mem_Bps, W) + gemm_s(c, Te, F / t, h, peak, mem_Bps, W)) +
+    // Mixture of experts, balanced routing: each of the e = expert_tp ranks holding slices of
+    // the rank's experts / ep experts receives the routed copies of the tokens of e / t TP
+    // groups, T top_k e / t in all (T top_k without folding, e = t), spread over the
+    // experts_reached() of them (a decode step's few tokens reach few experts, whose weights
+    // alone are read; the EP group's tokens are T ep e / t); each expert's MLP is split e ways.
+    // The router (h x experts, 16-bit) scores the rank's T tokens.
+    const double e = expert_tp(c.work);
+    const double local = double(m.experts) / c.work.ep, routed = T * m.top_k * (e / t);
+    const double active = experts_reached(m, local, T * c.work.ep * (e / t)), Te = routed / active;
+    gemms += active * (gemm_s(c, Te, h, (nmat - 1) * F / e, peak, mem_Bps, W) + gemm_s(c, Te, F / e, h, peak, mem_Bps, W)) +
              gemm_s(c, T, h, m.experts, peak16, mem_Bps, D);
     // Shared experts: one MLP of shared x F over every token, split by t.
     const double Fs = double(m.shared_experts) * F;
@@ -448,7 +466,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
     return Reason::InvalidInput;
   // A degree of 0 is a derived one that did not divide (kernels/space.hpp derive_degree): the
   // product check below reports it as what it is.
-  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 0 || w.tp < 0 || w.pp < 0 || w.cp < 0 || w.vpp < 1 || w.ep < 1 ||
+  if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 0 || w.tp < 0 || w.pp < 0 || w.cp < 0 || w.vpp < 1 || w.ep < 1 || w.etp < 0 ||
       c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
     return Reason::InvalidInput;
   if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||
@@ -468,6 +486,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
   if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::ExpertsNotDivisible;  // dense: none to split
+  if (m.experts > 0 && m.ffn % expert_tp(w) != 0) return Reason::HeadsNotDivisible;  // each expert split etp ways
   // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
   // TP rank holds, at least one, must split over cp too); a decode step splits its cache instead.
   if (w.cp_style == CpStyle::AllToAll && w.mode != Mode::Decode && w.cp > 1) {
@@ -502,8 +521,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
 struct Groups {
   Span span[kNumGroups];
   Span dp_cp;  // gradient reduction group: DP x CP replicas of the same weights
-  Span ep;     // expert parallelism: the innermost ep ranks of the DP group
-  Span ep_dp;  // replicas of the same experts: the DP ranks outside the EP group, x CP
+  Span ep;     // expert parallelism: the innermost ep ranks of the DP group (folded: after the ETP group)
+  Span ep_dp;  // replicas of the same experts: the DP ranks outside the EP group, x CP (folded: the rest)
+  Span etp;    // the experts' tensor parallelism: the TP group (folded: the innermost etp ranks)
 };
 
 // Splits a group's span into its innermost `inner` ranks and the ranks that step over them (the
@@ -528,11 +548,25 @@ COSMIC_HD inline bool split_span(const Span& s, int32_t ndims, int32_t inner, Sp
   return inner == 1;
 }
 
-// The EP group inside the DP group (g.ep) and the DP ranks outside it (`expert_dp`); false
-// when ep does not split the DP group's dimensions.
-COSMIC_HD inline bool place_experts(const Config& c, Groups& g, Span& expert_dp) {
-  expert_dp = g.span[int(Group::DP)];
-  return c.work.ep <= 1 || split_span(g.span[int(Group::DP)], c.net.ndims, c.work.ep, g.ep, expert_dp);
+// The experts' groups, from the placed TP, CP and DP groups: g.etp, g.ep and g.ep_dp (the
+// ranks holding the same experts). Without folding (etp 0) the EP group is the innermost ep
+// ranks of the DP group and the experts keep the TP group; folded, the TP x CP x DP ranks of a
+// stage are split innermost first into ETP, EP and the rest (Megatron's expert rank order:
+// ETP, then EP, then expert DP). False when a group does not divide the dimensions it falls on
+// (folded: or etp x ep does not divide TP x CP x DP).
+COSMIC_HD inline bool place_experts(const Config& c, Groups& g) {
+  const Span &tp = g.span[int(Group::TP)], &cp = g.span[int(Group::CP)], &dp = g.span[int(Group::DP)];
+  if (c.work.etp <= 0 || c.model.experts == 0) {  // a dense model has no experts to fold
+    g.etp = tp;
+    Span expert_dp = dp;
+    g.ep = Span{};
+    if (c.work.ep > 1 && !split_span(dp, c.net.ndims, c.work.ep, g.ep, expert_dp)) return false;
+    g.ep_dp = merge_spans(expert_dp, cp);
+    return true;
+  }
+  Span rest;
+  return split_span(merge_spans(merge_spans(tp, cp), dp), c.net.ndims, c.work.etp, g.etp, rest) &&
+         split_span(rest, c.net.ndims, c.work.ep, g.ep, g.ep_dp);
 }
 
 // Per-layer communication of one micro-batch, each distinct collective timed once.
@@ -567,35 +601,42 @@ struct LayerComm {
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
   LayerComm lc;
+  const bool moe = c.model.experts > 0;
+  const double keep = 1 - c.cal.tp_overlap;
   if (c.work.tp > 1) {
     const double bytes = act_bytes(c.model) * T * c.model.hidden;
     const Span& s = g.span[int(Group::TP)];
-    const double keep = 1 - c.cal.tp_overlap;
-    // Mixture of experts: the MLP half of the layer's TP collectives carries the routed copies,
-    // top_k times the tokens (the experts' inputs gathered over TP after the dispatch, their
-    // outputs reduce-scattered before the combine); shared experts add the tokens' own pair.
-    const double k = c.model.experts > 0 ? c.model.top_k : 1.0;
-    const double shared = c.model.shared_experts > 0 ? 1.0 : 0.0;
+    // Mixture of experts: the attention's half of the layer's TP collectives, and the shared
+    // experts' pair (the routed experts' half is below).
+    const double halves = moe ? 1.0 + (c.model.shared_experts > 0 ? 1.0 : 0.0) : 2.0;
     if (c.work.seq_parallel) {
       const double ag = lc.tp_ag_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
       const double rs = lc.tp_rs_s =
           collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus);
-      if (k == 1 && shared == 0) {
-        lc.tp_fwd_s = keep * 2 * (ag + rs);
-        lc.tp_bwd_s = keep * (2 * (ag + rs) + 2 * ag);
-      } else {
-        const double ag_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, k * bytes, npus);
-        const double rs_k = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, k * bytes, npus);
-        lc.tp_fwd_s = keep * (ag + rs + ag_k + rs_k + shared * (ag + rs));
-        lc.tp_bwd_s = keep * (ag + rs + ag_k + rs_k + ag + ag_k + shared * (ag + rs + ag));
-      }
+      lc.tp_fwd_s = keep * halves * (ag + rs);
+      lc.tp_bwd_s = keep * halves * (ag + rs + ag);
     } else {
       lc.tp_ar_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
-      lc.tp_fwd_s = lc.tp_bwd_s =
-          k == 1 && shared == 0
-              ? keep * 2 * lc.tp_ar_s
-              : keep * ((1 + shared) * lc.tp_ar_s +
-                        collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, k * bytes, npus));
+      lc.tp_fwd_s = lc.tp_bwd_s = keep * halves * lc.tp_ar_s;
+    }
+  }
+  // The routed experts' half, over the experts' TP group (e = expert_tp ranks; the TP group
+  // without folding): their inputs, the routed copies of the group's tokens, gathered after the
+  // dispatch and their outputs reduce-scattered before the combine, D (T / t) top_k e h bytes
+  // (top_k times the attention's D T h without folding), as the attention's pair with sequence
+  // parallelism, else one all-reduce each pass; in tp_comm_s with the same overlap.
+  if (moe && expert_tp(c.work) > 1) {
+    const double e = expert_tp(c.work);
+    const double bytes = c.model.top_k * (act_bytes(c.model) * T * c.model.hidden) * (e / c.work.tp);
+    if (c.work.seq_parallel) {
+      const double ag = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::AllGather, bytes, npus);
+      const double rs = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::ReduceScatter, bytes, npus);
+      lc.tp_fwd_s += keep * (ag + rs);
+      lc.tp_bwd_s += keep * (ag + rs + ag);
+    } else {
+      const double ar = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::AllReduce, bytes, npus);
+      lc.tp_fwd_s += keep * ar;
+      lc.tp_bwd_s += keep * ar;
     }
   }
   if (c.work.cp > 1) {
@@ -687,8 +728,8 @@ COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
 }
 
 // Parameters per rank of the worst stage, by how they are replicated: `dense` over the DP x CP
-// ranks, `expert` (the rank's experts / ep experts of a mixture-of-experts layer) over the DP x CP
-// ranks that hold the same experts, dp cp / ep of them.
+// ranks, `expert` (the rank's experts / ep experts of a mixture-of-experts layer, each split
+// expert_tp ways) over the expert_replicas() ranks that hold the same slices of them.
 struct RankParams {
   double dense = 0, expert = 0;
   COSMIC_HD double total() const { return dense + expert; }
@@ -710,7 +751,7 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
     return p;
   }
   const double experts = double(m.experts) / w.ep * mlp_params(m);
-  p.expert = layers * experts / w.tp;
+  p.expert = layers * experts / expert_tp(w);
   p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
   return p;
 }
@@ -756,18 +797,21 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
     mb.optimizer = c.cal.master_bytes * P.dense / (w.sharding >= Sharding::Zero1 ? replicas : 1);
+    const double copies = expert_replicas(w);
     if (P.expert > 0) {  // sharded over the ranks holding the same experts
-      const double expert_replicas = replicas / w.ep;
-      mb.weights += D * P.expert / (zero3 ? expert_replicas : 1);
-      mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? expert_replicas : 1);
-      mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? expert_replicas : 1);
+      mb.weights += D * P.expert / (zero3 ? copies : 1);
+      mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? copies : 1);
+      mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? copies : 1);
     }
     // ZeRO-3's gathered layer and its prefetch (one layer when the stage holds one); experts
     // held by one rank each are never gathered.
     if (zero3 && replicas > 1) {
-      const double unique_experts = m.experts > 0 && replicas / w.ep <= 1 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
+      const double experts = m.experts > 0 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
+      const double held = copies > 1 ? 0.0 : experts;  // one copy: never gathered
       const double gathered = stage_layers < 2 ? stage_layers : 2.0;
-      mb.weights += gathered * D * (rank_layer_params(m, w) - unique_experts) / t + gathered * D * kv_replica_params(m, w.tp);
+      mb.weights += w.etp > 0 ? gathered * D * ((rank_layer_params(m, w) - experts) / t + (experts - held) / expert_tp(w))
+                              : gathered * D * (rank_layer_params(m, w) - held) / t;
+      mb.weights += gathered * D * kv_replica_params(m, w.tp);
     }
     return mb;
   }
@@ -821,8 +865,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   Groups g;
   r.reason = place_groups(c.net, c.work, g.span);
   if (r.reason != Reason::Ok) return r;
-  Span expert_dp;
-  if (!place_experts(c, g, expert_dp)) {
+  if (!place_experts(c, g)) {
     r.reason = Reason::PlacementMismatch;
     return r;
   }
@@ -841,7 +884,6 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     return r;
   }
   g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
-  if (c.model.experts > 0) g.ep_dp = merge_spans(expert_dp, g.span[int(Group::CP)]);
 
   const ModelSpec& m = c.model;
   const Workload& w = c.work;
@@ -854,7 +896,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const bool zero3 = w.sharding == Sharding::Zero3;
   const double replicas = double(w.dp) * w.cp;  // ranks holding the same weights
-  const double expert_replicas = replicas / w.ep;  // ranks holding the same experts
+  const double expert_copies = expert_replicas(w);  // ranks holding the same experts
   const Span& pp_span = g.span[int(Group::PP)];
   const RankParams P = stage_params_per_rank(m, w);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
@@ -899,7 +941,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const bool sync = replicas > 1;
     auto replica_coll = [&](Coll coll, double per_param) {
       double s = collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus);
-      if (P.expert > 0 && expert_replicas > 1)
+      if (P.expert > 0 && expert_copies > 1)
         s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
       return s;
     };
@@ -940,7 +982,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
 
     // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
     double opt_params = w.sharding == Sharding::None ? P.dense : P.dense / replicas;
-    if (P.expert > 0) opt_params += w.sharding == Sharding::None ? P.expert : P.expert / expert_replicas;
+    if (P.expert > 0) opt_params += w.sharding == Sharding::None ? P.expert : P.expert / expert_copies;
     r.optimizer_s = opt_params * c.cal.optimizer_bytes_per_param / mem_Bps;
 
     r.forward_s = micro * fwd;
@@ -1091,8 +1133,7 @@ COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
   int64_t npus = 1;
   if (check_config(c, npus) != Reason::Ok) return out;
   Groups g;
-  Span expert_dp;
-  if (place_groups(c.net, c.work, g.span) != Reason::Ok || !place_experts(c, g, expert_dp)) return out;
+  if (place_groups(c.net, c.work, g.span) != Reason::Ok || !place_experts(c, g)) return out;
   const double s_q = double(c.model.seq) / c.work.cp, T = c.work.micro_batch * s_q;
   const LayerTime lt = layer_time(c, c.work.micro_batch, s_q, c.model.seq);
   const LayerComm lc = layer_comm(c, g, T, npus);

@@ -70,6 +70,9 @@ struct Workload {
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
   int32_t output_tokens = 0;    // Generate, Serve: tokens produced after the prompt
   int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
+  int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp
+                                // and EP inside DP; else each expert split over etp ranks and EP taken from
+                                // the TP x CP x DP ranks after them (kernels/model.hpp place_experts)
 };
 
 enum class Topology : int8_t { Ring = 0, Switch = 1, FullyConnected = 2 };

@@ -95,6 +95,7 @@ const ParamDef kParams[] = {
     {"workload", "recompute", Param::Recompute, Kind::Enum, false, 0, 0},
     {"workload", "cp_style", Param::CpStyle, Kind::Enum, false, 0, 0},
     {"workload", "ep", Param::Ep, Kind::Int, false, 1, kMaxInt},
+    {"workload", "etp", Param::Etp, Kind::Int, false, 0, kMaxInt},
     {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
     {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
     {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
@@ -702,6 +703,8 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   YAML::Node w = root["workload"];
   const Workload& k = c.work;
   w["dp"] = k.dp, w["tp"] = k.tp, w["pp"] = k.pp, w["cp"] = k.cp, w["ep"] = k.ep;
+  if (k.etp > 0) w["etp"] = k.etp;  // 0, not folded: the default, left out
+  else w.remove("etp");
   w["micro_batch"] = k.micro_batch, w["global_batch"] = k.global_batch;
   w["sequence_parallel"] = k.seq_parallel;
   w["schedule"] = names::name(names::kSchedule, k.schedule);
@@ -1239,6 +1242,7 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
   const SpaceView& v = *space.view;
   const Param p = v.gene[gene].param;
   if (p == Param::Policy) return true;
+  if (p == Param::Etp && v.base.model.experts == 0) return true;  // a dense model has no experts to fold
   // Inference is forward only, each rank holding its weights whole (docs/config.md).
   if (v.base.work.mode != Mode::Training &&
       (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute))

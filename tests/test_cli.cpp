@@ -236,6 +236,16 @@ TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
       << text;
   const std::string eight = test::run_cli("eval " + cfg + " --set workload.ep=8").out;  // divides 72: placed
   EXPECT_NE(eight.find("placement (ranks along dims 0-1): dp 72x1 pp 1x4 ep 8x1\n"), std::string::npos) << eight;
+  // Folded (etp), the experts' groups come from a stage's TP x CP x DP ranks: etp x ep must
+  // divide them (72 = 8 x 9), and is laid innermost first.
+  const std::string mixtral = test::data_path("configs/mixtral-8x7b-h100.yaml");
+  const std::string folded = test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 "
+                                           "--set workload.pp=1 --set workload.etp=1").out;
+  EXPECT_NE(folded.find(" ep 8 etp 1 (folded)"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("placement (ranks along dims 0-1): tp 2x1 dp 4x8 ep 8x1\n"), std::string::npos) << folded;
+  const std::string odd = test::run_cli("eval " + cfg + " --set workload.ep=8 --set workload.etp=16").out;
+  EXPECT_NE(odd.find("note: etp x ep = 16 x 8 does not divide the 72 TP x CP x DP ranks of a stage that fold the experts\n"),
+            std::string::npos) << odd;
   std::filesystem::remove(cfg);
 }
 

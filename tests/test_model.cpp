@@ -1199,6 +1199,76 @@ TEST(MixtureOfExperts, ReasonsAndWhatExpertsCost) {
   EXPECT_EQ(evaluate(c).forward_s, decode8);
 }
 
+// Megatron's MoE parallel folding (workload.etp > 0): the experts take their own layout over a
+// stage's TP x CP x DP ranks, ETP innermost, then EP, then the ranks holding the same slices.
+// On moe_cluster (TP 8 on dim 0, DP 8 on dim 1) etp = tp folds the experts as the unfolded
+// layout lays them (ETP = the TP group, EP the innermost DP ranks): the same results.
+TEST(MixtureOfExperts, FoldingWithEtpEqualToTpIsTheUnfoldedLayout) {
+  for (int32_t ep : {1, 2, 8}) {
+    Config folded = moe_cluster(ep);
+    folded.work.etp = 8;
+    const Result a = evaluate(moe_cluster(ep)), b = evaluate(folded);
+    ASSERT_EQ(b.reason, Reason::Ok) << ep;
+    EXPECT_EQ(a.time_s, b.time_s) << ep;
+    EXPECT_EQ(a.memory_bytes, b.memory_bytes) << ep;
+    EXPECT_EQ(a.tp_comm_s, b.tp_comm_s) << ep;
+    EXPECT_EQ(a.ep_comm_s, b.ep_comm_s) << ep;
+    EXPECT_EQ(a.dp_comm_s, b.dp_comm_s) << ep;
+  }
+  // A dense model has no experts to fold: etp changes nothing.
+  Config dense = moe_cluster(1);
+  dense.model.experts = 0;
+  const double t0 = evaluate(dense).time_s;
+  dense.work.etp = 1;
+  EXPECT_EQ(evaluate(dense).time_s, t0);
+}
+
+// Folded with ETP 1 and EP 8 inside dim 0 (the node's Switch): each rank holds one whole expert
+// (8 layers x 176,160,768 parameters, replicated over the 8 ranks of dim 1), the dispatch of
+// D T top_k h / t = 8,388,608 bytes crosses dim 0 (a ring all-to-all of 8: 4 steps of 1.01 us +
+// 8388608 / 8 x 16 / 300e9 s = 59.96405333 us; x 4 a layer, x 8 layers), and the experts' half of
+// the TP collectives goes (ETP 1): per layer the unfolded EP 8 gathers and scatters the top-2
+// copies over TP, forward 2 and backward 3 collectives of 202.80418667 us (ring of 8 on dim 0,
+// 7 x 1.01 us + 7/8 x 67,108,864 / 300e9 s). The experts' GEMMs do the same FLOPs per rank (1,024
+// copies a full expert wide against 8,192 an eighth wide): compute-bound, the same time.
+TEST(MixtureOfExperts, FoldedExpertsTakeTheirOwnLayout) {
+  Config folded = moe_cluster(8);
+  folded.work.etp = 1;
+  const Result r = evaluate(folded), unfolded = evaluate(moe_cluster(8));
+  ASSERT_EQ(r.reason, Reason::Ok);
+  const double dense = 74752000, expert = 8.0 * 176160768;
+  EXPECT_EQ(r.weights_bytes, 2 * dense + 2 * expert);
+  EXPECT_EQ(r.optimizer_bytes, 12 * dense + 12 * expert);
+  EXPECT_NEAR(r.ep_comm_s, 32 * 59.96405333e-6, 1e-11);
+  EXPECT_NEAR(unfolded.tp_comm_s - r.tp_comm_s, 8 * 5 * 202.80418667e-6, 1e-10);
+  EXPECT_NEAR(r.forward_s, unfolded.forward_s, 1e-12 * r.forward_s);
+  // ZeRO-1 shards the experts over the 8 ranks holding the same expert (dim 1); ZeRO-3 also
+  // gathers two layers: the dense part / t and the rank's expert whole.
+  folded.work.sharding = Sharding::Zero1;
+  EXPECT_NEAR(evaluate(folded).optimizer_bytes, 12 * dense / 8 + 12 * expert / 8, 1e-3);
+  folded.work.sharding = Sharding::Zero3;
+  EXPECT_NEAR(evaluate(folded).weights_bytes,
+              2 * dense / 8 + 2 * expert / 8 + 2 * 2 * (41984000.0 / 8 + 176160768.0), 1e-3);
+  // ETP 2: each expert split over 2 ranks of dim 0, its copies gathered there (2 x 8,388,608
+  // bytes: a ring of 2, 1.01 us + 1/2 x 16,777,216 / 300e9 s = 28.97202667 us; forward 2,
+  // backward 3 a layer); EP 4 the next 4 ranks of dim 0 (4 experts of 2 a rank, each half wide).
+  Config etp2 = moe_cluster(4);
+  etp2.work.etp = 2;
+  const Result r2 = evaluate(etp2);
+  ASSERT_EQ(r2.reason, Reason::Ok);
+  EXPECT_EQ(r2.weights_bytes, 2 * dense + 2 * 8.0 * 2 * 176160768 / 2);
+  EXPECT_NEAR(r2.tp_comm_s - r.tp_comm_s, 8 * 5 * 28.97202667e-6, 1e-10);
+  // etp x ep must divide a stage's TP x CP x DP ranks and fall evenly on the dimensions; etp
+  // must divide each expert's FFN width.
+  Config bad = moe_cluster(8);
+  bad.work.etp = 16;
+  EXPECT_EQ(evaluate(bad).reason, Reason::PlacementMismatch);
+  bad.work.etp = 3;
+  EXPECT_EQ(evaluate(bad).reason, Reason::HeadsNotDivisible);  // 14,336 / 3
+  bad.work.etp = -1;
+  EXPECT_EQ(evaluate(bad).reason, Reason::InvalidInput);
+}
+
 // The experts a pass reaches, in expectation under uniform top-k routing: E (1 - (1 - k/E)^T).
 // Mixtral (8 experts, top 2): one token 8 x (1 - 0.75) = 2, two 8 x (1 - 0.5625) = 3.5, four
 // 8 x (1 - 0.31640625) = 5.46875; a rank of an EP group of 8 holding 1 expert, one top-1 token
