@@ -476,7 +476,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (!positive(k.gemm_eff_max) || k.gemm_eff_max > 1 || !(k.gemm_half_flops >= 0) || !positive(k.attn_eff) ||
       !positive(k.fp8_eff) ||
       !positive(k.mem_eff) || !positive(k.net_eff) || !(k.layer_overhead_s >= 0) || !(k.tp_overlap >= 0 && k.tp_overlap <= 1) ||
-      !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.dp_overlap >= 0 && k.dp_overlap <= 1) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
+      !(k.cp_overlap >= 0 && k.cp_overlap <= 1) || !(k.ep_overlap >= 0 && k.ep_overlap <= 1) || !(k.dp_overlap >= 0 && k.dp_overlap <= 1) || !(k.grad_bytes >= 0) || !(k.master_bytes >= 0) ||
       !(k.optimizer_bytes_per_param >= 0))
     return Reason::InvalidInput;
   if (w.mode == Mode::Decode && w.kv_len < 1) return Reason::InvalidInput;
@@ -596,8 +596,8 @@ struct LayerComm {
 // Expert parallelism (mixture of experts, ep > 1): each pass sends the rank's routed token
 // copies to the ranks of their experts and brings the outputs back, two all-to-alls over the EP
 // group of D T top_k h / t bytes per rank (each TP rank dispatches its 1/t of the tokens, as
-// under sequence parallelism, which Megatron requires for experts with TP); exposed.
-// `tp_overlap` / `cp_overlap` hide a fraction of each.
+// under sequence parallelism, which Megatron requires for experts with TP).
+// `tp_overlap` / `cp_overlap` / `ep_overlap` hide a fraction of each (ep: 0, exposed, by default).
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
   LayerComm lc;
@@ -660,7 +660,8 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
   }
   if (c.work.ep > 1) {
     const double bytes = act_bytes(c.model) * T / c.work.tp * c.model.top_k * c.model.hidden;
-    lc.ep_fwd_s = lc.ep_bwd_s = 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus);
+    lc.ep_fwd_s = lc.ep_bwd_s =
+        (1 - c.cal.ep_overlap) * 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus);
   }
   return lc;
 }

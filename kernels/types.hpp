@@ -150,6 +150,7 @@ struct Calibration {
   double layer_overhead_s = 0;        // fixed cost per layer per pass (kernel launches, syncs)
   double tp_overlap = 0;              // fraction of TP communication hidden behind compute
   double cp_overlap = 0;              // fraction of context-parallel K/V exchange hidden
+  double ep_overlap = 0;              // fraction of the experts' all-to-alls hidden (dispatch / combine overlap)
   double dp_overlap = 1.0;            // fraction of a micro-batch's pass that hides the DP sync (0-1)
   double grad_bytes = 2;              // bytes per gradient element (reduced and stored)
   double master_bytes = 12;           // fp32 master weight + 2 Adam moments per parameter

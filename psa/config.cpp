@@ -340,7 +340,7 @@ void convert_compute(const Section& s, Compute& c) {
 
 void convert_calibration(const Section& s, Calibration& k) {
   s.check_keys({"gemm_eff_max", "gemm_half_flops", "attn_eff", "fp8_eff", "mem_eff", "net_eff", "layer_overhead_s", "tp_overlap",
-                "cp_overlap", "dp_overlap", "grad_bytes", "master_bytes", "optimizer_bytes_per_param"});
+                "cp_overlap", "ep_overlap", "dp_overlap", "grad_bytes", "master_bytes", "optimizer_bytes_per_param"});
   k.gemm_eff_max = s.number("gemm_eff_max", k.gemm_eff_max, 1e-6, 1);
   k.gemm_half_flops = s.number("gemm_half_flops", k.gemm_half_flops, 0, 1e18);
   k.attn_eff = s.number("attn_eff", k.attn_eff, 1e-6, 10);
@@ -350,6 +350,7 @@ void convert_calibration(const Section& s, Calibration& k) {
   k.layer_overhead_s = s.number("layer_overhead_s", k.layer_overhead_s, 0, 1);
   k.tp_overlap = s.number("tp_overlap", k.tp_overlap, 0, 1);
   k.cp_overlap = s.number("cp_overlap", k.cp_overlap, 0, 1);
+  k.ep_overlap = s.number("ep_overlap", k.ep_overlap, 0, 1);
   k.dp_overlap = s.number("dp_overlap", k.dp_overlap, 0, 1);
   k.grad_bytes = s.number("grad_bytes", k.grad_bytes, 1, 16);  // a gradient has at least a byte (0 would drop its sync)
   k.master_bytes = s.number("master_bytes", k.master_bytes, 0, 64);

@@ -1098,6 +1098,12 @@ TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
                             r.dp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s, 1e-12 * r.time_s);
   c.work.recompute = Recompute::Full;
   EXPECT_NEAR(evaluate(c).ep_comm_s, 48 * 171.78216e-6, 1e-12);
+  // ep_overlap hides that fraction of each (Megatron's overlap of one micro-batch's all-to-alls
+  // with another's compute); a fraction outside [0, 1] is invalid.
+  c.cal.ep_overlap = 0.25;
+  EXPECT_NEAR(evaluate(c).ep_comm_s, 0.75 * 48 * 171.78216e-6, 1e-12);
+  c.cal.ep_overlap = 1.5;
+  EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
   c = moe_cluster(8);
   EXPECT_NEAR(evaluate(c).ep_comm_s, 32 * 687.12864e-6, 1e-12);
   EXPECT_EQ(evaluate(moe_cluster(1)).ep_comm_s, 0.0);
