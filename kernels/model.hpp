@@ -57,10 +57,13 @@ namespace cosmic {
 //    a training backward keeps (about half as much in prefill); the logits' all-gather of an
 //    inference pass is of its own micro-batch; FP8 inference holds its embedding and output
 //    layer in 16 bits. Mode serve (continuous batching) added. Training unchanged.
-//    Later, with no result changed: workload.etp (MoE parallel folding) added; 0, its default,
-//    is the layout every earlier result has (bit for bit: tests/test_model.cpp, and sweeps of
-//    the shipped spaces compared before and after).
-constexpr int64_t kModelRevision = 8;
+// 9: mixture of experts with tensor parallelism: a rank keeps the routed copies its expert
+//    slices take as input, gathered over the experts' TP group (D T h top_k e / t; was the copies
+//    before the gather, D T h top_k / t), and the backward pass does not gather them again (one
+//    all-gather a layer less). workload.etp (MoE parallel folding) and calibration.ep_overlap
+//    added; their defaults, 0, give every other result as revision 8 did. Dense models and MoE
+//    without TP unchanged.
+constexpr int64_t kModelRevision = 9;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -268,8 +271,9 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
 //   mixture of experts: the MLP terms for each of the top_k experts a token visits and each
-//     shared expert, plus the dispatched token copies D T h top_k / t (each TP rank's share, as
-//     layer_comm sends them).
+//     shared expert, plus the routed copies the rank's experts take as input, D T h top_k e / t
+//     (e = expert_tp: the copies gathered over the experts' TP group, kept for the weight
+//     gradients; model revision 9, before D T h top_k / t, the copies before the gather).
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
@@ -281,10 +285,10 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double kv_width = kv_width_per_rank(m, w.tp);
   const double whole = (4 * D + 2) * T * h / sp_div;
   // Mixture of experts: the F-wide activations of each of the top_k experts a token visits and
-  // of the shared experts, and the token copies dispatched (D h each; a TP rank keeps its 1/t).
+  // of the shared experts, and the routed copies the rank's expert slices take as input.
   const double mlps = mlps_per_token(m);
   double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
-  if (m.experts > 0) split += D * T * h * m.top_k / t;  // each TP rank's share, as the dispatch (layer_comm)
+  if (m.experts > 0) split += D * T * h * m.top_k * (expert_tp(w) / t);
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
@@ -300,7 +304,8 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
 //     attention the scores and their softmax, 2 D b (a / t) s_q s_kv;
 //   MLP: the normalised input D T h and the nmat F-wide products D T F nmat / t (GeLU: the first
 //     GEMM's output and its activation; SwiGLU: gate, up and their product), for each expert a
-//     token visits and each shared expert, plus the dispatched token copies D T h top_k / t;
+//     token visits and each shared expert, plus the routed copies the rank's expert slices take,
+//     D T h top_k e / t (e = expert_tp);
 // and, on the last stage, the next tokens' logits D b V / t. An engine's buffers (NCCL, CUDA
 // graphs, allocator slack) are not counted (docs/model.md). Llama 3.1 70B at t = 8: 27,136
 // elements a token, 54 KB in 16 bits, where the training count (layer_activation_bytes, what
@@ -313,7 +318,7 @@ COSMIC_HD inline double inference_activation_bytes(const ModelSpec& m, const Wor
   const double scores = w.flash_attention ? 0.0 : 2 * D * b * (double(m.heads) / t) * s_q * s_kv;
   const double attention = D * T * (h + q_width(m) / t + 2 * kv_width_per_rank(m, w.tp)) + scores;
   double mlp = D * T * (h + double(m.ffn) * nmat / t * mlps_per_token(m));
-  if (m.experts > 0) mlp += D * T * h * m.top_k / t;
+  if (m.experts > 0) mlp += D * T * h * m.top_k * (expert_tp(w) / t);
   return input + (attention > mlp ? attention : mlp) + D * b * double(m.vocab) / t;
 }
 
@@ -623,8 +628,11 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
   // The routed experts' half, over the experts' TP group (e = expert_tp ranks; the TP group
   // without folding): their inputs, the routed copies of the group's tokens, gathered after the
   // dispatch and their outputs reduce-scattered before the combine, D (T / t) top_k e h bytes
-  // (top_k times the attention's D T h without folding), as the attention's pair with sequence
-  // parallelism, else one all-reduce each pass; in tp_comm_s with the same overlap.
+  // (top_k times the attention's D T h without folding), and in backward the transposes, a
+  // reduce-scatter and an all-gather (the gathered inputs are kept for the weight gradients,
+  // layer_activation_bytes, not gathered again as a sequence-parallel linear layer's are; model
+  // revision 9); without sequence parallelism one all-reduce each pass. In tp_comm_s, with the
+  // same overlap.
   if (moe && expert_tp(c.work) > 1) {
     const double e = expert_tp(c.work);
     const double bytes = c.model.top_k * (act_bytes(c.model) * T * c.model.hidden) * (e / c.work.tp);
@@ -632,7 +640,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
       const double ag = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::AllGather, bytes, npus);
       const double rs = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::ReduceScatter, bytes, npus);
       lc.tp_fwd_s += keep * (ag + rs);
-      lc.tp_bwd_s += keep * (ag + rs + ag);
+      lc.tp_bwd_s += keep * (ag + rs);
     } else {
       const double ar = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::AllReduce, bytes, npus);
       lc.tp_fwd_s += keep * ar;
@@ -806,13 +814,15 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     }
     // ZeRO-3's gathered layer and its prefetch (one layer when the stage holds one); experts
     // held by one rank each are never gathered.
-    if (zero3 && replicas > 1) {
+    // (Folded, the experts may have copies where the dense weights have none: dp x cp = 1.)
+    if (zero3 && (replicas > 1 || copies > 1)) {
       const double experts = m.experts > 0 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
       const double held = copies > 1 ? 0.0 : experts;  // one copy: never gathered
       const double gathered = stage_layers < 2 ? stage_layers : 2.0;
-      mb.weights += w.etp > 0 ? gathered * D * ((rank_layer_params(m, w) - experts) / t + (experts - held) / expert_tp(w))
+      const double dense = replicas > 1 ? (rank_layer_params(m, w) - experts) / t : 0.0;
+      mb.weights += w.etp > 0 ? gathered * D * (dense + (experts - held) / expert_tp(w))
                               : gathered * D * (rank_layer_params(m, w) - held) / t;
-      mb.weights += gathered * D * kv_replica_params(m, w.tp);
+      if (replicas > 1) mb.weights += gathered * D * kv_replica_params(m, w.tp);
     }
     return mb;
   }
@@ -939,9 +949,11 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
     // `coll` of `per_param` bytes per parameter, the dense parameters over DP x CP, then the
     // experts' over the ranks that hold the same experts.
-    const bool sync = replicas > 1;
+    // (Folded, the experts may have copies to synchronise where the dense weights have none.)
+    const bool sync = replicas > 1 || (P.expert > 0 && expert_copies > 1);
     auto replica_coll = [&](Coll coll, double per_param) {
-      double s = collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus);
+      double s = replicas > 1 ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus)
+                              : 0.0;
       if (P.expert > 0 && expert_copies > 1)
         s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
       return s;
