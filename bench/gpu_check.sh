@@ -76,9 +76,10 @@ command -v make >/dev/null || ! command -v ninja >/dev/null || gen=(-G Ninja)
 if ! cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
   log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
 fi
-if ! timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1; then
-  log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1
-fi
+timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1
+rc=$?
+if [ "$rc" = 124 ]; then log "build timed out at the deadline"; exit 1; fi
+if [ "$rc" != 0 ]; then log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1; fi
 bench=1
 timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
   { bench=0; log "cosmic_bench did not build: benchmarks skipped"; }

@@ -69,7 +69,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)},
-                   {"precision", precision_name(rep.config.model.dtype_bytes)}};
+                   {"precision_bits", 8 * rep.config.model.dtype_bytes}};
   if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
     j["workload"]["prompt_tokens"] = prompt_tokens(rep.config.model, w);
     if (w.mode == Mode::Decode) j["workload"]["kv_len"] = w.kv_len;
@@ -274,13 +274,14 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                         " sequences one at a time, where an engine batches them (micro_batch " +
                         std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
   // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s) are valid numbers that no
-  // hardware reaches: ten times the fastest of 2026 (NVLink 5: 900 GB/s a direction per GPU;
-  // HBM3e: 8,000 GB/s; 4,500 dense FP8 TFLOP/s) is taken as a mistake worth a note.
-  const auto unlikely = [&](const std::string& key, double value, double ceiling, const char* unit) {
-    if (!(value > ceiling)) return;
+  // hardware reaches: cutoffs well above the fastest parts of 2026 (their links carry a few
+  // thousand GB/s a direction at most, their memories a few tens of thousands of GB/s, their
+  // dense FP8 peaks a few tens of thousands of TFLOP/s) take them for a mistake worth a note.
+  const auto unlikely = [&](const std::string& key, double value, double cutoff, const char* unit) {
+    if (!(value > cutoff)) return;
     char buf[160];
-    std::snprintf(buf, sizeof buf, " %.6g %s is more than ten times what any hardware reaches (%.0f): a figure in another unit?",
-                  value, unit, ceiling);
+    std::snprintf(buf, sizeof buf, " %.6g %s is above %.0f %s, more than any hardware reaches: a figure in another unit?",
+                  value, unit, cutoff, unit);
     rep.notes.push_back(key + buf);
   };
   for (int32_t d = 0; d < c.net.ndims; ++d)
@@ -317,7 +318,9 @@ std::string to_text(const EvalReport& rep) {
     os << ", " << model.experts << " experts top-" << model.top_k
        << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep
        << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "");
-  else if (w.ep > 1) os << ", ep " << w.ep << " (a dense model: no experts)";
+  else if (w.ep > 1 || w.etp > 0)
+    os << (w.ep > 1 ? ", ep " + std::to_string(w.ep) : "") << (w.etp > 0 ? ", etp " + std::to_string(w.etp) : "")
+       << " (a dense model: no experts)";
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "

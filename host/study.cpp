@@ -84,7 +84,7 @@ std::string describe(const Config& c) {
   const Workload& w = c.work;
   os << "dp " << w.dp << " tp " << w.tp << " pp " << w.pp << " cp " << w.cp
      << (w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "") << (w.ep > 1 ? " ep " + std::to_string(w.ep) : "")
-     << (w.etp > 0 ? " etp " + std::to_string(w.etp) : "")
+     << (w.etp > 0 && c.model.experts > 0 ? " etp " + std::to_string(w.etp) : "")
      << ", " << names::name(names::kSharding, w.sharding) << "; " << names::name(names::kPolicy, c.net.policy) << ", "
      << c.net.chunks << " chunks, " << names::name(names::kMultiDim, c.net.multidim) << "; ";
   for (int32_t d = 0; d < c.net.ndims; ++d) {
@@ -108,7 +108,7 @@ std::string describe(const Config& c) {
 std::string structure_key(const Config& c) {
   const CpStyle cp_style = c.work.cp > 1 ? c.work.cp_style : CpStyle::AllGather;  // no style without cp
   std::vector<int64_t> v{c.work.dp, c.work.tp, c.work.pp, c.work.cp, int64_t(cp_style), int64_t(c.work.sharding), c.work.ep,
-                         c.work.etp};
+                         c.model.experts > 0 ? c.work.etp : 0};
   for (int32_t d = 0; d < c.net.ndims; ++d) {
     v.push_back(int64_t(c.net.dim[d].topology));
     v.push_back(c.net.dim[d].npus);

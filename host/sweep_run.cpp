@@ -503,7 +503,8 @@ class Progress {
         if (st.reasons[r] > 0) why.push_back({st.reasons[r], -r});
       std::sort(why.rbegin(), why.rend());
       for (size_t i = 0; i < why.size(); ++i)
-        os << (i ? ", " : " (not feasible: ") << names::name(names::kReason, Reason(-why[i].second)) << " " << why[i].first;
+        os << (i ? ", " : " (not feasible: ") << names::name(names::kReason, Reason(-why[i].second)) << " "
+           << psa::with_commas(std::to_string(why[i].first));
       os << ")";
     }
     os << (tty_ ? (last ? "\n" : "   ") : "\n");

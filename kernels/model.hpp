@@ -182,6 +182,13 @@ COSMIC_HD inline double expert_replicas(const Workload& w) {
   return double(w.dp) * w.cp * w.tp / (double(w.ep) * expert_tp(w));
 }
 
+// Mixture of experts: the routed copies a rank's expert slices take as input (and keep for the
+// weight gradients), gathered over the experts' TP group, bytes, for T tokens a TP group:
+// D T h top_k e / t (e = expert_tp; model revision 9). 0 in a dense model.
+COSMIC_HD inline double expert_input_bytes(const ModelSpec& m, const Workload& w, double D, double T) {
+  return m.experts > 0 ? D * T * m.hidden * m.top_k * (expert_tp(w) / double(w.tp)) : 0.0;
+}
+
 // Parameters of one MLP (one expert of a mixture-of-experts layer): nmat matrices of h x F, with
 // biases (nmat - 1) F + h.
 COSMIC_HD inline double mlp_params(const ModelSpec& m) {
@@ -288,7 +295,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   // of the shared experts, and the routed copies the rank's expert slices take as input.
   const double mlps = mlps_per_token(m);
   double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
-  if (m.experts > 0) split += D * T * h * m.top_k * (expert_tp(w) / t);
+  split += expert_input_bytes(m, w, D, T);
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
@@ -318,7 +325,7 @@ COSMIC_HD inline double inference_activation_bytes(const ModelSpec& m, const Wor
   const double scores = w.flash_attention ? 0.0 : 2 * D * b * (double(m.heads) / t) * s_q * s_kv;
   const double attention = D * T * (h + q_width(m) / t + 2 * kv_width_per_rank(m, w.tp)) + scores;
   double mlp = D * T * (h + double(m.ffn) * nmat / t * mlps_per_token(m));
-  if (m.experts > 0) mlp += D * T * h * m.top_k * (expert_tp(w) / t);
+  mlp += expert_input_bytes(m, w, D, T);
   return input + (attention > mlp ? attention : mlp) + D * b * double(m.vocab) / t;
 }
 

@@ -112,7 +112,7 @@ inline const char* reason_message(Reason r) {
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible:
       return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
-             "query and KV, not divisible by cp)";
+             "query and KV, not divisible by cp; with etp: an expert's FFN width by etp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch, or (interleaved schedule only) the micro-batches per "
              "pipeline not a multiple of pp";
@@ -121,7 +121,8 @@ inline const char* reason_message(Reason r) {
     case Reason::SeqNotDivisible:
       return "sequence not divisible by cp (or cp x tp with sequence parallelism; in decode, the micro-batch by tp)";
     case Reason::PlacementMismatch:
-      return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's)";
+      return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's; "
+             "with etp, etp x ep onto a stage's TP x CP x DP ranks)";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
     case Reason::SwitchNotPriced: return "a Switch on a tier without a switch price (LIBRA's chiplet tier: the fourth dimension of more than one NPU from the outside, and any inside it): give one in network.prices";
     case Reason::ExpertsNotDivisible: return "ep does not divide the experts per layer (a dense model has none to split)";

@@ -187,6 +187,7 @@ TEST(Config, SetRefusesMalformedPathsAndShapes) {
                                      "system.network.dims=[...] replaces the whole list"},
       {"system.compute.peak_tflops=[1]", "expected a number or a mapping {fp32, fp16, bf16, fp8}, got a list of 1 item"},
       {"system.calibration.grad_bytes=0", "key 'system.calibration.grad_bytes': expected a number in [1, 16], got '0'"},
+      {"system.calibration.ep_overlap=1.5", "key 'system.calibration.ep_overlap': expected a number in [0, 1], got '1.5'"},
       {"system.compute.peak_tflops=0x10", "expected a number in [1e-12, 1e+12], written in decimal, got '0x10'"}};
   for (const auto& [set, says] : cases) {
     const std::string e = error_of(p, {set});
@@ -269,6 +270,11 @@ TEST(Config, MixtureOfExpertsKeys) {
   EXPECT_EQ(lc.config.model.experts, 8);
   EXPECT_EQ(lc.config.model.top_k, 2);
   EXPECT_EQ(lc.config.work.ep, 8);
+  EXPECT_EQ(lc.config.work.etp, 0);  // not folded unless given
+  const auto folded = psa::load_config(test::data_path("configs/mixtral-8x7b-h100.yaml"),
+                                       {"workload.etp=1", "system.calibration.ep_overlap=0.5"});
+  EXPECT_EQ(folded.config.work.etp, 1);
+  EXPECT_EQ(folded.config.cal.ep_overlap, 0.5);
   const std::string p = write_temp("moe.yaml", "model: {preset: GPT-22B, experts: 4}\nsystem: dgx-a100\nworkload: {tp: 8}\n");
   EXPECT_EQ(psa::load_config(p, {}).config.model.top_k, 2);
   EXPECT_EQ(psa::load_config(p, {}).config.work.ep, 1);

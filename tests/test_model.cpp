@@ -1221,6 +1221,28 @@ TEST(MixtureOfExperts, FoldingWithEtpEqualToTpIsTheUnfoldedLayout) {
     EXPECT_EQ(a.ep_comm_s, b.ep_comm_s) << ep;
     EXPECT_EQ(a.dp_comm_s, b.dp_comm_s) << ep;
   }
+  // ZeRO-3 with EP 8 folded at ETP 8: one copy of each expert slice, never gathered, as unfolded
+  // (ExpertsSplitOverEpRanks: 392,001,536 bytes).
+  Config z = moe_cluster(8);
+  z.work.sharding = Sharding::Zero3;
+  z.work.etp = 8;
+  EXPECT_NEAR(evaluate(z).weights_bytes, 392001536.0, 1e-3);
+  // With cp > 1 the folded EP group is the innermost ranks after ETP, here the CP ranks (stride
+  // 1 on dim 1), where unfolded it is the innermost DP ranks (stride 2, outside CP).
+  Config cp = moe_cluster(2);
+  cp.work.cp = 2;
+  cp.work.dp = 4;
+  Groups unfolded, folded;
+  ASSERT_EQ(place_groups(cp.net, cp.work, unfolded.span), Reason::Ok);
+  folded = unfolded;
+  ASSERT_TRUE(place_experts(cp, unfolded));
+  cp.work.etp = 8;
+  ASSERT_TRUE(place_experts(cp, folded));
+  EXPECT_EQ(unfolded.ep.k[1], 2);
+  EXPECT_EQ(unfolded.ep.stride[1], 2);
+  EXPECT_EQ(folded.ep.k[1], 2);
+  EXPECT_EQ(folded.ep.stride[1], 1);
+  EXPECT_EQ(folded.etp.k[0], 8);
   // A dense model has no experts to fold: etp changes nothing.
   Config dense = moe_cluster(1);
   dense.model.experts = 0;
