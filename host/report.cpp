@@ -254,6 +254,21 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     if (c.model.experts > 0 && place_experts(c, g)) {
       if (w.ep > 1) rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});
       if (w.etp > 1) rep.placement.push_back({"etp", {g.etp.k, g.etp.k + c.net.ndims}});
+      // An EP group pushed out of the innermost dimension by the TP ranks, which folding with
+      // etp 1 would keep there: the all-to-alls would not leave it.
+      const auto outermost = [&](const Span& s) {
+        int32_t d = -1;
+        for (int32_t i = 0; i < c.net.ndims; ++i)
+          if (s.k[i] > 1) d = i;
+        return d;
+      };
+      Config folded = c;
+      folded.work.etp = 1;
+      Groups fg = g;
+      if (w.ep > 1 && w.etp == 0 && w.tp > 1 && place_experts(folded, fg) && outermost(fg.ep) < outermost(g.ep))
+        rep.notes.push_back("ep = " + std::to_string(w.ep) + " reaches dimension " + std::to_string(outermost(g.ep)) +
+                            " outside the TP ranks; the experts' own layout (--set workload.etp=1, docs/config.md) "
+                            "would keep it within dimension " + std::to_string(outermost(fg.ep)));
     }
   }
   // Context past the model's sequence length: the model times it (attention and KV cache grow

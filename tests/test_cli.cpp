@@ -244,6 +244,14 @@ TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
                                            "--set workload.pp=1 --set workload.etp=1").out;
   EXPECT_NE(folded.find(" ep 8 etp 1 (folded)"), std::string::npos) << folded;
   EXPECT_NE(folded.find("placement (ranks along dims 0-1): tp 2x1 dp 4x8 ep 8x1\n"), std::string::npos) << folded;
+  // Unfolded, the same EP 8 leaves the node (4 x 2): a note says folding would keep it inside.
+  const std::string unfolded =
+      test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 --set workload.pp=1").out;
+  EXPECT_NE(unfolded.find("ep 4x2\n"), std::string::npos) << unfolded;
+  EXPECT_NE(unfolded.find("\nnote: ep = 8 reaches dimension 1 outside the TP ranks; the experts' own layout "
+                          "(--set workload.etp=1, docs/config.md) would keep it within dimension 0\n"),
+            std::string::npos) << unfolded;
+  EXPECT_EQ(folded.find("note: ep = 8 reaches"), std::string::npos) << folded;
   const std::string odd = test::run_cli("eval " + cfg + " --set workload.ep=8 --set workload.etp=16").out;
   EXPECT_NE(odd.find("note: etp x ep = 16 x 8 does not divide the 72 TP x CP x DP ranks of a stage that fold the experts\n"),
             std::string::npos) << odd;
