@@ -254,6 +254,8 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     if (c.model.experts > 0 && place_experts(c, g)) {
       if (w.ep > 1) rep.placement.push_back({"ep", {g.ep.k, g.ep.k + c.net.ndims}});
       if (w.etp > 1) rep.placement.push_back({"etp", {g.etp.k, g.etp.k + c.net.ndims}});
+      if ((w.ep > 1 || w.etp > 0) && expert_replicas(w) > 1)  // the ranks holding the same expert slices
+        rep.placement.push_back({"edp", {g.ep_dp.k, g.ep_dp.k + c.net.ndims}});
       // An EP group pushed out of the innermost dimension by the TP ranks, which folding with
       // etp 1 would keep there: the all-to-alls would not leave it.
       const auto outermost = [&](const Span& s) {
@@ -265,7 +267,8 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
       Config folded = c;
       folded.work.etp = 1;
       Groups fg = g;
-      if (w.ep > 1 && w.etp == 0 && w.tp > 1 && place_experts(folded, fg) && outermost(fg.ep) < outermost(g.ep))
+      if (w.mode == Mode::Training && w.ep > 1 && w.etp == 0 && w.tp > 1 && place_experts(folded, fg) &&
+          outermost(fg.ep) < outermost(g.ep))
         rep.notes.push_back("ep = " + std::to_string(w.ep) + " reaches dimension " + std::to_string(outermost(g.ep)) +
                             " outside the TP ranks; the experts' own layout (--set workload.etp=1, docs/config.md) "
                             "would keep it within dimension " + std::to_string(outermost(fg.ep)));

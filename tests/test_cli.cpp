@@ -236,18 +236,22 @@ TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
             std::string::npos)
       << text;
   const std::string eight = test::run_cli("eval " + cfg + " --set workload.ep=8").out;  // divides 72: placed
-  EXPECT_NE(eight.find("placement (ranks along dims 0-1): dp 72x1 pp 1x4 ep 8x1\n"), std::string::npos) << eight;
+  // The 9 ranks holding the same experts (expert data parallelism) are shown too.
+  EXPECT_NE(eight.find("placement (ranks along dims 0-1): dp 72x1 pp 1x4 ep 8x1 edp 9x1\n"), std::string::npos) << eight;
   // Folded (etp), the experts' groups come from a stage's TP x CP x DP ranks: etp x ep must
   // divide them (72 = 8 x 9), and is laid innermost first.
   const std::string mixtral = test::data_path("configs/mixtral-8x7b-h100.yaml");
   const std::string folded = test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 "
                                            "--set workload.pp=1 --set workload.etp=1").out;
   EXPECT_NE(folded.find(" ep 8 etp 1 (folded)"), std::string::npos) << folded;
-  EXPECT_NE(folded.find("placement (ranks along dims 0-1): tp 2x1 dp 4x8 ep 8x1\n"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("placement (ranks along dims 0-1): tp 2x1 dp 4x8 ep 8x1 edp 1x8\n"), std::string::npos) << folded;
   // Unfolded, the same EP 8 leaves the node (4 x 2): a note says folding would keep it inside.
   const std::string unfolded =
       test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 --set workload.pp=1").out;
-  EXPECT_NE(unfolded.find("ep 4x2\n"), std::string::npos) << unfolded;
+  EXPECT_NE(unfolded.find("ep 4x2 edp 1x4\n"), std::string::npos) << unfolded;
+  const std::string decode = test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 --set workload.pp=1 "
+                                           "--set workload.mode=decode --set workload.kv_len=1000").out;
+  EXPECT_EQ(decode.find("note: ep = 8 reaches"), std::string::npos) << decode;  // a training layout's advice
   EXPECT_NE(unfolded.find("\nnote: ep = 8 reaches dimension 1 outside the TP ranks; the experts' own layout "
                           "(--set workload.etp=1, docs/config.md) would keep it within dimension 0\n"),
             std::string::npos) << unfolded;
