@@ -38,7 +38,7 @@ std::string derived_text(const SpaceView& v) {
   std::string out;
   if (v.derived_degree >= 0) out += psa::derived_rule(Param(v.derived_degree));
   if (v.algo_follows_topology)
-    out += std::string(out.empty() ? "" : "; ") + "algorithm follows topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling)";
+    out += std::string(out.empty() ? "" : "; ") + "algorithm follows topology (Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling, in place of the base's algorithms)";
   return out.empty() ? "none" : out;
 }
 
