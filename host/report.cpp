@@ -67,6 +67,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
+                   {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)},
                    {"precision_bits", 8 * rep.config.model.dtype_bytes}};
@@ -335,7 +336,8 @@ std::string to_text(const EvalReport& rep) {
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
        << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep
-       << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "");
+       << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "")
+       << (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup ? " (dispatch dedup)" : "");
   else if (w.ep > 1 || w.etp > 0)
     os << (w.ep > 1 ? ", ep " + std::to_string(w.ep) : "") << (w.etp > 0 ? ", etp " + std::to_string(w.etp) : "")
        << " (a dense model: no experts)";

@@ -149,8 +149,10 @@ COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
 }
 
 // Time of collective c over `span`, Physical convention (see the header comment). Seconds.
+// `outer_scale` scales what an all-to-all sends through every dimension but the innermost it
+// spans (a dispatch that sends each token once to a node, model.hpp layer_comm); 1: all of it.
 COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
-                                              double bytes) {
+                                              double bytes, double outer_scale = 1.0) {
   int32_t dims[kMaxDims];
   int32_t nd = 0;
   for (int32_t i = 0; i < net.ndims; ++i)
@@ -187,7 +189,8 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
     worst = astra::max2(worst, t);
   };
   if (c == Coll::AllToAll || c == Coll::AllReduce) {
-    for (int32_t j = 0; j < nd; ++j) add(phase(j, c, chunk));  // full chunk in every dimension
+    for (int32_t j = 0; j < nd; ++j)  // full chunk in every dimension
+      add(phase(j, c, j > 0 && c == Coll::AllToAll ? chunk * outer_scale : chunk));
   } else if (c == Coll::ReduceScatter) {
     double b = chunk;
     for (int32_t j = 0; j < nd; ++j) { add(phase(j, c, b)); b /= span.k[dims[j]]; }
@@ -211,9 +214,11 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
 enum class Conventions : int8_t { Any = 0, Physical = 1 };
 
 // Time of collective c of `bytes` over `span` under the network's convention. Seconds.
+// `outer_scale`: physical_collective_s's (the ASTRA-sim convention has no such dispatch: ignored).
 template <Conventions kConv = Conventions::Any>
 COSMIC_HD inline double collective_time_s(const Network& net, const Compute& compute, const Calibration& cal,
-                                          const Span& span, Coll c, double bytes, int64_t system_npus) {
+                                          const Span& span, Coll c, double bytes, int64_t system_npus,
+                                          double outer_scale = 1.0) {
   if constexpr (kConv == Conventions::Any) {
     if (net.convention == Convention::AstraSim) {
       // ASTRA-sim's all-gather size is the per-rank input; ours is the assembled output.
@@ -221,7 +226,7 @@ COSMIC_HD inline double collective_time_s(const Network& net, const Compute& com
       return astra::collective_ns(net, compute.mem_bw_GBps, span, c, d, system_npus) * 1e-9;
     }
   }
-  return physical_collective_s(net, cal.net_eff, span, c, bytes);
+  return physical_collective_s(net, cal.net_eff, span, c, bytes, outer_scale);
 }
 
 // One point-to-point message between neighbouring members of a group (pipeline stages),

@@ -60,8 +60,9 @@ namespace cosmic {
 // 9: mixture of experts with tensor parallelism: a rank keeps the routed copies its expert
 //    slices take as input, gathered over the experts' TP group (D T h top_k e / t; was the copies
 //    before the gather, D T h top_k / t), and the backward pass does not gather them again (one
-//    all-gather a layer less). workload.etp (MoE parallel folding) and calibration.ep_overlap
-//    added; their defaults, 0, give every other result as revision 8 did. Dense models and MoE
+//    all-gather a layer less). workload.etp (MoE parallel folding), workload.ep_dispatch
+//    (dedup) and calibration.ep_overlap added; their defaults give every other result as
+//    revision 8 did. Dense models and MoE
 //    without TP unchanged.
 constexpr int64_t kModelRevision = 9;
 
@@ -581,6 +582,27 @@ COSMIC_HD inline bool place_experts(const Config& c, Groups& g) {
          split_span(rest, c.net.ndims, c.work.ep, g.ep, g.ep_dp);
 }
 
+// The experts' dispatch with ep_dispatch: dedup (DeepEP-style): a token is sent once to each node
+// (the innermost dimension the EP group spans holds one) that holds any of its top_k experts,
+// then fanned out inside it; the combine returns the same way. Under uniform routing a node
+// holding E / n of the E experts gets none of a token's k distinct experts with probability
+// prod_{i<k} (E - E/n - i) / (E - i), so a token reaches n (1 - that) of the n nodes where the
+// all-to-all sends k copies: the scale of what crosses the outer dimensions (1 within a node).
+// Mixtral-like, 8 experts top-2 over 2 nodes: 2 (1 - 4/8 x 3/7) / 2 = 11/14.
+COSMIC_HD inline double node_dedup_scale(const ModelSpec& m, const Workload& w, const Span& ep, int32_t ndims) {
+  int32_t inner = 1;
+  for (int32_t i = 0; i < ndims; ++i)
+    if (ep.k[i] > 1) {
+      inner = ep.k[i];
+      break;
+    }
+  const double n = double(w.ep) / inner, E = m.experts, per_node = E / n;
+  if (n <= 1 || m.experts <= 0) return 1.0;
+  double none = 1;
+  for (int32_t i = 0; i < m.top_k && none > 0; ++i) none = E - per_node - i > 0 ? none * (E - per_node - i) / (E - i) : 0.0;
+  return n * (1 - none) / m.top_k;
+}
+
 // Per-layer communication of one micro-batch, each distinct collective timed once.
 struct LayerComm {
   double tp_fwd_s = 0, tp_bwd_s = 0;  // tensor parallelism, forward and backward pass
@@ -675,8 +697,10 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
   }
   if (c.work.ep > 1) {
     const double bytes = act_bytes(c.model) * T / c.work.tp * c.model.top_k * c.model.hidden;
-    lc.ep_fwd_s = lc.ep_bwd_s =
-        (1 - c.cal.ep_overlap) * 2 * collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus);
+    const double outer =
+        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(c.model, c.work, g.ep, c.net.ndims) : 1.0;
+    lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * 2 *
+                                collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus, outer);
   }
   return lc;
 }

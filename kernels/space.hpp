@@ -29,7 +29,7 @@ constexpr int kMaxConstraints = 16;
 // (-1 = the same value for every dimension).
 enum class Param : int16_t {
   // workload
-  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute, CpStyle, Ep, Etp,
+  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute, CpStyle, Ep, Etp, EpDispatch,
   // collective
   Policy = 32, Chunks, MultiDim, Algo, AlgoAllReduce, AlgoAllGather, AlgoReduceScatter, AlgoAllToAll,
   // network (per dimension)
@@ -149,6 +149,7 @@ COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
     case Param::CpStyle: c.work.cp_style = cosmic::CpStyle(iv); break;
     case Param::Ep: c.work.ep = iv; break;
     case Param::Etp: c.work.etp = iv; break;
+    case Param::EpDispatch: c.work.ep_dispatch = cosmic::EpDispatch(iv); break;
     case Param::Policy: c.net.policy = Policy(iv); break;
     case Param::Chunks: c.net.chunks = iv; break;
     case Param::MultiDim: c.net.multidim = MultiDim(iv); break;
@@ -194,6 +195,7 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::CpStyle: return int(c.work.cp_style);
     case Param::Ep: return c.work.ep;
     case Param::Etp: return c.work.etp;
+    case Param::EpDispatch: return int(c.work.ep_dispatch);
     case Param::Policy: return int(c.net.policy);
     case Param::Chunks: return c.net.chunks;
     case Param::MultiDim: return int(c.net.multidim);

@@ -50,6 +50,9 @@ enum class Recompute : int8_t { None = 0, Selective = 1, Full = 2 };
 // over the cp ranks (Megatron-LM's context parallelism); AllToAll sends each head's queries, keys
 // and values to one rank and the attention output back (DeepSpeed-Ulysses).
 enum class CpStyle : int8_t { AllGather = 0, AllToAll = 1 };
+// How the experts' tokens cross the network: an all-to-all of every routed copy, or each token
+// sent once to every node that holds one of its experts and fanned out inside it (DeepEP-style).
+enum class EpDispatch : int8_t { AllToAll = 0, NodeDedup = 1 };
 
 struct Workload {
   Mode mode = Mode::Training;
@@ -70,6 +73,7 @@ struct Workload {
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
   int32_t output_tokens = 0;    // Generate, Serve: tokens produced after the prompt
   int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
+  EpDispatch ep_dispatch = EpDispatch::AllToAll;
   int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp
                                 // and EP inside DP; else each expert split over etp ranks and EP taken from
                                 // the TP x CP x DP ranks after them (kernels/model.hpp place_experts)

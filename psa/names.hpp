@@ -29,6 +29,7 @@ inline const Entry<Sharding> kSharding[] = {{"none", Sharding::None}, {"zero1", 
                                             {"fsdp", Sharding::Zero3}};
 inline const Entry<Recompute> kRecompute[] = {{"none", Recompute::None}, {"selective", Recompute::Selective},
                                               {"full", Recompute::Full}};
+inline const Entry<EpDispatch> kEpDispatch[] = {{"alltoall", EpDispatch::AllToAll}, {"dedup", EpDispatch::NodeDedup}};
 inline const Entry<CpStyle> kCpStyle[] = {{"allgather", CpStyle::AllGather}, {"alltoall", CpStyle::AllToAll},
                                           {"ulysses", CpStyle::AllToAll}};
 inline const Entry<Topology> kTopology[] = {{"Ring", Topology::Ring}, {"Switch", Topology::Switch},

@@ -58,7 +58,8 @@ const EnumTable& enum_table(Param p) {
   static const EnumTable schedule = table_of(names::kSchedule), sharding = table_of(names::kSharding),
                          recompute = table_of(names::kRecompute), policy = table_of(names::kPolicy),
                          multidim = table_of(names::kMultiDim), algo = table_of(names::kAlgo),
-                         topology = table_of(names::kTopology), cp_style = table_of(names::kCpStyle);
+                         topology = table_of(names::kTopology), cp_style = table_of(names::kCpStyle),
+                         ep_dispatch = table_of(names::kEpDispatch);
   switch (p) {
     case Param::Schedule: return schedule;
     case Param::Sharding: return sharding;
@@ -67,6 +68,7 @@ const EnumTable& enum_table(Param p) {
     case Param::MultiDim: return multidim;
     case Param::Topology: return topology;
     case Param::CpStyle: return cp_style;
+    case Param::EpDispatch: return ep_dispatch;
     default: return algo;
   }
 }
@@ -96,6 +98,7 @@ const ParamDef kParams[] = {
     {"workload", "cp_style", Param::CpStyle, Kind::Enum, false, 0, 0},
     {"workload", "ep", Param::Ep, Kind::Int, false, 1, kMaxInt},
     {"workload", "etp", Param::Etp, Kind::Int, false, 0, kMaxInt},
+    {"workload", "ep_dispatch", Param::EpDispatch, Kind::Enum, false, 0, 0},
     {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
     {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
     {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
@@ -711,6 +714,8 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   w["vpp"] = k.schedule == Schedule::Interleaved ? k.vpp : 1;  // read only when interleaved (a file refuses it else)
   w["sharding"] = names::name(names::kSharding, k.sharding), w["recompute"] = names::name(names::kRecompute, k.recompute);
   w["cp_style"] = names::name(names::kCpStyle, k.cp_style);
+  if (k.ep_dispatch != EpDispatch::AllToAll) w["ep_dispatch"] = names::name(names::kEpDispatch, k.ep_dispatch);
+  else w.remove("ep_dispatch");
   YAML::Node net = root["system"]["network"];
   net["chunks"] = c.net.chunks;
   net["policy"] = names::name(names::kPolicy, c.net.policy);
@@ -1242,7 +1247,7 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
   const SpaceView& v = *space.view;
   const Param p = v.gene[gene].param;
   if (p == Param::Policy) return true;
-  if (p == Param::Etp && v.base.model.experts == 0) return true;  // a dense model has no experts to fold
+  if ((p == Param::Etp || p == Param::EpDispatch) && v.base.model.experts == 0) return true;  // no experts
   // Inference is forward only, each rank holding its weights whole (docs/config.md).
   if (v.base.work.mode != Mode::Training &&
       (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute))

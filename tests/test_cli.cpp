@@ -244,6 +244,8 @@ TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
   const std::string folded = test::run_cli("eval " + mixtral + " --set workload.tp=2 --set workload.dp=32 "
                                            "--set workload.pp=1 --set workload.etp=1").out;
   EXPECT_NE(folded.find(" ep 8 etp 1 (folded)"), std::string::npos) << folded;
+  const auto dedup = nlohmann::json::parse(test::run_cli("eval " + mixtral + " --json --set workload.ep_dispatch=dedup").out);
+  EXPECT_EQ(dedup["workload"]["ep_dispatch"], "dedup");
   EXPECT_NE(folded.find("placement (ranks along dims 0-1): tp 2x1 dp 4x8 ep 8x1 edp 1x8\n"), std::string::npos) << folded;
   // Unfolded, the same EP 8 leaves the node (4 x 2): a note says folding would keep it inside.
   const std::string unfolded =

@@ -272,8 +272,10 @@ TEST(Config, MixtureOfExpertsKeys) {
   EXPECT_EQ(lc.config.work.ep, 8);
   EXPECT_EQ(lc.config.work.etp, 0);  // not folded unless given
   const auto folded = psa::load_config(test::data_path("configs/mixtral-8x7b-h100.yaml"),
-                                       {"workload.etp=1", "system.calibration.ep_overlap=0.5"});
+                                       {"workload.etp=1", "system.calibration.ep_overlap=0.5", "workload.ep_dispatch=dedup"});
   EXPECT_EQ(folded.config.work.etp, 1);
+  EXPECT_EQ(folded.config.work.ep_dispatch, EpDispatch::NodeDedup);
+  EXPECT_EQ(lc.config.work.ep_dispatch, EpDispatch::AllToAll);  // the default
   EXPECT_EQ(folded.config.cal.ep_overlap, 0.5);
   const std::string p = write_temp("moe.yaml", "model: {preset: GPT-22B, experts: 4}\nsystem: dgx-a100\nworkload: {tp: 8}\n");
   EXPECT_EQ(psa::load_config(p, {}).config.model.top_k, 2);

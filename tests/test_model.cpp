@@ -1306,6 +1306,24 @@ TEST(MixtureOfExperts, FoldedExpertsTakeTheirOwnLayout) {
   EXPECT_GT(ra.dp_comm_s, 0.0);
   alone.work.etp = 0;  // unfolded: one copy of each expert slice, nothing to synchronise
   EXPECT_EQ(evaluate(alone).dp_comm_s, 0.0);
+  // ep_dispatch dedup (DeepEP-style): a token crosses to each node holding one of its experts
+  // once. 16 experts top-2, folded ETP 1 / EP 16: dim 0's 8 ranks (a node) x 2 nodes on dim 1.
+  // A node holds 8 experts and misses both of a token's with probability 8/16 x 7/15 = 7/30, so
+  // a token reaches 2 x 23/30 nodes: dim 1's phase of each all-to-all carries 23/30 of the
+  // copies, 4.01 us + 23/30 x 8388608 x 1/2 / 25e9 s (the ring of 2 above) where the plain
+  // all-to-all takes 4.01 us + 167.77216 us: 7/30 x 167.77216 us less, x 32 a step.
+  Config dedup = moe_cluster(16);
+  dedup.model.experts = 16;
+  dedup.work.etp = 1;
+  const double plain = evaluate(dedup).ep_comm_s;
+  dedup.work.ep_dispatch = EpDispatch::NodeDedup;
+  ASSERT_EQ(evaluate(dedup).reason, Reason::Ok);
+  EXPECT_NEAR(plain - evaluate(dedup).ep_comm_s, 32 * 167.77216e-6 * 7 / 30, 1e-12);
+  // Within one node (EP 8 on dim 1 alone) there is nothing to de-duplicate.
+  Config one = moe_cluster(8);
+  const double one_plain = evaluate(one).ep_comm_s;
+  one.work.ep_dispatch = EpDispatch::NodeDedup;
+  EXPECT_EQ(evaluate(one).ep_comm_s, one_plain);
   // etp x ep must divide a stage's TP x CP x DP ranks and fall evenly on the dimensions; etp
   // must divide each expert's FFN width.
   Config bad = moe_cluster(8);

@@ -87,8 +87,8 @@ TEST(Psa, PaperCountSystem1) {
   EXPECT_NE(prefill.out.find("no effect:   workload.sharding\n"), std::string::npos) << prefill.out;
   // A dense model has no experts whose layout etp would fold.
   const test::CliRun etp = test::run_cli("space " + test::data_path("psa/cosmic/workload-system1.yaml") +
-                                         " --set 'parameters.workload.etp=[0,1]'");
-  EXPECT_NE(etp.out.find("no effect:   workload.etp\n"), std::string::npos) << etp.out;
+                                         " --set 'parameters.workload.etp=[0,1]' --set 'parameters.workload.ep_dispatch=[alltoall,dedup]'");
+  EXPECT_NE(etp.out.find("no effect:   workload.etp, workload.ep_dispatch\n"), std::string::npos) << etp.out;
   // Constraints that tie too many points together to count name themselves: 256^4 combinations
   // of four per-dimension NPU counts under one product constraint.
   const test::CliRun tangled = test::run_cli(
