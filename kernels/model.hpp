@@ -62,8 +62,7 @@ namespace cosmic {
 //    before the gather, D T h top_k / t), and the backward pass does not gather them again (one
 //    all-gather a layer less). workload.etp (MoE parallel folding), workload.ep_dispatch
 //    (dedup) and calibration.ep_overlap added; their defaults give every other result as
-//    revision 8 did. Dense models and MoE
-//    without TP unchanged.
+//    revision 8 did. Dense models and MoE without TP unchanged.
 constexpr int64_t kModelRevision = 9;
 
 // ---------------------------------------------------------------------------------------------
