@@ -259,12 +259,7 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
         rep.placement.push_back({"edp", {g.ep_dp.k, g.ep_dp.k + c.net.ndims}});
       // An EP group pushed out of the innermost dimension by the TP ranks, which folding with
       // etp 1 would keep there: the all-to-alls would not leave it.
-      const auto outermost = [&](const Span& s) {
-        int32_t d = -1;
-        for (int32_t i = 0; i < c.net.ndims; ++i)
-          if (s.k[i] > 1) d = i;
-        return d;
-      };
+      const auto outermost = [&](const Span& s) { return outermost_dim(s, c.net.ndims); };
       Config folded = c;
       folded.work.etp = 1;
       Groups fg = g;

@@ -111,6 +111,13 @@ COSMIC_HD inline Reason place_groups(const Network& net, const Workload& w, Span
   return Reason::Ok;
 }
 
+// The outermost network dimension a group's span takes more than one rank of; -1 for none.
+COSMIC_HD inline int32_t outermost_dim(const Span& s, int32_t ndims) {
+  for (int32_t i = ndims - 1; i >= 0; --i)
+    if (s.k[i] > 1) return i;
+  return -1;
+}
+
 // The union of two groups' spans (e.g. DP x CP, which hold the same weights and reduce
 // gradients together). Approximation: the merged group in a dimension is as dense as the denser.
 COSMIC_HD inline Span merge_spans(const Span& a, const Span& b) {
@@ -1043,12 +1050,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     double tied_sync = 0;
     if (pp > 1 && m.tied_embeddings) {
       Span outer;
-      for (int32_t i = c.net.ndims - 1; i >= 0; --i)
-        if (pp_span.k[i] > 1) {
-          outer.k[i] = pp_span.k[i];
-          outer.stride[i] = pp_span.stride[i];
-          break;
-        }
+      const int32_t d = outermost_dim(pp_span, c.net.ndims);  // pp > 1: one exists
+      outer.k[d] = pp_span.k[d];
+      outer.stride[d] = pp_span.stride[d];
       tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
     }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;

@@ -73,6 +73,7 @@ struct Workload {
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
   int32_t output_tokens = 0;    // Generate, Serve: tokens produced after the prompt
   int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
+                                // (folded, etp > 0: of the TP x CP x DP ranks after the ETP group)
   EpDispatch ep_dispatch = EpDispatch::AllToAll;
   int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp
                                 // and EP inside DP; else each expert split over etp ranks and EP taken from
