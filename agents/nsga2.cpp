@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "agents/common.hpp"
@@ -112,44 +113,68 @@ Nsga2Params Nsga2Params::from(const Params& p, Params* effective) {
   return o;
 }
 
-std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n, std::vector<size_t>* order) {
-  std::vector<int32_t> rank(n, 0);
-  if (order) order->clear();
-  if (n == 0) return rank;
+namespace {
+
+// The points first .. n - 1 in lexicographic order (objective 0, then 1, ..., then index): a
+// stable sort by the first objective from index order, then each run of equal first objectives
+// sorted by the other objectives and the index. Runs grow long as a population converges
+// (thousands of points at 10^5 share a runtime and a bandwidth, with different costs): with two
+// objectives they take the radix sort too.
+std::vector<size_t> lex_order(const double* obj, size_t stride, int32_t nobj, size_t first, size_t n) {
   auto f = [&](size_t i, int32_t j) { return obj[size_t(j) * stride + i]; };
-  // Lexicographic order on the objectives, ties by index: a stable sort by the first objective
-  // from index order, then each run of equal first objectives sorted by the other objectives and
-  // the index. Runs grow long as a population converges (thousands of points at 10^5 share a
-  // runtime and a bandwidth, with different costs): with two objectives they take the radix
-  // sort too.
-  std::vector<Keyed> keyed(n);
-  for (size_t i = 0; i < n; ++i) keyed[i] = {f(i, 0), i};
+  std::vector<Keyed> keyed(n - first), run;
+  for (size_t i = first; i < n; ++i) keyed[i - first] = {f(i, 0), i};
   stable_sort_by_key(keyed);
-  std::vector<size_t> idx(n);
-  for (size_t k = 0; k < n; ++k) idx[k] = keyed[k].i;
-  // With two objectives, f2 in that order too (one gather), so that what follows reads both
-  // objectives in sequence rather than at random (cache misses took most of this function).
-  std::vector<double> f2;
-  if (nobj == 2) {
-    f2.resize(n);
-    for (size_t k = 0; k < n; ++k) f2[k] = f(idx[k], 1);
-  }
-  std::vector<Keyed> run;
-  for (size_t lo = 0, hi; lo < n; lo = hi) {
-    for (hi = lo + 1; hi < n && keyed[hi].key == keyed[lo].key;) ++hi;
-    if (nobj == 2 && hi - lo > 1) {  // a run is in index order: a stable sort by f2 breaks ties by index
+  std::vector<size_t> idx(keyed.size());
+  for (size_t k = 0; k < keyed.size(); ++k) idx[k] = keyed[k].i;
+  for (size_t lo = 0, hi; lo < keyed.size(); lo = hi) {
+    for (hi = lo + 1; hi < keyed.size() && keyed[hi].key == keyed[lo].key;) ++hi;
+    if (hi - lo < 2) continue;
+    if (nobj == 2) {  // a run is in index order: a stable sort by f2 breaks ties by index
       run.resize(hi - lo);
-      for (size_t k = lo; k < hi; ++k) run[k - lo] = {f2[k], idx[k]};
+      for (size_t k = lo; k < hi; ++k) run[k - lo] = {f(idx[k], 1), idx[k]};
       stable_sort_by_key(run);
-      for (size_t k = lo; k < hi; ++k) idx[k] = run[k - lo].i, f2[k] = run[k - lo].key;
-    } else if (hi - lo > 1)
+      for (size_t k = lo; k < hi; ++k) idx[k] = run[k - lo].i;
+    } else {
       std::sort(idx.begin() + ptrdiff_t(lo), idx.begin() + ptrdiff_t(hi), [&](size_t a, size_t b) {
         for (int32_t j = 1; j < nobj; ++j)
           if (f(a, j) != f(b, j)) return f(a, j) < f(b, j);
         return a < b;
       });
+    }
   }
-  if (order) *order = idx;
+  return idx;
+}
+
+}  // namespace
+
+std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n, std::vector<size_t>* order,
+                                       const std::vector<size_t>* sorted_prefix) {
+  std::vector<int32_t> rank(n, 0);
+  if (order) order->clear();
+  if (n == 0) return rank;
+  auto f = [&](size_t i, int32_t j) { return obj[size_t(j) * stride + i]; };
+  // The points in lexicographic order: those after the prefix sorted here, and merged with the
+  // prefix's order (on equal objectives the prefix's point, the lower index, first).
+  const size_t m = sorted_prefix ? sorted_prefix->size() : 0;
+  std::vector<size_t> idx = lex_order(obj, stride, nobj, m, n);
+  if (m > 0) {
+    std::vector<size_t> merged(n);
+    std::merge(sorted_prefix->begin(), sorted_prefix->end(), idx.begin(), idx.end(), merged.begin(), [&](size_t a, size_t b) {
+      for (int32_t j = 0; j < nobj; ++j)
+        if (f(a, j) != f(b, j)) return f(a, j) < f(b, j);
+      return false;
+    });
+    idx.swap(merged);
+  }
+  // With two or three objectives, their values in that order (one gather), so that what follows
+  // reads them in sequence rather than at random (cache misses took most of this function):
+  // point k in lexicographic order has objective j at lex[j * n + k].
+  std::vector<double> lex(nobj == 2 || nobj == 3 ? size_t(nobj) * n : 0);
+  for (int32_t j = 0; j < nobj && !lex.empty(); ++j)
+    for (size_t k = 0; k < n; ++k) lex[size_t(j) * n + k] = f(idx[k], j);
+  const double *f1 = lex.data(), *f2 = f1 + n, *f3 = f2 + n;
+  if (order) *order = idx;  // (a copy: idx is read below)
   auto same = [&](size_t a, size_t b) {
     for (int32_t j = 0; j < nobj; ++j)
       if (f(a, j) != f(b, j)) return false;
@@ -167,7 +192,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     int32_t front = 0;
     for (size_t k = 0; k < n; ++k) {
       const double y = f2[k];
-      if (k == 0 || keyed[k].key != keyed[k - 1].key || y != f2[k - 1]) {  // not the point before again
+      if (k == 0 || f1[k] != f1[k - 1] || y != f2[k - 1]) {  // not the point before again
         front = int32_t(first_above(min_f2, y));
         if (size_t(front) == min_f2.size()) min_f2.push_back(y);
         else min_f2[size_t(front)] = std::min(min_f2[size_t(front)], y);
@@ -176,8 +201,47 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     }
     return rank;
   }
-  // ENS-SS: a point joins the first front none of whose members dominates it; members are
-  // checked latest first (Zhang, Tian, Cheng & Jin 2015). Only earlier points can dominate.
+  // Three objectives: each front kept as its staircase in (f2, f3), the members that no other
+  // member matches or beats in both, by f2 with f3 falling. Every member precedes the point in
+  // lexicographic order, so its f1 is no larger, and a member dominates the point iff its f2 and
+  // f3 are no larger (equal vectors excepted): a front dominates it iff the staircase's last step
+  // at or before its f2 has an f3 at or below its f3, and a member that another matches or beats
+  // in (f2, f3) is never needed. A front that dominates the point has every front before it
+  // dominate it too (a member there dominates the dominating member, and dominance is
+  // transitive), so the first front not dominating it is found by bisection, as with two
+  // objectives (O(n log^2 n); ENS-SS, quadratic in the size of the fronts, took most of a second
+  // a generation at a population of 10^5).
+  if (nobj == 3) {
+    std::vector<std::map<double, double>> stairs;  // f2 -> f3, per front
+    const auto dominates = [](const std::map<double, double>& st, double y2, double y3) {
+      const auto at = st.upper_bound(y2);
+      return at != st.begin() && std::prev(at)->second <= y3;
+    };
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = idx[k];
+      if (k > 0 && f1[k] == f1[k - 1] && f2[k] == f2[k - 1] && f3[k] == f3[k - 1]) {
+        rank[i] = rank[idx[k - 1]];
+        continue;
+      }
+      const double y2 = f2[k], y3 = f3[k];
+      size_t lo = 0, hi = stairs.size();
+      while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (dominates(stairs[mid], y2, y3)) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo == stairs.size()) stairs.emplace_back();
+      auto& st = stairs[lo];
+      auto at = st.lower_bound(y2);  // the steps the point matches or beats in both: removed
+      while (at != st.end() && at->second >= y3) at = st.erase(at);
+      st.emplace_hint(at, y2, y3);
+      rank[i] = int32_t(lo);
+    }
+    return rank;
+  }
+  // Four or more, ENS-SS: a point joins the first front none of whose members dominates it;
+  // members are checked latest first (Zhang, Tian, Cheng & Jin 2015). Only earlier points can
+  // dominate.
   auto dominates = [&](size_t a, size_t b) {
     bool strict = false;
     for (int32_t j = 0; j < nobj; ++j) {
@@ -211,33 +275,62 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   return rank;
 }
 
-std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed, std::vector<size_t>* feasible_order) {
-  std::vector<size_t> feas, infeas;
-  for (size_t i = 0; i < s.size; ++i) (s.feasible(i) ? feas : infeas).push_back(i);
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed, RankOrders* orders) {
+  // The points by feasibility, in index order; pos[i]: point i's place in its list (for the
+  // points the caller's orders cover).
+  size_t of = orders ? std::min(orders->of, s.size) : 0;
+  std::vector<size_t> feas, infeas, pos(of);
+  feas.reserve(s.size);
+  infeas.reserve(s.size);
+  for (size_t i = 0; i < s.size; ++i) {
+    auto& list = s.feasible(i) ? feas : infeas;
+    if (i < of) pos[i] = list.size();
+    list.push_back(i);
+  }
+  // The caller's orders count: where they do not cover the points below `of` (a reduced call
+  // left the infeasible ones unsorted), everything is sorted here.
+  const auto below = [&](const std::vector<size_t>& v) { return size_t(std::lower_bound(v.begin(), v.end(), of) - v.begin()); };
+  if (orders && (orders->feasible.size() != below(feas) || orders->infeasible.size() != below(infeas))) of = 0;
+  const size_t known_feas = of ? orders->feasible.size() : 0, known_infeas = of ? orders->infeasible.size() : 0;
   std::vector<int32_t> rank(s.size, 0);
   std::vector<double> cols(size_t(s.nobj) * feas.size());
   for (int32_t j = 0; j < s.nobj; ++j)
     for (size_t k = 0; k < feas.size(); ++k) cols[size_t(j) * feas.size() + k] = s.at(feas[k], j);
-  const std::vector<int32_t> r = nondominated_sort(cols.data(), feas.size(), s.nobj, feas.size(), feasible_order);
-  if (feasible_order)
-    for (size_t& k : *feasible_order) k = feas[k];
+  std::vector<size_t> prefix(known_feas), lex;  // in the feasible points' own indices
+  for (size_t k = 0; k < known_feas; ++k) prefix[k] = pos[orders->feasible[k]];
+  const std::vector<int32_t> r = nondominated_sort(cols.data(), feas.size(), s.nobj, feas.size(), orders ? &lex : nullptr, &prefix);
   int32_t next = 0;
   for (size_t k = 0; k < feas.size(); ++k) {
     rank[feas[k]] = r[k];
     next = std::max(next, r[k] + 1);
   }
+  if (orders) {
+    for (size_t& k : lex) k = feas[k];
+    orders->of = s.size;
+    orders->feasible.swap(lex);
+  }
   if (feas.size() >= needed) {  // the infeasible points come after `needed` others: one rank for all
     for (size_t i : infeas) rank[i] = next;
+    if (orders) orders->infeasible.clear();
     return rank;
   }
-  std::vector<Keyed> by_violation(infeas.size());
-  for (size_t k = 0; k < infeas.size(); ++k) by_violation[k] = {s.violation[infeas[k]], infeas[k]};
-  stable_sort_by_key(by_violation);  // infeas is in index order: ties by index
-  for (size_t k = 0; k < infeas.size(); ++k) infeas[k] = by_violation[k].i;
+  // By (violation, index): the points after the known ones sorted (from index order, so ties go
+  // by index), then merged after the known ones where violations are equal.
+  std::vector<Keyed> by_violation(infeas.size() - known_infeas);
+  for (size_t k = known_infeas; k < infeas.size(); ++k) by_violation[k - known_infeas] = {s.violation[infeas[k]], infeas[k]};
+  stable_sort_by_key(by_violation);
+  for (size_t k = known_infeas; k < infeas.size(); ++k) infeas[k] = by_violation[k - known_infeas].i;
+  if (known_infeas > 0) {
+    std::vector<size_t> merged(infeas.size());
+    std::merge(orders->infeasible.begin(), orders->infeasible.end(), infeas.begin() + ptrdiff_t(known_infeas), infeas.end(),
+               merged.begin(), [&](size_t a, size_t b) { return s.violation[a] < s.violation[b]; });
+    infeas.swap(merged);
+  }
   for (size_t k = 0; k < infeas.size(); ++k) {
     if (k > 0 && s.violation[infeas[k]] != s.violation[infeas[k - 1]]) ++next;
     rank[infeas[k]] = next;
   }
+  if (orders) orders->infeasible.swap(infeas);
   return rank;
 }
 
@@ -315,10 +408,10 @@ void Nsga2::ask(Population& pop) {
 // computed for the fronts up to the one that reaches `keep` individuals (the others keep 0), and
 // constrained_ranks may give all infeasible points one rank when `keep` points are feasible.
 // The kept individuals get the (rank, distance) a full assignment would give them. Returns the
-// fronts.
-Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep) {
-  std::vector<size_t> lex;  // two objectives: the feasible points in lexicographic order
-  const std::vector<int32_t> rank = constrained_ranks(s, keep, s.nobj == 2 ? &lex : nullptr);
+// fronts. `orders` as for constrained_ranks.
+Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep, RankOrders& orders) {
+  const std::vector<int32_t> rank = constrained_ranks(s, keep, &orders);
+  const std::vector<size_t>& lex = orders.feasible;
   crowded_.resize(s.size);
   int32_t nfronts = 0;
   for (size_t i = 0; i < s.size; ++i) {
@@ -368,7 +461,8 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   if (rows_.size() == 0) {
     rows_.swap(children_);
     parent_scores_ = scores;
-    assign(parent_scores_, scores.size);
+    parent_orders_ = {};
+    assign(parent_scores_, scores.size, parent_orders_);
     return;
   }
   // Parents and children together (parents first), then the best P by (rank, crowding distance).
@@ -382,7 +476,8 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
     if (k < P) copy_scores(parent_scores_, k, all_s, k);
     else copy_scores(scores, k - P, all_s, k);
   }
-  const Fronts fronts = assign(all_s, P);
+  RankOrders orders = std::move(parent_orders_);
+  const Fronts fronts = assign(all_s, P, orders);
   // The first P in the crowded order (wins(): rank, larger distance, index): every front before
   // the one that crosses P, and the winners of that front by distance.
   size_t cut = 0;  // the front that crosses P
@@ -397,11 +492,18 @@ void Nsga2::tell(const Population& pop, const Scores& scores) {
   for (size_t k = 0; k < P - before; ++k) survives[last[k]] = 1;
   // The survivors in index order. As in Deb et al. 2002, they keep the (rank, distance) of the
   // selection for the next generation's tournaments.
-  std::vector<size_t> kept;
+  std::vector<size_t> kept, new_index(N);
   kept.reserve(P);
   for (size_t i = 0; i < N; ++i)
-    if (survives[i]) kept.push_back(i);
+    if (survives[i]) new_index[i] = kept.size(), kept.push_back(i);
   rows_.keep(kept);
+  // The survivors' orders, in their new indices (which keep the old ones' order).
+  parent_orders_.of = P;
+  for (auto [from, to] : {std::pair{&orders.feasible, &parent_orders_.feasible}, {&orders.infeasible, &parent_orders_.infeasible}}) {
+    to->clear();
+    for (size_t i : *from)
+      if (survives[i]) to->push_back(new_index[i]);
+  }
   parent_scores_.resize(scores.nobj, P);
   std::vector<Crowded> crowded(P);
 #pragma omp parallel for schedule(static) if (P >= 8192)
@@ -436,6 +538,7 @@ void Nsga2::load(StateReader& r) {
     throw std::runtime_error("agent state: nsga2 parents, scores and ranks differ in number");
   crowded_.resize(rank.size());
   for (size_t i = 0; i < rank.size(); ++i) crowded_[i] = {rank[i], distance[i]};
+  parent_orders_ = {};
 }
 
 }  // namespace cosmic::agents

@@ -3,7 +3,8 @@
 // points rank by violation, Deb 2000):
 //   - non-dominated sorting: 2 objectives O(N log N) (sort by f1, then each point joins the
 //     first front whose lowest f2 so far exceeds its f2, found by binary search; Jensen 2003);
-//     3 or more, the efficient non-dominated sort ENS-SS (Zhang et al. 2015);
+//     3, the same bisection over the fronts, each front kept as its staircase in (f2, f3);
+//     4 or more, the efficient non-dominated sort ENS-SS (Zhang et al. 2015);
 //   - crowding distance within each front; survivors of parents + children by (rank, distance);
 //   - children by binary tournaments on (rank, crowding), uniform crossover and per-gene
 //     categorical mutation (the GA's operators).
@@ -28,17 +29,28 @@ struct Nsga2Params {
 
 // Front index (0 = non-dominated) of each of the n points; objective j of point i is
 // obj[j * stride + i]. Minimisation. `order`, when given, receives the points in lexicographic
-// order (objective 0, then 1, ..., then index), which the sort goes through.
+// order (objective 0, then 1, ..., then index), which the sort goes through. `sorted_prefix`,
+// when given, is that order of the points 0 .. m - 1 (m its size), known from an earlier call:
+// only the points after them are sorted, and merged with it.
 std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t nobj, size_t n,
-                                       std::vector<size_t>* order = nullptr);
+                                       std::vector<size_t>* order = nullptr,
+                                       const std::vector<size_t>* sorted_prefix = nullptr);
+
+// The orders constrained_ranks goes through, of the points 0 .. of - 1: the feasible points in
+// lexicographic order, the infeasible ones by (violation, index).
+struct RankOrders {
+  size_t of = 0;
+  std::vector<size_t> feasible, infeasible;
+};
 
 // Ranks with constraints: feasible points by nondominated_sort, then infeasible ones after the
 // last feasible front, one front per distinct violation, smaller first. A caller that needs the
 // order of the first `needed` points only may pass it: when that many are feasible, every
 // infeasible point gets the same rank after the feasible fronts (no sort by violation).
-// `feasible_order`, when given, receives the feasible points in lexicographic order.
-std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX,
-                                       std::vector<size_t>* feasible_order = nullptr);
+// `orders`, when given, holds the orders of the first orders->of points (a population's parents,
+// say: the ranking then sorts only the points after them), and receives those of all points (of
+// the infeasible ones none, where `needed` spared their sort).
+std::vector<int32_t> constrained_ranks(const Scores& s, size_t needed = SIZE_MAX, RankOrders* orders = nullptr);
 
 // Crowding distance of the points `front` (indices into obj, increasing: equal values are
 // ordered by index); boundary points get infinity.
@@ -67,7 +79,7 @@ class Nsga2 : public Agent {
   struct Fronts {
     std::vector<size_t> start, members;
   };
-  Fronts assign(const Scores& s, size_t keep);
+  Fronts assign(const Scores& s, size_t keep, RankOrders& orders);
   std::vector<int32_t> card_;
   int32_t nobj_;
   Nsga2Params p_;
@@ -82,6 +94,9 @@ class Nsga2 : public Agent {
     double distance;  // crowding distance within the front
   };
   std::vector<Crowded> crowded_;  // per parent (per parent and child while selecting)
+  // The parents' orders from the selection that kept them (none after load(): the next tell()
+  // sorts them again, to the same orders), so that a generation sorts only its children.
+  RankOrders parent_orders_;
 };
 
 }  // namespace cosmic::agents

@@ -1195,6 +1195,26 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
   EXPECT_EQ(agents::nondominated_sort(obj.data(), n, 2, n), reference_ranks(obj, n, 2));
 }
 
+// Three objectives (fronts as staircases) against ENS-SS, which a fourth, constant objective
+// sends them through without changing who dominates whom: the same ranks, on sizes and values
+// that make many fronts, long fronts, ties in every objective and duplicates.
+TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
+  agents::Rng r(31);
+  for (int trial = 0; trial < 8; ++trial) {
+    const size_t n = trial < 4 ? 600 : 6000;
+    const uint64_t values = trial % 2 == 0 ? 8 : 0;  // 0: continuous
+    std::vector<double> obj(4 * n, 1.0);             // objective 3: constant
+    for (size_t i = 0; i < 3 * n; ++i) obj[i] = values ? double(r.below(values)) - 3 : r.uniform();
+    if (trial % 4 == 3)  // a correlated population: f3 rises with f1, many points per front
+      for (size_t i = 0; i < n; ++i) obj[2 * n + i] = obj[i] + 0.1 * obj[n + i];
+    if (values) obj[0] = -0.0, obj[1] = 0.0;
+    const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
+    EXPECT_EQ(three, agents::nondominated_sort(obj.data(), n, 4, n)) << trial;
+    EXPECT_GT(*std::max_element(three.begin(), three.end()), 3) << trial;  // several fronts
+    if (n <= 600) EXPECT_EQ(three, reference_ranks(obj, n, 3)) << trial;
+  }
+}
+
 // Large populations take the radix sort (1,024 points and more): one objective gives the dense
 // rank of the values, and crowding distances equal a comparison-sort computation.
 TEST(Nsga2, LargePopulationsRankAndCrowdExactly) {
@@ -1304,11 +1324,12 @@ TEST(Nsga2, CrowdingFromTheLexicographicOrderEqualsTheSortedOne) {
     sc.resize(2, n);
     sc.obj = obj;
     for (size_t i = 0; i < n; i += 3) sc.violation[i] = 1.0 + double(i % 7);
-    std::vector<size_t> feasible_order, feasible_lex;
-    agents::constrained_ranks(sc, SIZE_MAX, &feasible_order);
+    agents::RankOrders orders;
+    agents::constrained_ranks(sc, SIZE_MAX, &orders);
+    std::vector<size_t> feasible_lex;
     for (size_t i : lex)
       if (i % 3 != 0) feasible_lex.push_back(i);
-    ASSERT_EQ(feasible_order, feasible_lex) << trial;
+    ASSERT_EQ(orders.feasible, feasible_lex) << trial;
     const int32_t fronts = *std::max_element(rank.begin(), rank.end()) + 1;
     for (int32_t f = 0; f < fronts; ++f) {
       std::vector<size_t> by_index, by_lex;
@@ -1325,6 +1346,43 @@ TEST(Nsga2, CrowdingFromTheLexicographicOrderEqualsTheSortedOne) {
         ASSERT_EQ(std::memcmp(&got[k], &want[at], sizeof(double)), 0) << trial << " front " << f << " point " << by_lex[k];
       }
     }
+  }
+}
+
+// A generation sorts only its children: with the orders of the first points (the parents) given,
+// constrained_ranks gives the ranks and orders of a sort of everything, for any number of
+// objectives, with ties and duplicates across the two parts; orders that do not fit the points
+// (a reduced call's, without the infeasible ones) are sorted again.
+TEST(Nsga2, RanksFromTheParentsOrdersEqualAFullSort) {
+  agents::Rng r(23);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int32_t nobj = 1 + trial % 3;
+    const size_t n = trial < 12 ? 2 + size_t(r.below(300)) : 4000;  // 4,000: the radix sort
+    const uint64_t values = trial % 2 == 0 ? 5 : 0;                  // 0: continuous
+    Scores sc;
+    sc.resize(nobj, n);
+    for (double& x : sc.obj) x = values ? double(r.below(values)) : r.uniform();
+    for (size_t i = 0; i < n; ++i)
+      if (r.below(4) == 0) sc.violation[i] = values ? 1.0 + double(r.below(3)) : r.uniform() + 0.5;
+    agents::RankOrders all;
+    const std::vector<int32_t> want = agents::constrained_ranks(sc, SIZE_MAX, &all);
+    const size_t m = size_t(r.below(n + 1));  // the parents: points 0 .. m - 1
+    Scores parents;
+    parents.resize(nobj, m);
+    for (size_t i = 0; i < m; ++i) agents::copy_scores(sc, i, parents, i);
+    agents::RankOrders orders;
+    agents::constrained_ranks(parents, SIZE_MAX, &orders);
+    ASSERT_EQ(orders.of, m);
+    EXPECT_EQ(agents::constrained_ranks(sc, SIZE_MAX, &orders), want) << trial;
+    EXPECT_EQ(orders.of, n);
+    EXPECT_EQ(orders.feasible, all.feasible) << trial;
+    EXPECT_EQ(orders.infeasible, all.infeasible) << trial;
+    // A reduced call (`needed` reached by the feasible points) leaves no infeasible order.
+    agents::RankOrders reduced;
+    agents::constrained_ranks(parents, 0, &reduced);
+    EXPECT_TRUE(reduced.infeasible.empty());
+    EXPECT_EQ(agents::constrained_ranks(sc, SIZE_MAX, &reduced), want) << trial;
+    EXPECT_EQ(reduced.infeasible, all.infeasible) << trial;
   }
 }
 
