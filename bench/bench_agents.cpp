@@ -21,9 +21,13 @@ namespace {
 
 constexpr size_t kPop = 100000;
 
-cosmic::psa::DesignSpace fullstack(bool two_objectives) {
+// The System 1 full-stack space with its objective (runtime x bandwidth), or two (and runtime x
+// cost), or three (latency, network cost, memory).
+cosmic::psa::DesignSpace fullstack(int objectives = 1) {
   auto ds = cosmic::psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml");
-  if (two_objectives) ds.objectives = {cosmic::Objective::RuntimeXBw, cosmic::Objective::RuntimeXCost};
+  using cosmic::Objective;
+  if (objectives == 2) ds.objectives = {Objective::RuntimeXBw, Objective::RuntimeXCost};
+  if (objectives == 3) ds.objectives = {Objective::Latency, Objective::Cost, Objective::Memory};
   return ds;
 }
 
@@ -35,9 +39,9 @@ std::vector<int32_t> cards(const cosmic::SpaceView& v) {
 
 // state.range(0): the population (10^5, and 4,096 as in the study's searches, where fixed costs
 // per generation weigh more).
-void run_agent(benchmark::State& state, const std::string& name) {
+void run_agent(benchmark::State& state, const std::string& name, int objectives) {
   const size_t population = size_t(state.range(0));
-  const auto ds = fullstack(name == "nsga2");
+  const auto ds = fullstack(objectives);
   auto made = cosmic::agents::make_agent(name, cards(*ds.view), int32_t(ds.objectives.size()),
                                          {{name + ".population", std::to_string(population)}}, 1);
   auto eval = cosmic::make_cpu_population_evaluator(*ds.view, ds.objectives);
@@ -72,10 +76,13 @@ void run_agent(benchmark::State& state, const std::string& name) {
 // every run and repetition measures the same generations: the population converges as it goes
 // and the agents' work changes with it (NSGA-II's runs of equal objectives grow, for one).
 const bool kAgentBenchmarks = [] {
-  for (const char* agent : {"rw", "ga", "aco", "nsga2"})
+  // NSGA-II with two objectives (BM_Agent_nsga2) and three (BM_Agent_nsga2_3).
+  for (auto [agent, objectives] : {std::pair<const char*, int>{"rw", 1}, {"ga", 1}, {"aco", 1}, {"nsga2", 2}, {"nsga2", 3}})
     for (auto [population, generations] : {std::pair<int64_t, int64_t>{4096, 200}, {int64_t(kPop), 20}})
-      benchmark::RegisterBenchmark((std::string("BM_Agent_") + agent).c_str(),
-                                   [agent = std::string(agent)](benchmark::State& st) { run_agent(st, agent); })
+      benchmark::RegisterBenchmark((std::string("BM_Agent_") + agent + (objectives == 3 ? "_3" : "")).c_str(),
+                                   [agent = std::string(agent), objectives = objectives](benchmark::State& st) {
+                                     run_agent(st, agent, objectives);
+                                   })
           ->Arg(population)
           ->Iterations(generations)
           ->Unit(benchmark::kMillisecond)
@@ -88,7 +95,7 @@ const bool kAgentBenchmarks = [] {
 // of them pass the constraints and run the full model). The CUDA cases skip without a device; they include copying the genomes
 // in and the scores out.
 void run_eval(benchmark::State& state, const std::string& backend, int ga_generations) {
-  const auto ds = fullstack(false);
+  const auto ds = fullstack();
   std::unique_ptr<cosmic::PopulationEvaluator> eval;
   try {
     eval = cosmic::make_population_evaluator(backend, *ds.view, ds.objectives);
