@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -81,11 +82,47 @@ std::string node_name(const YAML::Node& n) {
   return n.IsMap() && n["name"] && n["name"].IsScalar() ? n["name"].Scalar() : std::string("inline");
 }
 
+namespace {
+
+// Throws, naming the line and column, where `text` is not UTF-8 (RFC 3629: no overlong forms,
+// surrogates or code points above U+10FFFF). YAML files are read as UTF-8; other bytes would pass
+// the YAML parser and break the JSON that results and `--json` are written as.
+void check_utf8(const std::string& text, const std::string& path) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = [&](size_t k) { return k < text.size() ? uint8_t(text[k]) : uint8_t(0); };
+    const uint8_t c = byte(i);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+    for (size_t k = 1; k < len; ++k) {
+      if ((byte(i + k) >> 6) != 0x2) len = 0;
+      cp = cp << 6 | (byte(i + k) & 0x3f);
+    }
+    static constexpr uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (len == 0 || cp < kLeast[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
+      throw ConfigError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + hex +
+                        " is not UTF-8 text (YAML files are read as UTF-8)");
+    }
+    if (c == '\n') line += 1, column = 1;
+    else column += 1;
+    i += len;
+  }
+}
+
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  check_utf8(text.str(), path);
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAllFromFile(path);
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text.str());
     // A second document ("---") would be ignored: more likely a mistake than an intent.
     if (docs.size() > 1)
       throw ConfigError(path + ":" + std::to_string(docs[1].Mark().line + 1) +
@@ -93,8 +130,6 @@ YAML::Node load_yaml_file(const std::string& path) {
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     check_unique_keys(root, path);
     return root;
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": cannot open file");
   } catch (const YAML::Exception& e) {
     std::ostringstream os;
     os << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": YAML syntax error: " << e.msg;

@@ -29,6 +29,19 @@ std::string error_of(const std::string& path, const std::vector<std::string>& se
   return "";
 }
 
+// A file that is not UTF-8 is refused at the first bad byte, by line and column (a stray byte
+// in a name would otherwise break every JSON output later); UTF-8 beyond ASCII is text.
+TEST(Config, NonUtf8BytesAreRefusedWithTheirPlace) {
+  const std::string ok = "model: GPT3-175B  # \u00e9 \u4e2d \U0001F600\n";
+  EXPECT_EQ(error_of(write_temp("utf8.yaml", "name: caf\xc3\xa9\n" + ok)).find("UTF-8"), std::string::npos);
+  for (const auto& [bytes, column] : {std::pair<std::string, int>{"w\xff\xfe", 8}, {"\xc0\xaf", 7},  // 0xFF; overlong '/'
+                                      {"ab\xed\xa0\x80", 9}, {"x\xe2\x82", 8}}) {           // surrogate; cut short
+    const std::string e = error_of(write_temp("latin.yaml", ok + "name: " + bytes + "\n"));
+    EXPECT_NE(e.find("latin.yaml:2:" + std::to_string(column) + ": byte 0x"), std::string::npos) << e;
+    EXPECT_NE(e.find("is not UTF-8"), std::string::npos) << e;
+  }
+}
+
 TEST(Config, StudyBaselineLoads) {
   const auto lc = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"));
   const Config& c = lc.config;
