@@ -51,6 +51,19 @@ namespace cosmic {
 
 namespace {
 
+// Writes `text` to `path` whole, or throws with the system's reason (a full disk among them): the
+// file is closed before the check, so that what the stream still buffered is counted.
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream os(path, std::ios::binary);
+  os << text;
+  os.close();
+  if (!os) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+namespace {
+
 const double kInf = std::numeric_limits<double>::infinity();
 
 double now_s() {
@@ -326,12 +339,9 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   }
   root["name"] = e.id;
   const std::string out = (fs::path(dir) / "psa" / (e.id + ".yaml")).string();
-  std::ofstream os(out);
   YAML::Emitter em;
   em << root;
-  os << "# Made by `cosmic study` for experiment " << e.id << " from " << e.psa << "\n"
-     << em.c_str() << "\n";
-  if (!os) throw std::runtime_error("cannot write " + out);
+  write_file(out, "# Made by `cosmic study` for experiment " + e.id + " from " + e.psa + "\n" + em.c_str() + "\n");
   return out;
 }
 
@@ -1067,10 +1077,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);
-  {
-    std::ofstream js(dir / "summary.json");
-    js << summary.dump(1) << "\n";
-  }
+  write_file(dir / "summary.json", summary.dump(1) + "\n");
   std::string figures;
   if (o.plots) {
     const std::string script = (fs::path(psa::data_dir()).parent_path() / "scripts" / "study_plots.py").string();
@@ -1098,10 +1105,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     md << "\n## Figures\n\n";
     for (const auto& p : pngs) md << "![" << p << "](figures/" << p << ")\n\n";
   }
-  {
-    std::ofstream rep(dir / "report.md");
-    rep << md.str();
-  }
+  write_file(dir / "report.md", md.str());
   std::cout << "report: " << (dir / "report.md").string() << "\nsummary: " << (dir / "summary.json").string() << "\n";
   if (!pngs.empty()) std::cout << "figures: " << (dir / "figures").string() << " (" << pngs.size() << " PNG)\n";
   return 0;
