@@ -571,6 +571,7 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     h5::write_strings(b.id(), "gene", names);
     h5::write_strings(b.id(), "value", labels);
     h5::write_column(b.id(), "index", genome);
+    h5::set_dimension(b.id(), "gene");  // a row per gene (index: the value's, not a point's)
     for (int32_t j = 0; j < st.nobj; ++j)
       h5::set_attr(b.id(), psa::objective_name(ds.objectives[size_t(j)]), st.best.obj[size_t(j)]);
     for (int k = 0; k < kPopMetrics; ++k) h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
@@ -619,6 +620,7 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     }
     h5::write_column(p.id(), "index", lo);
     h5::write_column(p.id(), "index_hi", hi);
+    h5::set_dimension(p.id(), "index");  // a row per point, as a sweep's tables
   }
   h5::set_attr(file, "generations", st.generations);
   h5::set_attr(file, "evaluated_count", st.evaluations);

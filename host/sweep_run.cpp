@@ -120,7 +120,7 @@ struct Table {
   }
   // Extends the group's columns (in_place == nullptr: whole chunks compressed on the OpenMP
   // threads, h5::append_columns), or rewrites them in place, uncompressed, in that format
-  // (h5::overwrite_column).
+  // (h5::overwrite_column). The rows are points: `index` is the dimension of every column.
   void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, const h5::ColumnFormat* in_place) {
     std::vector<h5::ColumnRows> cols;
     each_column(ds, k, [&](const std::string& name, const auto& v) {
@@ -128,6 +128,7 @@ struct Table {
       else cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
     });
     if (!in_place) h5::append_columns(grp, cols);
+    h5::set_dimension(grp, "index");
   }
   // Rows first .. first + count - 1 of the group's columns.
   void read(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, size_t first, size_t count) {

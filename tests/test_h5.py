@@ -1077,6 +1077,13 @@ class SearchFile(unittest.TestCase):
             return
         with ds:
             np.testing.assert_array_equal(ds[obj].values, col)
+        # /best is a row per gene: its `index` column holds value indices, not points, so the
+        # dimension is `gene` (the gene names), not `index`.
+        with xr.open_dataset(out, group="best", engine="h5netcdf") as best, h5py.File(out, "r") as f:
+            self.assertEqual(list(best.dims), ["gene"])
+            self.assertEqual(list(best["gene"].values), list(f["best/gene"].asstr()[:]))
+            self.assertEqual(best["index"].dims, ("gene",))
+            np.testing.assert_array_equal(best["index"].values, f["best/index"][:])
 
     def test_every_time_limited_session_moves_on(self):
         # A limit shorter than one generation (or than a resume's replay) still runs one new
