@@ -162,7 +162,7 @@ size_t column_size(hid_t parent, const std::string& name);
 size_t stored_rows(hid_t parent, const std::string& name, size_t rows);
 std::vector<std::string> member_names(hid_t group);  // the links in a group, in name order
 
-void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);  // replaces one of that name
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 
 // Dimensions as netCDF-4 stores them (HDF5 dimension scales), which xarray's h5netcdf engine
@@ -172,8 +172,8 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 void make_scale(hid_t parent, const std::string& name);
 // Makes column `scale` the dimension of every other column of `group` that is not a scale
 // itself: a table whose rows are the values of `scale` (points, evaluations, generations, reason
-// codes). Columns attached already are left as they are, so that writers call it after every
-// write that may have made a column.
+// codes). Columns that have a dimension already are left as they are, so that writers call it
+// after every write that may have made a column.
 void set_dimension(hid_t group, const std::string& scale);
 
 }  // namespace cosmic::h5

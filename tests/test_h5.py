@@ -15,6 +15,7 @@ the uninterrupted run's rows. A run that ends before its signal is retried with 
 test fails when none was interrupted.
 """
 import concurrent.futures
+import importlib.util
 import json
 import re
 import os
@@ -35,6 +36,19 @@ COSMIC = DATA = None
 def sweep(psa, out, *args, check=True):
     cmd = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", psa), "-o", out, "--quiet", *args]
     return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def points_psa(folder):
+    """A small space (224 points, two objectives) with a gene no result depends on
+    (collective.policy, which a sweep folds); returns the PSA file's path."""
+    psa = os.path.join(folder, "points.yaml")
+    with open(psa, "w") as f:
+        f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
+                "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, recompute: [none, full]}\n"
+                "  collective: {policy: [LIFO, FIFO]}\n"
+                "  network: {topology.1: [Ring, FullyConnected], npu_bandwidth_GBps.1: [100, 150]}\n"
+                "derived: {tp: auto}\nobjectives: [latency, network_cost]\n")
+    return psa
 
 
 def top1(path):
@@ -64,6 +78,68 @@ def read_everything(path, all_rows=False):
                     for k in obj.attrs:
                         obj.attrs[k]
         walk(f)
+
+
+def h5_groups(path):
+    """The groups of a result file that hold datasets, by path from the root, soft links followed
+    (so a sweep's /top, /pareto, /histogram and /reasons are listed as well as /state/0, /state/1
+    and /state/current)."""
+    found = []
+    with h5py.File(path, "r") as f:
+        def walk(g, at):
+            if any(isinstance(g[k], h5py.Dataset) for k in g):
+                found.append(at or "/")
+            for k in g:
+                if isinstance(g[k], h5py.Group):
+                    walk(g[k], at + "/" + k)
+        walk(f, "")
+    return found
+
+
+def row_dimension(group):
+    """The dimension of every column of a group of a result file (docs/results-format.md), or
+    None for a group whose every dataset is a dimension of its own (/genes, /checkpoint)."""
+    parts = group.strip("/").split("/")
+    if parts[-1] in ("pareto", "all") or (len(parts) > 1 and parts[-2] == "top"):
+        return "index"
+    return {"evaluated": "evaluation", "generations": "generation", "best": "gene", "reasons": "code",
+            "histogram": "bin", "genes": None, "checkpoint": None}[parts[-1]]
+
+
+def dimension_problems(path):
+    """Opens the root and every group of a result file with xarray (h5netcdf, no phony_dims) and
+    lists what is not as docs/results-format.md says: each group's columns on its dimension
+    (row_dimension), whose coordinate holds the column of that name and has no repeated value;
+    /genes and /checkpoint with a dimension per dataset; /histogram's edges on their own; every
+    variable reading back the dataset's values. Empty when all is well."""
+    import xarray as xr
+    problems = []
+    with xr.open_dataset(path, engine="h5netcdf"):  # the root: attributes only
+        pass
+    with h5py.File(path, "r") as f:
+        for group in h5_groups(path):
+            dim = row_dimension(group)
+            try:
+                ds = xr.open_dataset(path, group=group, engine="h5netcdf")
+            except ValueError as e:  # a dataset without a dimension scale
+                problems.append(f"{group}: {str(e).splitlines()[0]}")
+                continue
+            with ds:
+                names = set(f[group].keys())
+                if set(ds.variables) != names:
+                    problems.append(f"{group}: variables {sorted(ds.variables)}, datasets {sorted(names)}")
+                for name in sorted(names & set(ds.variables)):
+                    own = dim is None or name == dim or (dim == "bin" and name == "edges")
+                    want = (name,) if own else (dim,)
+                    if ds[name].dims != want:
+                        problems.append(f"{group}/{name}: dimensions {ds[name].dims}, expected {want}")
+                    column = f[group][name]
+                    stored = column.asstr()[:] if column.dtype.kind == "O" else column[:]
+                    if list(np.ravel(ds[name].values)) != list(np.ravel(stored)):
+                        problems.append(f"{group}/{name}: xarray reads other values than h5py")
+                if dim is not None and dim in ds.indexes and not ds.indexes[dim].is_unique:
+                    problems.append(f"{group}: coordinate {dim} repeats values")
+    return problems
 
 
 def same_result(test, a, b):
@@ -140,7 +216,7 @@ class SweepFile(unittest.TestCase):
             self.assertIn("--seed 7", a["command_line"])
             self.assertAlmostEqual(a["evaluated_per_s"], a["evaluated_count"] / a["wall_time_s"], delta=1e-6 * a["evaluated_per_s"])
             # The reductions: links to the published one of the two copies in /state.
-            self.assertEqual(a["format_version"], 2)
+            self.assertEqual(a["format_version"], 3)
             self.assertEqual(a["kind"], "sweep")
             for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
                 self.assertEqual(f.get(name, getlink=True).path, "/state/current/" + name)
@@ -354,13 +430,7 @@ class SweepFile(unittest.TestCase):
         # `cosmic show --config`: a point of a sweep (index in the folded space: the policy gene
         # is folded) or a search, written as a configuration, evaluates to the numbers the run
         # recorded for it, bit for bit (derived TP, per-NPU bandwidth over 7 links included).
-        psa = os.path.join(self.dir, "points.yaml")
-        with open(psa, "w") as f:
-            f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
-                    "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, recompute: [none, full]}\n"
-                    "  collective: {policy: [LIFO, FIFO]}\n"
-                    "  network: {topology.1: [Ring, FullyConnected], npu_bandwidth_GBps.1: [100, 150]}\n"
-                    "derived: {tp: auto}\nobjectives: [latency, network_cost]\n")
+        psa = points_psa(self.dir)
         out = os.path.join(self.dir, "points.h5")
         subprocess.run([COSMIC, "sweep", psa, "-o", out, "-q"], check=True)
 
@@ -892,6 +962,118 @@ class SweepFile(unittest.TestCase):
                     self.assertEqual(len(f["all"][c]), len(g["all"][c]), f"{path}: {c}")
                     self.assertTrue(np.array_equal(f["all"][c][:], g["all"][c][:]), f"{path}: {c}")
             same_result(self, path, ref)
+
+
+class Dimensions(unittest.TestCase):
+    """Every group of every kind of result file opens in xarray without phony_dims, with
+    meaningful dimensions (docs/results-format.md, "Reading with xarray")."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_every_group_opens_with_named_dimensions(self):
+        import xarray as xr
+        psa = points_psa(self.dir)
+        files = {}
+
+        def run(name, *args):
+            files[name] = os.path.join(self.dir, name + ".h5")
+            subprocess.run([COSMIC, *args[:1], psa, "-o", files[name], "-q", "--backend", "cpu", *args[1:]], check=True)
+
+        run("sweep", "sweep", "--keep", "all")
+        run("shard0", "sweep", "--keep", "all", "--shard", "0/2")
+        run("shard1", "sweep", "--keep", "all", "--shard", "1/2")
+        files["merged"] = os.path.join(self.dir, "merged.h5")
+        subprocess.run([COSMIC, "merge", files["merged"], files["shard0"], files["shard1"], "--quiet"], check=True)
+        search = ["search", "--agent", "ga", "--budget", "200", "--population", "20", "--seed", "3"]
+        run("search", *search)
+        run("feasible", *search, "--keep", "feasible")
+        run("nsga2", "search", "--agent", "nsga2", "--budget", "200", "--population", "20")
+        for name, path in files.items():
+            self.assertEqual(dimension_problems(path), [], name)
+            with h5py.File(path, "r") as f:
+                groups = {g.lstrip("/") for g in h5_groups(path)}
+                expected = {"genes", "best", "evaluated", "generations", "checkpoint"} if name in ("search", "feasible") \
+                    else {"genes", "best", "evaluated", "generations", "checkpoint", "pareto"} if name == "nsga2" \
+                    else {"genes", "top/latency", "top/cost", "pareto", "histogram", "reasons", "all"}
+                self.assertLessEqual(expected, groups, name)
+                if "reasons" in f:
+                    self.assertEqual(list(f["reasons/code"][:]), list(range(-1, len(f["reasons/code"]) - 1)))
+                if "histogram" in f:
+                    self.assertEqual(list(f["histogram/bin"][:]), list(range(302)))
+                if "generations" in f:
+                    self.assertEqual(list(f["generations/generation"][:]), list(range(int(f.attrs["generations"]))))
+                    self.assertEqual(list(f["best/gene"].asstr()[:]), list(f.attrs["gene_names"]))
+                # /genes: a dimension per gene, even where genes have as many values as each other.
+                with xr.open_dataset(path, group="genes", engine="h5netcdf") as genes:
+                    names = [x.decode() if isinstance(x, bytes) else x for x in f["genes"].attrs["gene_names"]]
+                    self.assertEqual(sorted(genes.dims), sorted(names))
+                    self.assertEqual(list(genes["workload.recompute"].values), ["none", "full"])
+        # /evaluated's evaluation numbers: 0, 1, ... with --keep all; with --keep feasible those of
+        # the feasible evaluations, as the same search with --keep all numbers them.
+        with h5py.File(files["search"], "r") as a, h5py.File(files["feasible"], "r") as b:
+            self.assertEqual(list(a["evaluated/evaluation"][:]), list(range(200)))
+            feasible = a["evaluated/evaluation"][:][a["evaluated/violation"][:] == 0]
+            self.assertGreater(len(feasible), 0)
+            self.assertLess(len(feasible), 200)
+            np.testing.assert_array_equal(b["evaluated/evaluation"][:], feasible)
+            np.testing.assert_array_equal(b["evaluated/latency"][:], a["evaluated/latency"][:][feasible])
+
+
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_resume_gives_an_earlier_format_its_dimensions(self):
+        # A sweep file as format 2 wrote it (no dimension on /genes, /histogram, /reasons; no
+        # `bin`), left unfinished with nothing more to sweep: --resume publishes its reductions
+        # again in format 3, with the same results.
+        psa = points_psa(self.dir)
+        out, ref = os.path.join(self.dir, "old.h5"), os.path.join(self.dir, "ref.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", ref, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        shutil.copy(ref, out)
+        with h5py.File(out, "r+") as f:
+            for group in ("genes", "state/0/histogram", "state/1/histogram", "state/0/reasons", "state/1/reasons"):
+                g = f[group]
+                if "bin" in g:
+                    del g["bin"]
+                for d in g.values():
+                    for a in ("DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME"):
+                        if a in d.attrs:
+                            del d.attrs[a]
+            f.attrs["format_version"] = np.int64(2)
+            f.attrs["complete"] = np.int64(0)
+            f["state/current"].attrs["complete"] = np.int64(0)
+        self.assertNotEqual(dimension_problems(out), [])
+        subprocess.run([COSMIC, "sweep", psa, "-o", out, "--resume", "-q", "--backend", "cpu"], check=True)
+        self.assertEqual(dimension_problems(out), [])
+        same_result(self, out, ref)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["format_version"], 3)
+            self.assertEqual(f.attrs["complete"], 1)
+
+    def test_a_search_of_an_earlier_format_is_not_resumed(self):
+        # Format 1 lacks /evaluated's evaluation and /generations' generation, which a resumed
+        # session would append to: refused with the reason, the file left as it was.
+        psa = points_psa(self.dir)
+        out = os.path.join(self.dir, "old.h5")
+        subprocess.run([COSMIC, "search", psa, "-o", out, "-q", "--agent", "ga", "--budget", "200", "--population", "20",
+                        "--time-limit", "1e-9", "--backend", "cpu"], check=True)
+        with h5py.File(out, "r+") as f:
+            self.assertEqual(f.attrs["format_version"], 2)
+            self.assertEqual(f.attrs["complete"], 0)
+            f.attrs["format_version"] = np.int64(1)
+        with open(out, "rb") as f:
+            before = f.read()
+        r = subprocess.run([COSMIC, "search", psa, "-o", out, "--resume", "-q"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot resume: the file is in search format 1, this cosmic writes format 2", r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), before)
 
 
 class SearchFile(unittest.TestCase):

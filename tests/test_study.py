@@ -5,6 +5,7 @@ experiment, gains, gaps, near-optimal genome counts, budget limits, the time bre
 
 usage: test_study.py COSMIC_BINARY DATA_DIR
 """
+import importlib.util
 import json
 import math
 import os
@@ -14,6 +15,9 @@ import tempfile
 import time
 
 import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_h5 import dimension_problems  # noqa: E402  (every group through xarray)
 
 
 def close(a, b, rel=1e-9):
@@ -302,6 +306,14 @@ def main():
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
         check(all(n > 0 for n in rows_checked.values()), "comparisons without rows checked: %r" % rows_checked)
         check_times(out, summary, report)
+        # Every group of every run's file opens in xarray with its dimensions, no phony_dims.
+        if importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"):
+            for name in sorted(os.listdir(out)):
+                if name.endswith(".h5"):
+                    problems = dimension_problems(os.path.join(out, name))
+                    check(not problems, name + ": " + "; ".join(problems))
+        else:
+            print("xarray check skipped: no xarray or h5netcdf")
 
         figs = os.path.join(out, "figures")
         if os.path.isdir(figs):
