@@ -647,6 +647,18 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
   h5::set_attr(file, "complete", int64_t(complete ? 1 : 0));
 }
 
+// /reasons: the codes of /evaluated's `reason` column with their names, as a sweep's /reasons
+// (which counts them too).
+void write_reasons(hid_t file) {
+  h5::Handle g = h5::group(file, "reasons", true);
+  std::vector<int32_t> code;
+  std::vector<std::string> name;
+  reason_codes(code, name);
+  h5::write_column(g.id(), "code", code, h5::ColumnFormat{code.size(), 0, false});
+  h5::write_strings(g.id(), "name", name);
+  h5::set_dimension(g.id(), "code");
+}
+
 // Wall time and where it went (docs/results-format.md).
 void write_times(hid_t file, const State& st) {
   h5::set_attr(file, "wall_time_s", st.wall_s);
@@ -811,6 +823,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
     write_gene_labels(f, ds);
+    write_reasons(f);
     h5::set_attr(f, "complete", int64_t(0));
     h5::flush(f);
     file = created.publish();

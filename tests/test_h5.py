@@ -999,8 +999,9 @@ class Dimensions(unittest.TestCase):
             self.assertEqual(dimension_problems(path), [], name)
             with h5py.File(path, "r") as f:
                 groups = {g.lstrip("/") for g in h5_groups(path)}
-                expected = {"genes", "best", "evaluated", "generations", "checkpoint"} if name in ("search", "feasible") \
-                    else {"genes", "best", "evaluated", "generations", "checkpoint", "pareto"} if name == "nsga2" \
+                expected = {"genes", "reasons", "best", "evaluated", "generations", "checkpoint"} \
+                    if name in ("search", "feasible") \
+                    else {"genes", "reasons", "best", "evaluated", "generations", "checkpoint", "pareto"} if name == "nsga2" \
                     else {"genes", "top/latency", "top/cost", "pareto", "histogram", "reasons", "all"}
                 self.assertLessEqual(expected, groups, name)
                 if "reasons" in f:
@@ -1015,6 +1016,15 @@ class Dimensions(unittest.TestCase):
                     names = [x.decode() if isinstance(x, bytes) else x for x in f["genes"].attrs["gene_names"]]
                     self.assertEqual(sorted(genes.dims), sorted(names))
                     self.assertEqual(list(genes["workload.recompute"].values), ["none", "full"])
+        # A search's /reasons names its reason codes, as a sweep's does (which counts them too).
+        with h5py.File(files["sweep"], "r") as a, h5py.File(files["search"], "r") as b:
+            np.testing.assert_array_equal(b["reasons/code"][:], a["reasons/code"][:])
+            self.assertEqual(list(b["reasons/name"].asstr()[:]), list(a["reasons/name"].asstr()[:]))
+            self.assertNotIn("count", b["reasons"])
+            names = dict(zip(b["reasons/code"][:], b["reasons/name"].asstr()[:]))
+            self.assertEqual(names[-1], "CONSTRAINT")
+            self.assertEqual(names[0], "OK")
+            self.assertLessEqual(set(b["evaluated/reason"][:]), set(names))
         # /evaluated's evaluation numbers: 0, 1, ... with --keep all; with --keep feasible those of
         # the feasible evaluations, as the same search with --keep all numbers them.
         with h5py.File(files["search"], "r") as a, h5py.File(files["feasible"], "r") as b:
