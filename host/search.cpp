@@ -389,6 +389,12 @@ struct Pending {
       h5::append_column(g.id(), "agent_s", agent_s, f);
       h5::append_column(g.id(), "eval_s", eval_s, f);
       h5::set_dimension(g.id(), "generation");  // a row per generation
+      // The curves are objective 0's values, in its units (the columns are named for what they
+      // hold, not for the objective, so h5::column_units does not know them).
+      for (const char* c : {"best_objective", "generation_best"}) {
+        h5::Handle d = h5::dataset(g.id(), c);
+        if (!h5::has_attr(d.id(), "units")) h5::set_attr(d.id(), "units", std::string(psa::objective_units(ds.objectives[0])));
+      }
       h5::set_attr(file, "generations", uint64_t(h5::column_size(g.id(), "evaluations")));
       h5::set_attr(file, "evaluated_count", evals.back());
     }
@@ -588,9 +594,17 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     h5::write_strings(b.id(), "value", labels);
     h5::write_column(b.id(), "index", genome);
     h5::set_dimension(b.id(), "gene");  // a row per gene (index: the value's, not a point's)
-    for (int32_t j = 0; j < st.nobj; ++j)
-      h5::set_attr(b.id(), psa::objective_name(ds.objectives[size_t(j)]), st.best.obj[size_t(j)]);
-    for (int k = 0; k < kPopMetrics; ++k) h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
+    // Each value with its units in an attribute named after it: latency and latency_units.
+    for (int32_t j = 0; j < st.nobj; ++j) {
+      const std::string name = psa::objective_name(ds.objectives[size_t(j)]);
+      h5::set_attr(b.id(), name, st.best.obj[size_t(j)]);
+      h5::set_attr(b.id(), name + "_units", std::string(psa::objective_units(ds.objectives[size_t(j)])));
+    }
+    for (int k = 0; k < kPopMetrics; ++k) {
+      h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
+      if (const char* units = column_units(kPopMetricNames[k]))
+        h5::set_attr(b.id(), std::string(kPopMetricNames[k]) + "_units", std::string(units));
+    }
     h5::set_attr(b.id(), "feasible", int64_t(st.best.feasible(0) ? 1 : 0));
     h5::set_attr(b.id(), "violation", st.best.violation[0]);
     h5::set_attr(b.id(), "reason", int64_t(st.best.reason[0]));

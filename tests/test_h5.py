@@ -1036,6 +1036,35 @@ class Dimensions(unittest.TestCase):
             np.testing.assert_array_equal(b["evaluated/latency"][:], a["evaluated/latency"][:][feasible])
 
 
+    def test_every_value_carries_units(self):
+        # Every double column (objectives, metrics, times, a search's curves) has a `units`
+        # attribute, but for the histogram's edges (each objective's own units) and a search's
+        # violation (a ranking, not a quantity); /best's values have theirs as NAME_units.
+        psa = points_psa(self.dir)
+        sweep_out, search_out = os.path.join(self.dir, "u-sweep.h5"), os.path.join(self.dir, "u-search.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", sweep_out, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "search", psa, "-o", search_out, "-q", "--agent", "nsga2", "--budget", "200",
+                        "--population", "20", "--backend", "cpu"], check=True)
+        want = {"latency": "s", "cost": "USD", "time_s": "s", "first_token_s": "s", "memory_bytes": "bytes",
+                "network_cost_usd": "USD", "tokens_per_s": "tokens/s", "mfu": "fraction of peak", "wall_s": "s",
+                "agent_s": "s", "eval_s": "s", "best_objective": "s", "generation_best": "s"}  # objective 0: latency
+        for path in (sweep_out, search_out):
+            with h5py.File(path, "r") as f:
+                checked = 0
+                for group in h5_groups(path):
+                    for name, d in f[group].items():
+                        if d.dtype != np.float64 or name in ("edges", "violation"):
+                            continue
+                        self.assertEqual(d.attrs.get("units"), want[name], f"{path}: {group}/{name}")
+                        checked += 1
+                self.assertGreater(checked, 20)
+        with h5py.File(search_out, "r") as f:
+            best = f["best"].attrs
+            for name in ("latency", "cost", "time_s", "first_token_s", "memory_bytes", "network_cost_usd",
+                         "tokens_per_s", "mfu"):
+                self.assertIn(name, best)
+                self.assertEqual(best[name + "_units"], want[name], name)
+
     @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
                          "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
     def test_resume_gives_an_earlier_format_its_dimensions(self):
