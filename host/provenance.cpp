@@ -212,6 +212,8 @@ void label_dimensions(hid_t file) {
   for (const std::string& name : h5::member_names(genes.id())) h5::make_scale(genes.id(), name);
 }
 
+std::string index_space(const std::vector<std::string>& folded_genes) { return folded_genes.empty() ? "psa" : "folded"; }
+
 void reason_codes(std::vector<int32_t>& code, std::vector<std::string>& name) {
   code.assign(1, -1);
   name.assign(1, "CONSTRAINT");

@@ -57,6 +57,11 @@ void label_dimensions(hid_t file);
 // The rows of /reasons: code -1, CONSTRAINT (a PSA constraint violated), then the model's
 // reasons 0 .. kNumReasons - 1 with their names.
 void reason_codes(std::vector<int32_t>& code, std::vector<std::string>& name);
+// The space the point indices of a file are in (its `index` columns, /best's space_index), as
+// its root attribute index_space records it: "psa", the PSA's whole space (searches, and sweeps
+// that fold no gene), or "folded", the PSA's space with the genes `folded_genes` names taken at
+// their first value only (a sweep that folds genes).
+std::string index_space(const std::vector<std::string>& folded_genes);
 
 // The space of result file `f` (named `file` in messages; a sweep's folded as it swept it),
 // rebuilt from what it recorded: recorded_space() of its attributes.

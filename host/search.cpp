@@ -836,6 +836,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (const auto& g : ds.genes) names.push_back(g.name);
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
+    h5::set_attr(f, "index_space", index_space({}));  // a search runs over the PSA's whole space
     write_gene_labels(f, ds);
     write_reasons(f);
     h5::set_attr(f, "complete", int64_t(0));

@@ -203,6 +203,7 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, con
   h5::set_attr(f, "keep", m.keep);
   if (!m.folded.empty()) h5::set_attr(f, "folded_genes", m.folded);
   h5::set_attr(f, "fold_copies", m.copies);
+  h5::set_attr(f, "index_space", index_space(m.folded));
   write_gene_labels(f, ds);
 }
 
@@ -660,6 +661,7 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     h5::set_attr(file.id(), "device", m.device);
     h5::set_attr(file.id(), "format_version", kFormatVersion);
     label_dimensions(file.id());  // a file of an earlier format: /genes' dimensions
+    h5::set_attr(file.id(), "index_space", index_space(m.folded));  // and the space of its indices
     // The copy read, saved as the other one and published again: this repairs what a kill inside
     // a flush may have left half published, moves a format 1 file's reductions to /state, and
     // gives an earlier format's reductions their dimensions (the other copy gets them with the

@@ -1036,6 +1036,50 @@ class Dimensions(unittest.TestCase):
             np.testing.assert_array_equal(b["evaluated/latency"][:], a["evaluated/latency"][:][feasible])
 
 
+    def test_a_sweep_and_a_search_join_on_their_genes(self):
+        # A sweep that folds a gene numbers its points in the folded space, a search (and a
+        # sweep with --no-fold) in the PSA's; index_space says which. The search's rows map to
+        # the folded sweep's index as docs/results-format.md says (mixed radix over the sweep's
+        # /genes lengths, the folded genes left out), where the values agree; its /pareto index
+        # is the unfolded sweep's.
+        psa = points_psa(self.dir)
+        out = {k: os.path.join(self.dir, k + ".h5") for k in ("folded", "unfolded", "search")}
+        subprocess.run([COSMIC, "sweep", psa, "-o", out["folded"], "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", out["unfolded"], "-q", "--keep", "all", "--no-fold", "--backend",
+                        "cpu"], check=True)
+        subprocess.run([COSMIC, "search", psa, "-o", out["search"], "-q", "--agent", "nsga2", "--budget", "400",
+                        "--population", "40", "--backend", "cpu"], check=True)
+        with h5py.File(out["folded"], "r") as sw, h5py.File(out["unfolded"], "r") as full, \
+                h5py.File(out["search"], "r") as se:
+            self.assertEqual(sw.attrs["index_space"], "folded")
+            self.assertEqual(full.attrs["index_space"], "psa")
+            self.assertEqual(se.attrs["index_space"], "psa")
+            genes = list(sw["genes"].attrs["gene_names"])
+            folded = set(sw.attrs["folded_genes"])
+            self.assertEqual(folded, {"collective.policy"})
+            ev = se["evaluated"]
+            index = np.zeros(len(ev["violation"]), dtype=np.uint64)
+            stride = 1
+            for g in genes:
+                if g not in folded:
+                    index += ev[g][:].astype(np.uint64) * np.uint64(stride)
+                stride *= len(sw["genes"][g])  # a folded gene's: 1
+            row = {int(i): k for k, i in enumerate(sw["all/index"][:])}
+            swept = ev["reason"][:] != -1  # /all lists the points that meet the PSA's constraints
+            self.assertGreater(int(swept.sum()), 0)
+            for k in np.flatnonzero(swept):
+                r = row[int(index[k])]
+                self.assertEqual(ev["latency"][k], sw["all/latency"][r], k)
+                self.assertEqual(ev["reason"][k], sw["all/reason"][r], k)
+                for g in genes:
+                    if g not in folded:
+                        self.assertEqual(ev[g][k], sw["all"][g][r], g)
+            # A search's front by its index (the PSA's space) in the unfolded sweep.
+            full_row = {int(i): k for k, i in enumerate(full["all/index"][:])}
+            self.assertGreater(len(se["pareto/index"]), 1)
+            for k, i in enumerate(se["pareto/index"][:]):
+                self.assertEqual(se["pareto/latency"][k], full["all/latency"][full_row[int(i)]])
+
     def test_every_value_carries_units(self):
         # Every double column (objectives, metrics, times, a search's curves) has a `units`
         # attribute, but for the histogram's edges (each objective's own units) and a search's
