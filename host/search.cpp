@@ -354,12 +354,14 @@ struct Pending {
     return h;
   }
 
-  // Appends the rows, sets the root counters and flushes the file.
+  // Appends the rows, sets the root counters and flushes the file, in three steps, each flushed
+  // before the next starts: the rows of /evaluated; evaluated_rows, counting them; the rows of
+  // /generations (the generations these rows complete) with the counters generations and
+  // evaluated_count. A kill inside a flush can leave what that flush writes unreadable, so each
+  // counter is written only once what it counts is on disk: readers of a killed file take the
+  // first evaluated_rows rows of /evaluated, and every generation /generations lists has its
+  // rows among them. write_final sets the whole count.
   void write(hid_t file, const psa::DesignSpace& ds) const {
-    // Readers of a killed file take the rows of /evaluated this counter gives: those the earlier
-    // writes flushed (a kill inside this write's flush can leave its own rows unreadable, and the
-    // counter is written in the same flush). write_final sets the whole count.
-    h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
     if (rows() > 0) {
       const h5::ColumnFormat& f = kEvaluatedFormat;
       h5::Handle ev = h5::group(file, "evaluated", true);
@@ -375,7 +377,10 @@ struct Pending {
       cols.push_back(h5::column_rows(names[c++], evaluation, kGeneFormat));
       h5::append_columns(ev.id(), cols);
       h5::set_dimension(ev.id(), "evaluation");  // a row per evaluation kept
+      h5::flush(file);
     }
+    h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
+    if (rows() > 0) h5::flush(file);
     if (!evals.empty()) {
       const h5::ColumnFormat& f = kGenerationsFormat;
       h5::Handle g = h5::group(file, "generations", true);  // last: it says which generations are whole

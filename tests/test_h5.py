@@ -1080,6 +1080,39 @@ class Dimensions(unittest.TestCase):
             for k, i in enumerate(se["pareto/index"][:]):
                 self.assertEqual(se["pareto/latency"][k], full["all/latency"][full_row[int(i)]])
 
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_docs_xarray_recipe(self):
+        # docs/results-format.md "Reading a search with xarray", run as written: on a search with
+        # one objective (xarray gives its objectives attribute as a plain string), whole and as a
+        # kill can leave it (rows committed past the generations /generations lists).
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "results-format.md")) as f:
+            doc = f.read()
+        recipe = doc.split("### Reading a search with xarray", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+        psa = points_psa(self.dir)
+        whole, killed = os.path.join(self.dir, "whole.h5"), os.path.join(self.dir, "killed.h5")
+        subprocess.run([COSMIC, "search", psa, "-o", whole, "-q", "--agent", "ga", "--budget", "200", "--population",
+                        "20", "--set", "objectives=[latency]", "--backend", "cpu"], check=True)
+        shutil.copy(whole, killed)
+        with h5py.File(killed, "r+") as f:
+            for d in f["generations"].values():
+                d.resize((7,))
+        for path, listed in ((whole, 10), (killed, 7)):
+            ns = {}
+            exec(recipe.replace('"search.h5"', repr(path)), ns)
+            with h5py.File(path, "r") as f:
+                self.assertEqual(ns["objectives"], ["latency"])
+                self.assertIsInstance(ns["root"].attrs["objectives"], str)  # one element: a plain string
+                rows = f["evaluated/generation"][:] < listed
+                self.assertEqual(int(rows.sum()), 20 * listed)
+                np.testing.assert_array_equal(ns["ev"]["evaluation"].values, f["evaluated/evaluation"][:][rows])
+                names = dict(zip(f["reasons/code"][:], f["reasons/name"].asstr()[:]))
+                self.assertEqual(list(ns["reason"].values), [names[c] for c in f["evaluated/reason"][:][rows]])
+                labels = f["genes/workload.dp"].asstr()[:]
+                self.assertEqual(list(ns["dp"].values), [labels[v] for v in f["evaluated/workload.dp"][:][rows]])
+                curve = f["generations/best_objective"][:]
+                np.testing.assert_array_equal(ns["best_so_far"].values, curve[f["evaluated/generation"][:][rows]])
+
     def test_every_value_carries_units(self):
         # Every double column (objectives, metrics, times, a search's curves) has a `units`
         # attribute, but for the histogram's edges (each objective's own units) and a search's
@@ -1201,6 +1234,33 @@ class SearchFile(unittest.TestCase):
         read = subprocess.run([COSMIC, *config], check=True, capture_output=True, text=True)
         self.assertEqual(read.stdout, written)
         self.assertIn("the search stopped before writing /best; its best point is row", read.stderr)
+
+    def test_show_takes_a_killed_searchs_best_from_the_generations_listed(self):
+        # A killed search's /evaluated may commit rows of a generation /generations does not
+        # list yet: show's best point (no /best) is the best of the listed generations' rows, the
+        # point of the best so far it reports.
+        out = os.path.join(self.dir, "cut.h5")
+        subprocess.run(self.search(out, "--agent", "ga", "--budget", "400", "--population", "40", "--seed", "2",
+                                   "--backend", "cpu", "-q"), check=True)
+        with h5py.File(out, "r+") as f:
+            del f["best"]
+            for a in ("stopped", "feasible_count", "best_objective"):
+                del f.attrs[a]
+            curve = f["generations/best_objective"][:]
+            listed = int(np.argmax(curve < curve[0])) or len(curve)  # up to the first improvement, not after
+            self.assertLess(listed, len(curve))
+            for d in f["generations"].values():
+                d.resize((listed,))
+            obj = f["evaluated/runtime_x_bw"][:]
+            ok = (f["evaluated/reason"][:] == 0) & (f["evaluated/generation"][:] < listed)
+            expected = int(np.flatnonzero(ok)[np.argmin(obj[ok])])
+            self.assertLess(obj[f["evaluated/reason"][:] == 0].min(), obj[expected])  # a later row is better
+        shown = json.loads(subprocess.run([COSMIC, "show", out, "--json"], check=True, capture_output=True,
+                                          text=True).stdout)
+        self.assertTrue(shown["killed"])
+        self.assertEqual(shown["best_objective_so_far"], obj[expected])
+        r = subprocess.run([COSMIC, "show", out, "--config", "best"], check=True, capture_output=True, text=True)
+        self.assertIn(f"its best point is row {expected} of /evaluated", r.stderr)
 
     def test_a_killed_extension_leaves_no_stale_results(self):
         # A finished search resumed with a larger budget and killed: what the last session wrote
@@ -1409,7 +1469,7 @@ class SearchFile(unittest.TestCase):
             self.assertEqual(f.attrs["complete"], 0)
             # Every chunk decompresses: /generations whole, /evaluated's committed rows (a kill
             # inside an HDF5 flush can leave the rows that flush wrote past the file's end of
-            # allocation: "addr overflow"; evaluated_rows counts only rows an earlier flush wrote).
+            # allocation: "addr overflow"; evaluated_rows counts only rows a completed flush wrote).
             committed = int(f.attrs.get("evaluated_rows", 0))
             for name, d in (f["evaluated"].items() if "evaluated" in f else ()):
                 self.assertLessEqual(committed, len(d), name)
@@ -1417,7 +1477,10 @@ class SearchFile(unittest.TestCase):
             for name, d in (f["generations"].items() if "generations" in f else ()):  # made at the first write
                 d[:]
             if "generations" in f:
-                self.assertGreaterEqual(len(f["evaluated/violation"]), int(f["generations/evaluations"][-1]))
+                # The generations listed have their rows among the committed ones (--keep all: a
+                # row per evaluation); the committed rows may run into the next generation.
+                self.assertGreaterEqual(committed, int(f["generations/evaluations"][-1]))
+                self.assertLessEqual(int(f["evaluated/generation"][committed - 1]), len(f["generations/generation"]))
         # Also from what a kill inside an HDF5 flush can leave: /evaluated's last chunk not stored
         # although the columns (and /generations) count its rows, which then read as zeros.
         extended = os.path.join(self.dir, "extended.h5")
