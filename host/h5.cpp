@@ -282,8 +282,45 @@ void flush(hid_t file) { check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush"); }
 
 bool exists(hid_t parent, const std::string& name) { return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0; }
 
+namespace {
+
+// H5DSiterate_scales' visitor: appends the path of each scale to `paths`.
+herr_t add_scale_path(hid_t, unsigned, hid_t scale, void* paths) {
+  const ssize_t n = H5Iget_name(scale, nullptr, 0);
+  if (n <= 0) return -1;
+  std::string path(size_t(n) + 1, '\0');
+  H5Iget_name(scale, path.data(), path.size());
+  path.resize(size_t(n));
+  static_cast<std::vector<std::string>*>(paths)->push_back(path);
+  return 0;
+}
+
+// Detaches dataset `d` from the dimension scales attached to its dimension 0.
+void detach_scales(hid_t d, const std::string& name) {
+  if (H5DSget_num_scales(d, 0) <= 0) return;
+  std::vector<std::string> paths;
+  check(H5DSiterate_scales(d, 0, nullptr, add_scale_path, &paths), "list the dimension scales of " + name);
+  Handle file(H5Iget_file_id(d), H5Fclose, "H5Iget_file_id");
+  for (const std::string& path : paths) {
+    Handle scale(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT), H5Dclose, "open dataset " + path);
+    check(H5DSdetach_scale(d, scale.id(), 0), "detach " + name + " from " + path);
+  }
+}
+
+}  // namespace
+
 void remove(hid_t parent, const std::string& name) {
-  if (exists(parent, name)) check(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), "delete " + name);
+  if (!exists(parent, name)) return;
+  H5L_info_t link{};
+  if (H5Lget_info(parent, name.c_str(), &link, H5P_DEFAULT) >= 0 && link.type == H5L_TYPE_HARD) {
+    Handle obj(check_in(parent, H5Oopen(parent, name.c_str(), H5P_DEFAULT), "open " + name), H5Oclose, "");
+    if (H5Iget_type(obj.id()) == H5I_DATASET) detach_scales(obj.id(), name);
+  }
+  check(H5Ldelete(parent, name.c_str(), H5P_DEFAULT), "delete " + name);
+}
+
+Handle dataset(hid_t parent, const std::string& name) {
+  return Handle(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
 }
 
 void soft_link(hid_t parent, const std::string& name, const std::string& target) {
@@ -446,24 +483,6 @@ std::vector<std::string> member_names(hid_t group) {
 
 namespace {
 
-// A point table's rows are its points: the `index` column (the point's index in the space) is
-// made the dimension scale of every column of its group (netCDF-4's convention, so that xarray
-// opens the group with `index` as its coordinate, without phony dimensions). Called as each
-// column is made: `index` takes the columns made before it, a later column attaches to it.
-void index_rows(hid_t parent, const std::string& name, hid_t made) {
-  if (name == "index") {
-    check(H5DSset_scale(made, "index"), "H5DSset_scale index");
-    for (const std::string& other : member_names(parent)) {
-      if (other == "index") continue;
-      Handle d(check_in(parent, H5Dopen2(parent, other.c_str(), H5P_DEFAULT), "open dataset " + other), H5Dclose, "");
-      check(H5DSattach_scale(d.id(), made, 0), "H5DSattach_scale " + other);
-    }
-  } else if (exists(parent, "index")) {
-    Handle index(check_in(parent, H5Dopen2(parent, "index", H5P_DEFAULT), "open dataset index"), H5Dclose, "");
-    if (H5DSis_scale(index.id()) > 0) check(H5DSattach_scale(made, index.id(), 0), "H5DSattach_scale " + name);
-  }
-}
-
 // Creates the column dataset if it is missing; returns the dataset and its rows.
 Handle open_column(hid_t parent, const std::string& name, hid_t type, const ColumnFormat& format, hsize_t& rows) {
   if (!exists(parent, name)) {
@@ -481,7 +500,6 @@ Handle open_column(hid_t parent, const std::string& name, hid_t type, const Colu
     // histogram's, are integers and do not).
     if (const char* units = H5Tequal(type, H5T_NATIVE_DOUBLE) > 0 ? column_units(name) : nullptr)
       set_attr(d.id(), "units", std::string(units));
-    index_rows(parent, name, d.id());
   }
   Handle d(check_in(parent, H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose, "");
   Handle s(H5Dget_space(d.id()), H5Sclose, "H5Dget_space");
@@ -646,7 +664,7 @@ COSMIC_H5_COLUMN(double)
 #undef COSMIC_H5_COLUMN
 
 void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values) {
-  if (exists(parent, name)) H5Ldelete(parent, name.c_str(), H5P_DEFAULT);
+  remove(parent, name);
   Handle t = string_type();
   const hsize_t n = values.size();
   Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
@@ -671,6 +689,26 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
     H5free_memory(c);
   }
   return out;
+}
+
+void make_scale(hid_t parent, const std::string& name) {
+  Handle d = dataset(parent, name);
+  if (H5DSis_scale(d.id()) <= 0) check(H5DSset_scale(d.id(), name.c_str()), "make " + name + " a dimension scale");
+}
+
+void set_dimension(hid_t group, const std::string& scale) {
+  make_scale(group, scale);
+  Handle s = dataset(group, scale);
+  for (const std::string& name : member_names(group)) {
+    if (name == scale) continue;
+    Handle obj(check_in(group, H5Oopen(group, name.c_str(), H5P_DEFAULT), "open " + name), H5Oclose, "");
+    if (H5Iget_type(obj.id()) != H5I_DATASET || H5DSis_scale(obj.id()) > 0) continue;  // a group; a coordinate of its own
+    // A column is given one dimension only, so one that has any has this one. (Counting them
+    // reads the column's own list; H5DSis_attached would open every dataset the scale lists,
+    // for every column, after every batch.)
+    if (H5DSget_num_scales(obj.id(), 0) > 0) continue;
+    check(H5DSattach_scale(obj.id(), s.id(), 0), "attach " + scale + " to " + name);
+  }
 }
 
 }  // namespace cosmic::h5

@@ -66,8 +66,11 @@ class NewFile {
 void flush(hid_t file);
 Handle group(hid_t parent, const std::string& name, bool create);  // create: if missing
 bool exists(hid_t parent, const std::string& name);  // a link of that name (soft links too)
-// Unlinks parent/name, if there (its space in the file is not reclaimed).
+// Unlinks parent/name, if there (its space in the file is not reclaimed). A dataset is first
+// detached from the dimension scales it is attached to (each scale lists the datasets attached
+// to it, and a reference to a deleted one would not read).
 void remove(hid_t parent, const std::string& name);
+Handle dataset(hid_t parent, const std::string& name);  // an existing dataset, opened
 // Makes `name` a soft link to the path `target`, replacing any link of that name.
 void soft_link(hid_t parent, const std::string& name, const std::string& target);
 std::string soft_link_target(hid_t parent, const std::string& name);  // "" when not a soft link
@@ -159,7 +162,18 @@ size_t column_size(hid_t parent, const std::string& name);
 size_t stored_rows(hid_t parent, const std::string& name, size_t rows);
 std::vector<std::string> member_names(hid_t group);  // the links in a group, in name order
 
-void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);
+void write_strings(hid_t parent, const std::string& name, const std::vector<std::string>& values);  // replaces one of that name
 std::vector<std::string> read_strings(hid_t parent, const std::string& name);
+
+// Dimensions as netCDF-4 stores them (HDF5 dimension scales), which xarray's h5netcdf engine
+// reads: a group whose every column has a dimension opens without phony dimensions.
+// Makes column `name` a dimension scale named after itself (a netCDF-4 coordinate variable:
+// xarray's dimension and coordinate of that name); nothing when it is one already.
+void make_scale(hid_t parent, const std::string& name);
+// Makes column `scale` the dimension of every other column of `group` that is not a scale
+// itself: a table whose rows are the values of `scale` (points, evaluations, generations, reason
+// codes). Columns that have a dimension already are left as they are, so that writers call it
+// after every write that may have made a column.
+void set_dimension(hid_t group, const std::string& scale);
 
 }  // namespace cosmic::h5

@@ -15,6 +15,7 @@
 #include "host/h5.hpp"
 #include "kernels/model.hpp"
 #include "psa/config.hpp"
+#include "psa/names.hpp"
 
 namespace cosmic {
 
@@ -203,6 +204,23 @@ void write_gene_labels(hid_t file, const psa::DesignSpace& ds) {
     h5::write_strings(genes.id(), names.back(), labels);
   }
   h5::set_attr(genes.id(), "gene_names", names);
+  label_dimensions(file);
+}
+
+void label_dimensions(hid_t file) {
+  h5::Handle genes = h5::group(file, "genes", false);
+  for (const std::string& name : h5::member_names(genes.id())) h5::make_scale(genes.id(), name);
+}
+
+std::string index_space(const std::vector<std::string>& folded_genes) { return folded_genes.empty() ? "psa" : "folded"; }
+
+void reason_codes(std::vector<int32_t>& code, std::vector<std::string>& name) {
+  code.assign(1, -1);
+  name.assign(1, "CONSTRAINT");
+  for (int r = 0; r < kNumReasons; ++r) {
+    code.push_back(r);
+    name.push_back(names::name(names::kReason, Reason(r)));
+  }
 }
 
 std::string sets_text(const std::vector<std::string>& sets) {

@@ -48,8 +48,20 @@ const char* column_units(const std::string& name);
 // The column name of gene g in a result file's tables: its PSA name ("gene_g" for an unnamed one).
 std::string gene_column(const psa::DesignSpace& ds, int32_t g);
 // Writes group /genes: one string dataset per gene of ds's view, named by gene_column, holding
-// the label of each value index, and attribute gene_names (the genes in genome order).
+// the label of each value index, and attribute gene_names (the genes in genome order). Each
+// dataset is a dimension scale of its own (label_dimensions).
 void write_gene_labels(hid_t file, const psa::DesignSpace& ds);
+// Makes each dataset of /genes a dimension of its own, its labels the coordinate (xarray opens
+// /genes with one dimension per gene, named after it); for files of an earlier format, resumed.
+void label_dimensions(hid_t file);
+// The rows of /reasons: code -1, CONSTRAINT (a PSA constraint violated), then the model's
+// reasons 0 .. kNumReasons - 1 with their names.
+void reason_codes(std::vector<int32_t>& code, std::vector<std::string>& name);
+// The space the point indices of a file are in (its `index` columns, /best's space_index), as
+// its root attribute index_space records it: "psa", the PSA's whole space (searches, and sweeps
+// that fold no gene), or "folded", the PSA's space with the genes `folded_genes` names taken at
+// their first value only (a sweep that folds genes).
+std::string index_space(const std::vector<std::string>& folded_genes);
 
 // The space of result file `f` (named `file` in messages; a sweep's folded as it swept it),
 // rebuilt from what it recorded: recorded_space() of its attributes.

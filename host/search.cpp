@@ -36,7 +36,10 @@ namespace cosmic {
 
 namespace {
 
-constexpr int64_t kSearchFormatVersion = 1;
+// 2: every group has a dimension (xarray opens it without phony dimensions): /evaluated's new
+// column `evaluation`, /generations' `generation`, /best's `gene`. --resume continues format 2
+// files only (format 1 lacks the columns a resumed session would have to append to).
+constexpr int64_t kSearchFormatVersion = 2;
 const double kInf = std::numeric_limits<double>::infinity();
 
 volatile std::sig_atomic_t g_search_signal = 0;
@@ -177,7 +180,8 @@ const agents::Population& first_genomes(const agents::Population& pop, size_t n,
 double best_value(const State& st) { return st.have_best && st.best.feasible(0) ? st.best.obj[0] : kInf; }
 
 // /evaluated: 16,384-row chunks, deflate level 1; the byte shuffle for the gene columns (small
-// integers: their high bytes gather into runs of zeros), not for the others. An agent's
+// integers: their high bytes gather into runs of zeros) and the evaluation numbers (rising by
+// one: all but the low bytes run), not for the others. An agent's
 // population repeats whole values (converged genomes, infeasible rows), which deflate alone
 // matches as 8-byte strings and the shuffle would cut up. On the study's files this compresses
 // 2-3.6x faster than shuffle + level 4 for all, into 3-49% fewer bytes. /generations (one row per
@@ -204,8 +208,8 @@ KeepEvaluated parse_keep(const std::string& k, const std::string& what) {
 }
 
 // The columns of /generations, and of /evaluated in the order Pending::write appends them.
-const char* const kGenerationColumns[] = {"best_objective", "evaluations",     "wall_s",  "size",
-                                          "infeasible",     "generation_best", "agent_s", "eval_s"};
+const char* const kGenerationColumns[] = {"generation", "best_objective",  "evaluations", "wall_s", "size",
+                                          "infeasible", "generation_best", "agent_s",     "eval_s"};
 
 std::vector<std::string> evaluated_columns(const psa::DesignSpace& ds) {
   std::vector<std::string> names;
@@ -214,6 +218,7 @@ std::vector<std::string> evaluated_columns(const psa::DesignSpace& ds) {
   names.insert(names.end(), {"violation", "reason"});
   names.insert(names.end(), kPopMetricNames, kPopMetricNames + kPopMetrics);
   names.push_back("generation");
+  names.push_back("evaluation");
   return names;
 }
 
@@ -247,7 +252,9 @@ struct Pending {
   std::vector<double> violation;
   std::vector<int32_t> reason;
   std::vector<int64_t> generation;
+  std::vector<uint64_t> evaluation;  // 0-based evaluation number of each row
   // /generations columns
+  std::vector<int64_t> gen_number;  // `generation`, 0-based
   std::vector<double> best, wall, gen_best, agent_s, eval_s;
   std::vector<uint64_t> evals, size, infeasible;
   std::vector<uint64_t> row_end;  // rows of /evaluated in the file once each generation is written
@@ -262,8 +269,8 @@ struct Pending {
     }
     w.put(uint64_t(genes.size()));
     for (const auto& c : genes) w.put(c);
-    w.put(violation), w.put(reason), w.put(generation);
-    w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
+    w.put(violation), w.put(reason), w.put(generation), w.put(evaluation);
+    w.put(gen_number), w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
     w.put(evals), w.put(size), w.put(infeasible), w.put(row_end);
   }
   void load(agents::StateReader& r) {
@@ -273,14 +280,15 @@ struct Pending {
     }
     genes.resize(size_t(r.get<uint64_t>()));
     for (auto& c : genes) r.get(c);
-    r.get(violation), r.get(reason), r.get(generation);
-    r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
+    r.get(violation), r.get(reason), r.get(generation), r.get(evaluation);
+    r.get(gen_number), r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
     r.get(evals), r.get(size), r.get(infeasible), r.get(row_end);
   }
 
-  // The rows of one generation that `keep` keeps: all, the feasible ones, or none.
+  // The rows of one generation that `keep` keeps: all, the feasible ones, or none. Its first
+  // genome is evaluation number `first_evaluation` (0-based).
   void add(const agents::Population& pop, const agents::Scores& s, const PopulationMetrics& m, uint64_t gen,
-           KeepEvaluated keep, uint64_t rows_before) {
+           KeepEvaluated keep, uint64_t rows_before, uint64_t first_evaluation) {
     const bool all = keep == KeepEvaluated::All;
     std::vector<size_t> pick;  // the rows kept, when not all
     for (size_t i = 0; i < s.size && !all; ++i)
@@ -302,6 +310,7 @@ struct Pending {
     append(violation, s.violation.data());
     append(reason, s.reason.data());
     generation.insert(generation.end(), n, int64_t(gen));
+    for (size_t k = 0; k < n; ++k) evaluation.push_back(first_evaluation + (all ? k : pick[k]));
   }
   size_t rows() const { return violation.size(); }
 
@@ -313,8 +322,8 @@ struct Pending {
       for (size_t c = 0; c < from.size(); ++c) cat(to[c], from[c]);
     };
     cat_columns(genes, o.genes), cat_columns(obj, o.obj), cat_columns(metrics, o.metrics);
-    cat(violation, o.violation), cat(reason, o.reason), cat(generation, o.generation);
-    cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
+    cat(violation, o.violation), cat(reason, o.reason), cat(generation, o.generation), cat(evaluation, o.evaluation);
+    cat(gen_number, o.gen_number), cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
     cat(evals, o.evals), cat(size, o.size), cat(infeasible, o.infeasible), cat(row_end, o.row_end);
   }
 
@@ -331,6 +340,8 @@ struct Pending {
     h.violation = h5::cut_front(violation, n);
     h.reason = h5::cut_front(reason, n);
     h.generation = h5::cut_front(generation, n);
+    h.evaluation = h5::cut_front(evaluation, n);
+    h.gen_number = h5::cut_front(gen_number, gens);
     h.best = h5::cut_front(best, gens);
     h.wall = h5::cut_front(wall, gens);
     h.gen_best = h5::cut_front(gen_best, gens);
@@ -343,12 +354,14 @@ struct Pending {
     return h;
   }
 
-  // Appends the rows, sets the root counters and flushes the file.
+  // Appends the rows, sets the root counters and flushes the file, in three steps, each flushed
+  // before the next starts: the rows of /evaluated; evaluated_rows, counting them; the rows of
+  // /generations (the generations these rows complete) with the counters generations and
+  // evaluated_count. A kill inside a flush can leave what that flush writes unreadable, so each
+  // counter is written only once what it counts is on disk: readers of a killed file take the
+  // first evaluated_rows rows of /evaluated, and every generation /generations lists has its
+  // rows among them. write_final sets the whole count.
   void write(hid_t file, const psa::DesignSpace& ds) const {
-    // Readers of a killed file take the rows of /evaluated this counter gives: those the earlier
-    // writes flushed (a kill inside this write's flush can leave its own rows unreadable, and the
-    // counter is written in the same flush). write_final sets the whole count.
-    h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
     if (rows() > 0) {
       const h5::ColumnFormat& f = kEvaluatedFormat;
       h5::Handle ev = h5::group(file, "evaluated", true);
@@ -361,11 +374,17 @@ struct Pending {
       cols.push_back(h5::column_rows(names[c++], reason, f));
       for (int k = 0; k < kPopMetrics; ++k) cols.push_back(h5::column_rows(names[c++], metrics[size_t(k)], f));
       cols.push_back(h5::column_rows(names[c++], generation, f));
+      cols.push_back(h5::column_rows(names[c++], evaluation, kGeneFormat));
       h5::append_columns(ev.id(), cols);
+      h5::set_dimension(ev.id(), "evaluation");  // a row per evaluation kept
+      h5::flush(file);
     }
+    h5::set_attr(file, "evaluated_rows", uint64_t(evaluated_size(file)));
+    if (rows() > 0) h5::flush(file);
     if (!evals.empty()) {
       const h5::ColumnFormat& f = kGenerationsFormat;
       h5::Handle g = h5::group(file, "generations", true);  // last: it says which generations are whole
+      h5::append_column(g.id(), "generation", gen_number, f);
       h5::append_column(g.id(), "best_objective", best, f);
       h5::append_column(g.id(), "evaluations", evals, f);
       h5::append_column(g.id(), "wall_s", wall, f);
@@ -374,6 +393,13 @@ struct Pending {
       h5::append_column(g.id(), "generation_best", gen_best, f);
       h5::append_column(g.id(), "agent_s", agent_s, f);
       h5::append_column(g.id(), "eval_s", eval_s, f);
+      h5::set_dimension(g.id(), "generation");  // a row per generation
+      // The curves are objective 0's values, in its units (the columns are named for what they
+      // hold, not for the objective, so h5::column_units does not know them).
+      for (const char* c : {"best_objective", "generation_best"}) {
+        h5::Handle d = h5::dataset(g.id(), c);
+        if (!h5::has_attr(d.id(), "units")) h5::set_attr(d.id(), "units", std::string(psa::objective_units(ds.objectives[0])));
+      }
       h5::set_attr(file, "generations", uint64_t(h5::column_size(g.id(), "evaluations")));
       h5::set_attr(file, "evaluated_count", evals.back());
     }
@@ -388,6 +414,7 @@ struct Pending {
     h5::Handle g = h5::group(file, "checkpoint", true);
     const std::string slot = h5::has_attr(g.id(), "current") && h5::attr_string(g.id(), "current") == "0" ? "1" : "0";
     h5::overwrite_column(g.id(), slot, checkpoint, h5::ColumnFormat{size_t(1) << 20, 0, false});
+    h5::make_scale(g.id(), slot);  // a dimension of its own (the slots' lengths differ)
     h5::flush(file);
     h5::set_attr(g.id(), "current", slot);
     h5::flush(file);
@@ -488,7 +515,7 @@ class Writer {
 // runs those after it again as before. A checkpoint holds the cosmic version and model revision
 // that wrote it, and one of another version, revision or layout (kCheckpointFormat, to be raised
 // with any change to what an agent saves) is not used: the generations are run again instead.
-constexpr uint32_t kCheckpointFormat = 2;  // 2: the Pareto archive's metrics
+constexpr uint32_t kCheckpointFormat = 3;  // 2: the Pareto archive's metrics; 3: rows' evaluation numbers
 
 struct Checkpoint {
   State st;
@@ -571,9 +598,18 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     h5::write_strings(b.id(), "gene", names);
     h5::write_strings(b.id(), "value", labels);
     h5::write_column(b.id(), "index", genome);
-    for (int32_t j = 0; j < st.nobj; ++j)
-      h5::set_attr(b.id(), psa::objective_name(ds.objectives[size_t(j)]), st.best.obj[size_t(j)]);
-    for (int k = 0; k < kPopMetrics; ++k) h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
+    h5::set_dimension(b.id(), "gene");  // a row per gene (index: the value's, not a point's)
+    // Each value with its units in an attribute named after it: latency and latency_units.
+    for (int32_t j = 0; j < st.nobj; ++j) {
+      const std::string name = psa::objective_name(ds.objectives[size_t(j)]);
+      h5::set_attr(b.id(), name, st.best.obj[size_t(j)]);
+      h5::set_attr(b.id(), name + "_units", std::string(psa::objective_units(ds.objectives[size_t(j)])));
+    }
+    for (int k = 0; k < kPopMetrics; ++k) {
+      h5::set_attr(b.id(), kPopMetricNames[k], st.best_metrics[size_t(k)]);
+      if (const char* units = column_units(kPopMetricNames[k]))
+        h5::set_attr(b.id(), std::string(kPopMetricNames[k]) + "_units", std::string(units));
+    }
     h5::set_attr(b.id(), "feasible", int64_t(st.best.feasible(0) ? 1 : 0));
     h5::set_attr(b.id(), "violation", st.best.violation[0]);
     h5::set_attr(b.id(), "reason", int64_t(st.best.reason[0]));
@@ -619,6 +655,7 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
     }
     h5::write_column(p.id(), "index", lo);
     h5::write_column(p.id(), "index_hi", hi);
+    h5::set_dimension(p.id(), "index");  // a row per point, as a sweep's tables
   }
   h5::set_attr(file, "generations", st.generations);
   h5::set_attr(file, "evaluated_count", st.evaluations);
@@ -627,6 +664,18 @@ void write_final(hid_t file, const psa::DesignSpace& ds, const State& st, const 
   h5::set_attr(file, "best_objective", best_value(st));
   h5::set_attr(file, "stopped", stopped);
   h5::set_attr(file, "complete", int64_t(complete ? 1 : 0));
+}
+
+// /reasons: the codes of /evaluated's `reason` column with their names, as a sweep's /reasons
+// (which counts them too).
+void write_reasons(hid_t file) {
+  h5::Handle g = h5::group(file, "reasons", true);
+  std::vector<int32_t> code;
+  std::vector<std::string> name;
+  reason_codes(code, name);
+  h5::write_column(g.id(), "code", code, h5::ColumnFormat{code.size(), 0, false});
+  h5::write_strings(g.id(), "name", name);
+  h5::set_dimension(g.id(), "code");
 }
 
 // Wall time and where it went (docs/results-format.md).
@@ -703,6 +752,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const hid_t f = file.id();
     if (h5::result_kind(f) != "search")
       throw std::runtime_error(o.out + ": not a cosmic search file");
+    const int64_t version = h5::has_attr(f, "format_version") ? h5::attr_int(f, "format_version") : 0;
+    if (version != kSearchFormatVersion)
+      throw std::runtime_error(o.out + ": cannot resume: the file is in search format " + std::to_string(version) +
+                               ", this cosmic writes format " + std::to_string(kSearchFormatVersion) +
+                               " (docs/results-format.md); resume it with the cosmic that wrote it, or run the search "
+                               "again without --resume");
     if (h5::attr_string(f, "psa") != ds.text)
       throw std::runtime_error(o.out + ": the PSA text differs from the one the search was started with");
     const std::string why = provenance_mismatch(read_provenance(f), ds);
@@ -786,7 +841,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (const auto& g : ds.genes) names.push_back(g.name);
     h5::set_attr(f, "objectives", objs);
     h5::set_attr(f, "gene_names", names);
+    h5::set_attr(f, "index_space", index_space({}));  // a search runs over the PSA's whole space
     write_gene_labels(f, ds);
+    write_reasons(f);
     h5::set_attr(f, "complete", int64_t(0));
     h5::flush(f);
     file = created.publish();
@@ -915,7 +972,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       }
       if (rows_in_file > kept_rows) {  // rows past the kept chunks: to be written again
         if (pending_from == UINT64_MAX) pending_from = first_row;
-        pending.add(evp, scores, metrics, k, keep, first_row);
+        pending.add(evp, scores, metrics, k, keep, first_row, st.evaluations);
       }
       if (record(st, evp, scores, metrics) != infeasible[k] || best_value(st) != best[k])
         throw refuse(k, "does not evaluate to what /generations records");
@@ -1058,7 +1115,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;
     st.agent_s += agent_s;
     st.eval_s += eval_s;
-    pending.add(evp, scores, metrics, gen, keep, written + pending.rows());
+    pending.add(evp, scores, metrics, gen, keep, written + pending.rows(), st.evaluations - evp.size);
+    pending.gen_number.push_back(int64_t(gen));
     pending.best.push_back(best_value(st));
     pending.evals.push_back(st.evaluations);
     pending.wall.push_back(st.wall_s);

@@ -442,14 +442,25 @@ bool best_genome(hid_t f, const SpaceView& s, int32_t* genome) {
 }
 
 // A search killed before it wrote /best: its best point among the rows of /evaluated the file
-// commits, as the search picks it (feasible; the least first objective, ties by the next
-// objectives, then the earliest). False where /evaluated does not hold it (--keep none, or no
-// feasible row).
+// commits that belong to the generations /generations lists (the rows may run into the next
+// one), as the search picks it (feasible; the least first objective, ties by the next
+// objectives, then the earliest), so that it is the point of the best so far that show takes
+// from /generations. False where /evaluated does not hold it (--keep none, or no feasible row).
 bool best_evaluated(hid_t f, const psa::DesignSpace& ds, int32_t* genome) {
   if (!h5::exists(f, "evaluated") || !h5::has_attr(f, "evaluated_rows")) return false;
   h5::Handle e = h5::group(f, "evaluated", false);
   if (!h5::exists(e.id(), "reason")) return false;
   size_t n = std::min(size_t(h5::attr_uint(f, "evaluated_rows")), h5::column_size(e.id(), "reason"));
+  if (h5::exists(e.id(), "generation")) {
+    size_t listed = 0;  // the generations every column of /generations holds
+    if (h5::exists(f, "generations")) {
+      h5::Handle g = h5::group(f, "generations", false);
+      listed = SIZE_MAX;
+      for (const std::string& c : h5::member_names(g.id())) listed = std::min(listed, h5::column_size(g.id(), c));
+    }
+    const auto gen = h5::read_column<int64_t>(e.id(), "generation", 0, n);  // in order
+    n = size_t(std::lower_bound(gen.begin(), gen.end(), int64_t(listed)) - gen.begin());
+  }
   std::vector<std::vector<double>> value;
   for (Objective o : ds.objectives) {
     const std::string name = psa::objective_name(o);

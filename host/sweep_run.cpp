@@ -33,8 +33,10 @@ namespace cosmic {
 
 namespace {
 
-constexpr int64_t kFormatVersion = 2;  // 1: the reductions in /top, ... themselves (still read)
-constexpr int32_t kConstraintCode = -1;  // /reasons code of points that violate a PSA constraint
+// 3: every group has a dimension (xarray opens it without phony dimensions): /histogram's new
+// column `bin`, /reasons' `code`, each of /genes its own; 2: the reductions in /state; 1: the
+// reductions in /top, ... themselves. All are read, and --resume moves a file to format 3.
+constexpr int64_t kFormatVersion = 3;
 
 volatile std::sig_atomic_t g_signal = 0;
 extern "C" void on_signal(int sig) { g_signal = sig; }
@@ -120,7 +122,7 @@ struct Table {
   }
   // Extends the group's columns (in_place == nullptr: whole chunks compressed on the OpenMP
   // threads, h5::append_columns), or rewrites them in place, uncompressed, in that format
-  // (h5::overwrite_column).
+  // (h5::overwrite_column). The rows are points: `index` is the dimension of every column.
   void write(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, const h5::ColumnFormat* in_place) {
     std::vector<h5::ColumnRows> cols;
     each_column(ds, k, [&](const std::string& name, const auto& v) {
@@ -128,6 +130,7 @@ struct Table {
       else cols.push_back(h5::column_rows(name, v, h5::ColumnFormat{}));
     });
     if (!in_place) h5::append_columns(grp, cols);
+    h5::set_dimension(grp, "index");
   }
   // Rows first .. first + count - 1 of the group's columns.
   void read(hid_t grp, const psa::DesignSpace& ds, const SweepConst& k, size_t first, size_t count) {
@@ -200,6 +203,7 @@ void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, con
   h5::set_attr(f, "keep", m.keep);
   if (!m.folded.empty()) h5::set_attr(f, "folded_genes", m.folded);
   h5::set_attr(f, "fold_copies", m.copies);
+  h5::set_attr(f, "index_space", index_space(m.folded));
   write_gene_labels(f, ds);
 }
 
@@ -284,27 +288,32 @@ void write_slot(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, const 
                    std::string("log-spaced, 10 per decade: bin 0 < edges[0] = 1e-12 (and zero, negative, NaN); "
                                "bin b in 1..300 holds [edges[b-1], edges[b]); bin 301 >= edges[300] = 1e18"));
     }
+    h5::make_scale(g.id(), "edges");  // 301 edges: a dimension of their own
+    if (!h5::exists(g.id(), "bin")) {  // the bins' numbers 0 .. 301, the counts' dimension
+      std::vector<int32_t> bin(kHistBins);
+      for (int b = 0; b < kHistBins; ++b) bin[size_t(b)] = b;
+      h5::overwrite_column(g.id(), "bin", bin, fmt);
+    }
     for (int j = 0; j < k.nobj; ++j) {
       const auto from = st.hist.begin() + j * kHistBins;
       h5::overwrite_column(g.id(), psa::objective_name(k.obj[j]), std::vector<uint64_t>(from, from + kHistBins), fmt);
     }
+    h5::set_dimension(g.id(), "bin");
   }
   {
     h5::Handle g = h5::group(s.id(), "reasons", true);
-    std::vector<int32_t> code{kConstraintCode};
-    std::vector<std::string> name{"CONSTRAINT"};
-    std::vector<uint64_t> count{saturate(st.swept - u128(st.evaluated()))};
-    for (int r = 0; r < kNumReasons; ++r) {
-      code.push_back(r);
-      name.push_back(names::name(names::kReason, Reason(r)));
-      count.push_back(st.reasons[r]);
-    }
+    std::vector<int32_t> code;
+    std::vector<std::string> name;
+    reason_codes(code, name);
+    std::vector<uint64_t> count{saturate(st.swept - u128(st.evaluated()))};  // code -1: a constraint
+    for (int r = 0; r < kNumReasons; ++r) count.push_back(st.reasons[r]);
     const h5::ColumnFormat fmt = unfiltered(code.size());
     h5::overwrite_column(g.id(), "code", code, fmt);
     // Strings are written once; again only for a file of an earlier cosmic, with fewer reasons.
     if (h5::exists(g.id(), "name") && h5::read_strings(g.id(), "name").size() != name.size()) h5::remove(g.id(), "name");
     if (!h5::exists(g.id(), "name")) h5::write_strings(g.id(), "name", name);
     h5::overwrite_column(g.id(), "count", count, fmt);
+    h5::set_dimension(g.id(), "code");
   }
   set_u128(s.id(), "next_index", m.next);
   if (m.keep == "all") {
@@ -374,8 +383,9 @@ FileMeta read_meta(hid_t f, const std::string& path) {
   if (!h5::has_attr(f, "format_version") || !h5::has_attr(f, "shard") || kind != "sweep")
     throw std::runtime_error(path + ": not a cosmic sweep file" + (kind != "sweep" ? " (a " + kind + " file)" : ""));
   const int64_t version = h5::attr_int(f, "format_version");
-  if (version != 1 && version != kFormatVersion)
-    throw std::runtime_error("unsupported format_version " + std::to_string(version));
+  if (version < 1 || version > kFormatVersion)
+    throw std::runtime_error(path + ": unsupported format_version " + std::to_string(version) + " (this cosmic reads 1 to " +
+                             std::to_string(kFormatVersion) + ")");
   FileMeta m;
   m.psa_text = h5::attr_string(f, "psa");
   m.psa_file = h5::attr_string(f, "psa_file");
@@ -563,6 +573,7 @@ void cut_all_rows(hid_t f, const psa::DesignSpace& ds, const SweepConst& k, size
   h5::Handle g = h5::group(f, "all", false);
   for (const auto& c : table_columns(ds, k))
     if (h5::column_size(g.id(), c) > rows) h5::resize_column(g.id(), c, rows);
+  h5::set_dimension(g.id(), "index");  // format 1 files have none
 }
 
 // [begin, end) of shard i of n over a space of `size` points.
@@ -649,8 +660,12 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     h5::set_attr(file.id(), "backend", m.backend);  // the backend of the latest run
     h5::set_attr(file.id(), "device", m.device);
     h5::set_attr(file.id(), "format_version", kFormatVersion);
+    label_dimensions(file.id());  // a file of an earlier format: /genes' dimensions
+    h5::set_attr(file.id(), "index_space", index_space(m.folded));  // and the space of its indices
     // The copy read, saved as the other one and published again: this repairs what a kill inside
-    // a flush may have left half published, and moves a format 1 file's reductions to /state.
+    // a flush may have left half published, moves a format 1 file's reductions to /state, and
+    // gives an earlier format's reductions their dimensions (the other copy gets them with the
+    // next batch).
     save_state(file.id(), ds, k, st, m, slot);
     if (p.keep_all) {
       cut_all_rows(file.id(), ds, k, all_rows);

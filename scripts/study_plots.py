@@ -8,7 +8,8 @@ and h5py (Debian: python3-matplotlib, python3-h5py). One figure per comparison e
 `figure:` key in the study file:
   bars         full-stack gain over each single-stack result, on the metric and on raw time
   batch        the same gains against a study variable (x), one line per series
-  convergence  best objective against evaluations, per run (agent and seed)
+  convergence  best objective so far against evaluations, per run (agent and seed): steps,
+               the last point marked (a run of one generation is that marker)
   pareto       the front of a two-objective experiment with the marked winners
 """
 import json
@@ -115,6 +116,16 @@ def panel_grid(n, width, height):
     return fig, axes[:n]
 
 
+def best_so_far(ax, evaluations, best, label):
+    """Draws a run's best-so-far curve on ax: a step from each generation's evaluation count to
+    the next (the best holds until a later generation improves it), with a marker on the last
+    point, so that a run of one generation (or one feasible generation) shows as a marker rather
+    than a line of no length. Returns the Line2D."""
+    (line,) = ax.step(evaluations, best, where="post", lw=1, marker="o", ms=4, markevery=[len(best) - 1],
+                      label=label)
+    return line
+
+
 def convergence(summary, folder, root):
     for entry, comps in entries(summary, "convergence").items():
         fig, axes = panel_grid(len(comps), 4.2, 3.3)
@@ -128,7 +139,10 @@ def convergence(summary, folder, root):
                     best = f["generations/best_objective"][:]
                 ok = [i for i in range(len(best)) if math.isfinite(best[i])]
                 label = "%s s%d" % (summary["experiments"][r["experiment"]]["method"], r["seed"])
-                ax.plot([ev[i] for i in ok], [best[i] for i in ok], label=label, lw=1)
+                if ok:
+                    best_so_far(ax, [ev[i] for i in ok], [best[i] for i in ok], label)
+                else:  # nothing feasible: in the legend, with nothing to draw
+                    ax.plot([], [], lw=1, label=label)
                 plotted += len(ok)
             ax.set_title(c["title"], fontsize=8)
             if not plotted:  # no run found a feasible point: nothing to draw on log axes

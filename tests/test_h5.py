@@ -15,6 +15,7 @@ the uninterrupted run's rows. A run that ends before its signal is retried with 
 test fails when none was interrupted.
 """
 import concurrent.futures
+import importlib.util
 import json
 import re
 import os
@@ -35,6 +36,19 @@ COSMIC = DATA = None
 def sweep(psa, out, *args, check=True):
     cmd = [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", psa), "-o", out, "--quiet", *args]
     return subprocess.run(cmd, check=check, capture_output=True, text=True)
+
+
+def points_psa(folder):
+    """A small space (224 points, two objectives) with a gene no result depends on
+    (collective.policy, which a sweep folds); returns the PSA file's path."""
+    psa = os.path.join(folder, "points.yaml")
+    with open(psa, "w") as f:
+        f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
+                "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, recompute: [none, full]}\n"
+                "  collective: {policy: [LIFO, FIFO]}\n"
+                "  network: {topology.1: [Ring, FullyConnected], npu_bandwidth_GBps.1: [100, 150]}\n"
+                "derived: {tp: auto}\nobjectives: [latency, network_cost]\n")
+    return psa
 
 
 def top1(path):
@@ -64,6 +78,68 @@ def read_everything(path, all_rows=False):
                     for k in obj.attrs:
                         obj.attrs[k]
         walk(f)
+
+
+def h5_groups(path):
+    """The groups of a result file that hold datasets, by path from the root, soft links followed
+    (so a sweep's /top, /pareto, /histogram and /reasons are listed as well as /state/0, /state/1
+    and /state/current)."""
+    found = []
+    with h5py.File(path, "r") as f:
+        def walk(g, at):
+            if any(isinstance(g[k], h5py.Dataset) for k in g):
+                found.append(at or "/")
+            for k in g:
+                if isinstance(g[k], h5py.Group):
+                    walk(g[k], at + "/" + k)
+        walk(f, "")
+    return found
+
+
+def row_dimension(group):
+    """The dimension of every column of a group of a result file (docs/results-format.md), or
+    None for a group whose every dataset is a dimension of its own (/genes, /checkpoint)."""
+    parts = group.strip("/").split("/")
+    if parts[-1] in ("pareto", "all") or (len(parts) > 1 and parts[-2] == "top"):
+        return "index"
+    return {"evaluated": "evaluation", "generations": "generation", "best": "gene", "reasons": "code",
+            "histogram": "bin", "genes": None, "checkpoint": None}[parts[-1]]
+
+
+def dimension_problems(path):
+    """Opens the root and every group of a result file with xarray (h5netcdf, no phony_dims) and
+    lists what is not as docs/results-format.md says: each group's columns on its dimension
+    (row_dimension), whose coordinate holds the column of that name and has no repeated value;
+    /genes and /checkpoint with a dimension per dataset; /histogram's edges on their own; every
+    variable reading back the dataset's values. Empty when all is well."""
+    import xarray as xr
+    problems = []
+    with xr.open_dataset(path, engine="h5netcdf"):  # the root: attributes only
+        pass
+    with h5py.File(path, "r") as f:
+        for group in h5_groups(path):
+            dim = row_dimension(group)
+            try:
+                ds = xr.open_dataset(path, group=group, engine="h5netcdf")
+            except ValueError as e:  # a dataset without a dimension scale
+                problems.append(f"{group}: {str(e).splitlines()[0]}")
+                continue
+            with ds:
+                names = set(f[group].keys())
+                if set(ds.variables) != names:
+                    problems.append(f"{group}: variables {sorted(ds.variables)}, datasets {sorted(names)}")
+                for name in sorted(names & set(ds.variables)):
+                    own = dim is None or name == dim or (dim == "bin" and name == "edges")
+                    want = (name,) if own else (dim,)
+                    if ds[name].dims != want:
+                        problems.append(f"{group}/{name}: dimensions {ds[name].dims}, expected {want}")
+                    column = f[group][name]
+                    stored = column.asstr()[:] if column.dtype.kind == "O" else column[:]
+                    if list(np.ravel(ds[name].values)) != list(np.ravel(stored)):
+                        problems.append(f"{group}/{name}: xarray reads other values than h5py")
+                if dim is not None and dim in ds.indexes and not ds.indexes[dim].is_unique:
+                    problems.append(f"{group}: coordinate {dim} repeats values")
+    return problems
 
 
 def same_result(test, a, b):
@@ -140,7 +216,7 @@ class SweepFile(unittest.TestCase):
             self.assertIn("--seed 7", a["command_line"])
             self.assertAlmostEqual(a["evaluated_per_s"], a["evaluated_count"] / a["wall_time_s"], delta=1e-6 * a["evaluated_per_s"])
             # The reductions: links to the published one of the two copies in /state.
-            self.assertEqual(a["format_version"], 2)
+            self.assertEqual(a["format_version"], 3)
             self.assertEqual(a["kind"], "sweep")
             for name in ("top", "histogram", "reasons"):  # and pareto, with two objectives or more
                 self.assertEqual(f.get(name, getlink=True).path, "/state/current/" + name)
@@ -354,13 +430,7 @@ class SweepFile(unittest.TestCase):
         # `cosmic show --config`: a point of a sweep (index in the folded space: the policy gene
         # is folded) or a search, written as a configuration, evaluates to the numbers the run
         # recorded for it, bit for bit (derived TP, per-NPU bandwidth over 7 links included).
-        psa = os.path.join(self.dir, "points.yaml")
-        with open(psa, "w") as f:
-            f.write("base: " + os.path.join(DATA, "configs", "cosmic-system1-baseline.yaml") + "\n"
-                    "parameters:\n  workload: {dp: {pow2: {min: 1, max: 64}}, recompute: [none, full]}\n"
-                    "  collective: {policy: [LIFO, FIFO]}\n"
-                    "  network: {topology.1: [Ring, FullyConnected], npu_bandwidth_GBps.1: [100, 150]}\n"
-                    "derived: {tp: auto}\nobjectives: [latency, network_cost]\n")
+        psa = points_psa(self.dir)
         out = os.path.join(self.dir, "points.h5")
         subprocess.run([COSMIC, "sweep", psa, "-o", out, "-q"], check=True)
 
@@ -894,6 +964,234 @@ class SweepFile(unittest.TestCase):
             same_result(self, path, ref)
 
 
+class Dimensions(unittest.TestCase):
+    """Every group of every kind of result file opens in xarray without phony_dims, with
+    meaningful dimensions (docs/results-format.md, "Reading with xarray")."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_every_group_opens_with_named_dimensions(self):
+        import xarray as xr
+        psa = points_psa(self.dir)
+        files = {}
+
+        def run(name, *args):
+            files[name] = os.path.join(self.dir, name + ".h5")
+            subprocess.run([COSMIC, *args[:1], psa, "-o", files[name], "-q", "--backend", "cpu", *args[1:]], check=True)
+
+        run("sweep", "sweep", "--keep", "all")
+        run("shard0", "sweep", "--keep", "all", "--shard", "0/2")
+        run("shard1", "sweep", "--keep", "all", "--shard", "1/2")
+        files["merged"] = os.path.join(self.dir, "merged.h5")
+        subprocess.run([COSMIC, "merge", files["merged"], files["shard0"], files["shard1"], "--quiet"], check=True)
+        search = ["search", "--agent", "ga", "--budget", "200", "--population", "20", "--seed", "3"]
+        run("search", *search)
+        run("feasible", *search, "--keep", "feasible")
+        run("nsga2", "search", "--agent", "nsga2", "--budget", "200", "--population", "20")
+        for name, path in files.items():
+            self.assertEqual(dimension_problems(path), [], name)
+            with h5py.File(path, "r") as f:
+                groups = {g.lstrip("/") for g in h5_groups(path)}
+                expected = {"genes", "reasons", "best", "evaluated", "generations", "checkpoint"} \
+                    if name in ("search", "feasible") \
+                    else {"genes", "reasons", "best", "evaluated", "generations", "checkpoint", "pareto"} if name == "nsga2" \
+                    else {"genes", "top/latency", "top/cost", "pareto", "histogram", "reasons", "all"}
+                self.assertLessEqual(expected, groups, name)
+                if "reasons" in f:
+                    self.assertEqual(list(f["reasons/code"][:]), list(range(-1, len(f["reasons/code"]) - 1)))
+                if "histogram" in f:
+                    self.assertEqual(list(f["histogram/bin"][:]), list(range(302)))
+                if "generations" in f:
+                    self.assertEqual(list(f["generations/generation"][:]), list(range(int(f.attrs["generations"]))))
+                    self.assertEqual(list(f["best/gene"].asstr()[:]), list(f.attrs["gene_names"]))
+                # /genes: a dimension per gene, even where genes have as many values as each other.
+                with xr.open_dataset(path, group="genes", engine="h5netcdf") as genes:
+                    names = [x.decode() if isinstance(x, bytes) else x for x in f["genes"].attrs["gene_names"]]
+                    self.assertEqual(sorted(genes.dims), sorted(names))
+                    self.assertEqual(list(genes["workload.recompute"].values), ["none", "full"])
+        # A search's /reasons names its reason codes, as a sweep's does (which counts them too).
+        with h5py.File(files["sweep"], "r") as a, h5py.File(files["search"], "r") as b:
+            np.testing.assert_array_equal(b["reasons/code"][:], a["reasons/code"][:])
+            self.assertEqual(list(b["reasons/name"].asstr()[:]), list(a["reasons/name"].asstr()[:]))
+            self.assertNotIn("count", b["reasons"])
+            names = dict(zip(b["reasons/code"][:], b["reasons/name"].asstr()[:]))
+            self.assertEqual(names[-1], "CONSTRAINT")
+            self.assertEqual(names[0], "OK")
+            self.assertLessEqual(set(b["evaluated/reason"][:]), set(names))
+        # /evaluated's evaluation numbers: 0, 1, ... with --keep all; with --keep feasible those of
+        # the feasible evaluations, as the same search with --keep all numbers them.
+        with h5py.File(files["search"], "r") as a, h5py.File(files["feasible"], "r") as b:
+            self.assertEqual(list(a["evaluated/evaluation"][:]), list(range(200)))
+            feasible = a["evaluated/evaluation"][:][a["evaluated/violation"][:] == 0]
+            self.assertGreater(len(feasible), 0)
+            self.assertLess(len(feasible), 200)
+            np.testing.assert_array_equal(b["evaluated/evaluation"][:], feasible)
+            np.testing.assert_array_equal(b["evaluated/latency"][:], a["evaluated/latency"][:][feasible])
+
+
+    def test_a_sweep_and_a_search_join_on_their_genes(self):
+        # A sweep that folds a gene numbers its points in the folded space, a search (and a
+        # sweep with --no-fold) in the PSA's; index_space says which. The search's rows map to
+        # the folded sweep's index as docs/results-format.md says (mixed radix over the sweep's
+        # /genes lengths, the folded genes left out), where the values agree; its /pareto index
+        # is the unfolded sweep's.
+        psa = points_psa(self.dir)
+        out = {k: os.path.join(self.dir, k + ".h5") for k in ("folded", "unfolded", "search")}
+        subprocess.run([COSMIC, "sweep", psa, "-o", out["folded"], "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", out["unfolded"], "-q", "--keep", "all", "--no-fold", "--backend",
+                        "cpu"], check=True)
+        subprocess.run([COSMIC, "search", psa, "-o", out["search"], "-q", "--agent", "nsga2", "--budget", "400",
+                        "--population", "40", "--backend", "cpu"], check=True)
+        with h5py.File(out["folded"], "r") as sw, h5py.File(out["unfolded"], "r") as full, \
+                h5py.File(out["search"], "r") as se:
+            self.assertEqual(sw.attrs["index_space"], "folded")
+            self.assertEqual(full.attrs["index_space"], "psa")
+            self.assertEqual(se.attrs["index_space"], "psa")
+            genes = list(sw["genes"].attrs["gene_names"])
+            folded = set(sw.attrs["folded_genes"])
+            self.assertEqual(folded, {"collective.policy"})
+            ev = se["evaluated"]
+            index = np.zeros(len(ev["violation"]), dtype=np.uint64)
+            stride = 1
+            for g in genes:
+                if g not in folded:
+                    index += ev[g][:].astype(np.uint64) * np.uint64(stride)
+                stride *= len(sw["genes"][g])  # a folded gene's: 1
+            row = {int(i): k for k, i in enumerate(sw["all/index"][:])}
+            swept = ev["reason"][:] != -1  # /all lists the points that meet the PSA's constraints
+            self.assertGreater(int(swept.sum()), 0)
+            for k in np.flatnonzero(swept):
+                r = row[int(index[k])]
+                self.assertEqual(ev["latency"][k], sw["all/latency"][r], k)
+                self.assertEqual(ev["reason"][k], sw["all/reason"][r], k)
+                for g in genes:
+                    if g not in folded:
+                        self.assertEqual(ev[g][k], sw["all"][g][r], g)
+            # A search's front by its index (the PSA's space) in the unfolded sweep.
+            full_row = {int(i): k for k, i in enumerate(full["all/index"][:])}
+            self.assertGreater(len(se["pareto/index"]), 1)
+            for k, i in enumerate(se["pareto/index"][:]):
+                self.assertEqual(se["pareto/latency"][k], full["all/latency"][full_row[int(i)]])
+
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_docs_xarray_recipe(self):
+        # docs/results-format.md "Reading a search with xarray", run as written: on a search with
+        # one objective (xarray gives its objectives attribute as a plain string), whole and as a
+        # kill can leave it (rows committed past the generations /generations lists).
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "results-format.md")) as f:
+            doc = f.read()
+        recipe = doc.split("### Reading a search with xarray", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+        psa = points_psa(self.dir)
+        whole, killed = os.path.join(self.dir, "whole.h5"), os.path.join(self.dir, "killed.h5")
+        subprocess.run([COSMIC, "search", psa, "-o", whole, "-q", "--agent", "ga", "--budget", "200", "--population",
+                        "20", "--set", "objectives=[latency]", "--backend", "cpu"], check=True)
+        shutil.copy(whole, killed)
+        with h5py.File(killed, "r+") as f:
+            for d in f["generations"].values():
+                d.resize((7,))
+        for path, listed in ((whole, 10), (killed, 7)):
+            ns = {}
+            exec(recipe.replace('"search.h5"', repr(path)), ns)
+            with h5py.File(path, "r") as f:
+                self.assertEqual(ns["objectives"], ["latency"])
+                self.assertIsInstance(ns["root"].attrs["objectives"], str)  # one element: a plain string
+                rows = f["evaluated/generation"][:] < listed
+                self.assertEqual(int(rows.sum()), 20 * listed)
+                np.testing.assert_array_equal(ns["ev"]["evaluation"].values, f["evaluated/evaluation"][:][rows])
+                names = dict(zip(f["reasons/code"][:], f["reasons/name"].asstr()[:]))
+                self.assertEqual(list(ns["reason"].values), [names[c] for c in f["evaluated/reason"][:][rows]])
+                labels = f["genes/workload.dp"].asstr()[:]
+                self.assertEqual(list(ns["dp"].values), [labels[v] for v in f["evaluated/workload.dp"][:][rows]])
+                curve = f["generations/best_objective"][:]
+                np.testing.assert_array_equal(ns["best_so_far"].values, curve[f["evaluated/generation"][:][rows]])
+
+    def test_every_value_carries_units(self):
+        # Every double column (objectives, metrics, times, a search's curves) has a `units`
+        # attribute, but for the histogram's edges (each objective's own units) and a search's
+        # violation (a ranking, not a quantity); /best's values have theirs as NAME_units.
+        psa = points_psa(self.dir)
+        sweep_out, search_out = os.path.join(self.dir, "u-sweep.h5"), os.path.join(self.dir, "u-search.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", sweep_out, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "search", psa, "-o", search_out, "-q", "--agent", "nsga2", "--budget", "200",
+                        "--population", "20", "--backend", "cpu"], check=True)
+        want = {"latency": "s", "cost": "USD", "time_s": "s", "first_token_s": "s", "memory_bytes": "bytes",
+                "network_cost_usd": "USD", "tokens_per_s": "tokens/s", "mfu": "fraction of peak", "wall_s": "s",
+                "agent_s": "s", "eval_s": "s", "best_objective": "s", "generation_best": "s"}  # objective 0: latency
+        for path in (sweep_out, search_out):
+            with h5py.File(path, "r") as f:
+                checked = 0
+                for group in h5_groups(path):
+                    for name, d in f[group].items():
+                        if d.dtype != np.float64 or name in ("edges", "violation"):
+                            continue
+                        self.assertEqual(d.attrs.get("units"), want[name], f"{path}: {group}/{name}")
+                        checked += 1
+                self.assertGreater(checked, 20)
+        with h5py.File(search_out, "r") as f:
+            best = f["best"].attrs
+            for name in ("latency", "cost", "time_s", "first_token_s", "memory_bytes", "network_cost_usd",
+                         "tokens_per_s", "mfu"):
+                self.assertIn(name, best)
+                self.assertEqual(best[name + "_units"], want[name], name)
+
+    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
+                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    def test_resume_gives_an_earlier_format_its_dimensions(self):
+        # A sweep file as format 2 wrote it (no dimension on /genes, /histogram, /reasons; no
+        # `bin`), left unfinished with nothing more to sweep: --resume publishes its reductions
+        # again in format 3, with the same results.
+        psa = points_psa(self.dir)
+        out, ref = os.path.join(self.dir, "old.h5"), os.path.join(self.dir, "ref.h5")
+        subprocess.run([COSMIC, "sweep", psa, "-o", ref, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        shutil.copy(ref, out)
+        with h5py.File(out, "r+") as f:
+            for group in ("genes", "state/0/histogram", "state/1/histogram", "state/0/reasons", "state/1/reasons"):
+                g = f[group]
+                if "bin" in g:
+                    del g["bin"]
+                for d in g.values():
+                    for a in ("DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME"):
+                        if a in d.attrs:
+                            del d.attrs[a]
+            f.attrs["format_version"] = np.int64(2)
+            f.attrs["complete"] = np.int64(0)
+            f["state/current"].attrs["complete"] = np.int64(0)
+        self.assertNotEqual(dimension_problems(out), [])
+        subprocess.run([COSMIC, "sweep", psa, "-o", out, "--resume", "-q", "--backend", "cpu"], check=True)
+        self.assertEqual(dimension_problems(out), [])
+        same_result(self, out, ref)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f.attrs["format_version"], 3)
+            self.assertEqual(f.attrs["complete"], 1)
+
+    def test_a_search_of_an_earlier_format_is_not_resumed(self):
+        # Format 1 lacks /evaluated's evaluation and /generations' generation, which a resumed
+        # session would append to: refused with the reason, the file left as it was.
+        psa = points_psa(self.dir)
+        out = os.path.join(self.dir, "old.h5")
+        subprocess.run([COSMIC, "search", psa, "-o", out, "-q", "--agent", "ga", "--budget", "200", "--population", "20",
+                        "--time-limit", "1e-9", "--backend", "cpu"], check=True)
+        with h5py.File(out, "r+") as f:
+            self.assertEqual(f.attrs["format_version"], 2)
+            self.assertEqual(f.attrs["complete"], 0)
+            f.attrs["format_version"] = np.int64(1)
+        with open(out, "rb") as f:
+            before = f.read()
+        r = subprocess.run([COSMIC, "search", psa, "-o", out, "--resume", "-q"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot resume: the file is in search format 1, this cosmic writes format 2", r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), before)
+
+
 class SearchFile(unittest.TestCase):
     FULL = ["fullstack-system2.yaml", "--agent", "nsga2", "--seed", "1", "--backend", "cpu", "--quiet"]
     ENV = dict(os.environ, OMP_NUM_THREADS="2")
@@ -936,6 +1234,33 @@ class SearchFile(unittest.TestCase):
         read = subprocess.run([COSMIC, *config], check=True, capture_output=True, text=True)
         self.assertEqual(read.stdout, written)
         self.assertIn("the search stopped before writing /best; its best point is row", read.stderr)
+
+    def test_show_takes_a_killed_searchs_best_from_the_generations_listed(self):
+        # A killed search's /evaluated may commit rows of a generation /generations does not
+        # list yet: show's best point (no /best) is the best of the listed generations' rows, the
+        # point of the best so far it reports.
+        out = os.path.join(self.dir, "cut.h5")
+        subprocess.run(self.search(out, "--agent", "ga", "--budget", "400", "--population", "40", "--seed", "2",
+                                   "--backend", "cpu", "-q"), check=True)
+        with h5py.File(out, "r+") as f:
+            del f["best"]
+            for a in ("stopped", "feasible_count", "best_objective"):
+                del f.attrs[a]
+            curve = f["generations/best_objective"][:]
+            listed = int(np.argmax(curve < curve[0])) or len(curve)  # up to the first improvement, not after
+            self.assertLess(listed, len(curve))
+            for d in f["generations"].values():
+                d.resize((listed,))
+            obj = f["evaluated/runtime_x_bw"][:]
+            ok = (f["evaluated/reason"][:] == 0) & (f["evaluated/generation"][:] < listed)
+            expected = int(np.flatnonzero(ok)[np.argmin(obj[ok])])
+            self.assertLess(obj[f["evaluated/reason"][:] == 0].min(), obj[expected])  # a later row is better
+        shown = json.loads(subprocess.run([COSMIC, "show", out, "--json"], check=True, capture_output=True,
+                                          text=True).stdout)
+        self.assertTrue(shown["killed"])
+        self.assertEqual(shown["best_objective_so_far"], obj[expected])
+        r = subprocess.run([COSMIC, "show", out, "--config", "best"], check=True, capture_output=True, text=True)
+        self.assertIn(f"its best point is row {expected} of /evaluated", r.stderr)
 
     def test_a_killed_extension_leaves_no_stale_results(self):
         # A finished search resumed with a larger budget and killed: what the last session wrote
@@ -1077,6 +1402,13 @@ class SearchFile(unittest.TestCase):
             return
         with ds:
             np.testing.assert_array_equal(ds[obj].values, col)
+        # /best is a row per gene: its `index` column holds value indices, not points, so the
+        # dimension is `gene` (the gene names), not `index`.
+        with xr.open_dataset(out, group="best", engine="h5netcdf") as best, h5py.File(out, "r") as f:
+            self.assertEqual(list(best.dims), ["gene"])
+            self.assertEqual(list(best["gene"].values), list(f["best/gene"].asstr()[:]))
+            self.assertEqual(best["index"].dims, ("gene",))
+            np.testing.assert_array_equal(best["index"].values, f["best/index"][:])
 
     def test_every_time_limited_session_moves_on(self):
         # A limit shorter than one generation (or than a resume's replay) still runs one new
@@ -1137,7 +1469,7 @@ class SearchFile(unittest.TestCase):
             self.assertEqual(f.attrs["complete"], 0)
             # Every chunk decompresses: /generations whole, /evaluated's committed rows (a kill
             # inside an HDF5 flush can leave the rows that flush wrote past the file's end of
-            # allocation: "addr overflow"; evaluated_rows counts only rows an earlier flush wrote).
+            # allocation: "addr overflow"; evaluated_rows counts only rows a completed flush wrote).
             committed = int(f.attrs.get("evaluated_rows", 0))
             for name, d in (f["evaluated"].items() if "evaluated" in f else ()):
                 self.assertLessEqual(committed, len(d), name)
@@ -1145,7 +1477,10 @@ class SearchFile(unittest.TestCase):
             for name, d in (f["generations"].items() if "generations" in f else ()):  # made at the first write
                 d[:]
             if "generations" in f:
-                self.assertGreaterEqual(len(f["evaluated/violation"]), int(f["generations/evaluations"][-1]))
+                # The generations listed have their rows among the committed ones (--keep all: a
+                # row per evaluation); the committed rows may run into the next generation.
+                self.assertGreaterEqual(committed, int(f["generations/evaluations"][-1]))
+                self.assertLessEqual(int(f["evaluated/generation"][committed - 1]), len(f["generations/generation"]))
         # Also from what a kill inside an HDF5 flush can leave: /evaluated's last chunk not stored
         # although the columns (and /generations) count its rows, which then read as zeros.
         extended = os.path.join(self.dir, "extended.h5")

@@ -5,6 +5,7 @@ experiment, gains, gaps, near-optimal genome counts, budget limits, the time bre
 
 usage: test_study.py COSMIC_BINARY DATA_DIR
 """
+import importlib.util
 import json
 import math
 import os
@@ -14,6 +15,9 @@ import tempfile
 import time
 
 import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_h5 import dimension_problems  # noqa: E402  (every group through xarray)
 
 
 def close(a, b, rel=1e-9):
@@ -198,6 +202,26 @@ def small_study_checks(cosmic, data):
             check(first.wait(timeout=300) == 0, "the first study failed")
 
 
+def check_one_point_curve():
+    """A convergence curve of one point (a search of one generation) shows: scripts/study_plots.py
+    draws something at the point, not a line of no length."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+    import numpy as np
+    import study_plots
+    fig, ax = study_plots.plt.subplots(figsize=(3, 3))
+    line = study_plots.best_so_far(ax, [2048], [4.5], "one generation")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    fig.canvas.draw()
+    image = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].astype(int)
+    x, y = ax.transData.transform((2048, 4.5))
+    row, col = int(round(image.shape[0] - y)), int(round(x))
+    patch = image[row - 2:row + 3, col - 2:col + 3]
+    color = 255 * np.array(study_plots.matplotlib.colors.to_rgb(line.get_color()))
+    check(np.abs(patch - color).sum(axis=2).min() < 60, "a one-point convergence curve draws nothing at its point")
+    study_plots.plt.close(fig)
+
+
 def main():
     cosmic, data = sys.argv[1], sys.argv[2]
     small_study_checks(cosmic, data)
@@ -302,6 +326,14 @@ def main():
         check(kinds == {"gain", "gap", "near_optimal", "convergence", "pareto"}, "comparison kinds: %r" % kinds)
         check(all(n > 0 for n in rows_checked.values()), "comparisons without rows checked: %r" % rows_checked)
         check_times(out, summary, report)
+        # Every group of every run's file opens in xarray with its dimensions, no phony_dims.
+        if importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"):
+            for name in sorted(os.listdir(out)):
+                if name.endswith(".h5"):
+                    problems = dimension_problems(os.path.join(out, name))
+                    check(not problems, name + ": " + "; ".join(problems))
+        else:
+            print("xarray check skipped: no xarray or h5netcdf")
 
         figs = os.path.join(out, "figures")
         if os.path.isdir(figs):
@@ -309,6 +341,7 @@ def main():
             print("figures:", pngs)
             for want in ("bars-0.png", "convergence-4.png", "pareto-5.png", "batch-6.png"):
                 check(want in pngs, "missing figure " + want)
+            check_one_point_curve()
         else:
             check("study_plots.py" in r.stdout, "no figures and no hint how to make them")
 
