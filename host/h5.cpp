@@ -17,16 +17,18 @@
 
 namespace cosmic::h5 {
 
-namespace {
-
-// Silences HDF5's error stack printing once; errors are reported as exceptions instead.
 void quiet() {
-  static const bool done = [] {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    return true;
-  }();
+  // Before any other HDF5 call where it can (main() calls this first): at exit HDF5 would close
+  // the files still open, and a file whose close already failed (a full disk) crashed it there.
+  // Every file is closed by its Handle before exit, or cannot be closed at all.
+  static const bool once = [] { return H5dont_atexit() >= 0; }();
+  // Per thread: the library is built thread-safe, and each thread has its own error stack.
+  thread_local const bool done = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }();
+  (void)once;
   (void)done;
 }
+
+namespace {
 
 bool is_hdf5(const std::string& path) {
   quiet();
@@ -88,18 +90,26 @@ bool being_written(const std::string& path) {
   return busy;
 }
 
+// What the system said of the last failed write, where it explains why HDF5 failed (HDF5's
+// messages do not): a full disk or quota, a file over the size limit, an I/O error.
+std::string system_reason() {
+  const int e = errno;
+  return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS ? std::string(": ") + std::strerror(e) : "";
+}
+
 hid_t check(hid_t id, const std::string& what) {
-  if (id < 0) throw Error("HDF5: " + what + " failed");
+  if (id < 0) throw Error("HDF5: " + what + " failed" + system_reason());
   return id;
 }
 
 // As check(), for reading: the error names the file that `obj` (a file, group or dataset) is
 // in, so that a damaged or foreign result file is named by whoever reads it.
 [[noreturn]] void fail_in(hid_t obj, const std::string& what) {
+  const std::string reason = system_reason();  // before other calls reset errno
   const ssize_t n = H5Fget_name(obj, nullptr, 0);
   std::string file(n > 0 ? size_t(n) + 1 : 0, '\0');
   if (n > 0) H5Fget_name(obj, file.data(), file.size());
-  throw Error((n > 0 ? std::string(file.c_str()) + ": " : std::string()) + "HDF5: " + what + " failed");
+  throw Error((n > 0 ? std::string(file.c_str()) + ": " : std::string()) + "HDF5: " + what + " failed" + reason);
 }
 hid_t check_in(hid_t obj, hid_t id, const std::string& what) {
   if (id < 0) fail_in(obj, what);
@@ -248,9 +258,13 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
     if (partial_present()) throw Error(partial_ + ": left by an earlier run and cannot be removed (remove it)");
   }
   quiet();
+  errno = 0;
   const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-  if (id < 0)  // another run made it since: it is writing OUT
-    throw Error(fs::exists(partial_, ec) ? out + kBusy : "HDF5: create " + partial_ + " failed");
+  const int create_errno = errno;
+  // Another run made it since (it may have published it as OUT already): it is writing OUT.
+  if (id < 0 && (create_errno == EEXIST || fs::exists(partial_, ec))) throw Error(out + kBusy);
+  if (id < 0)
+    throw Error("HDF5: create " + partial_ + " failed" + (create_errno ? std::string(": ") + std::strerror(create_errno) : ""));
   handle_ = Handle(id, H5Fclose, "create " + partial_);
   // Locked, and still the file named OUT.partial (another run starting may have removed it as
   // stale before the lock and made its own): otherwise that run's, left alone.

@@ -12,6 +12,11 @@
 
 namespace cosmic::h5 {
 
+// Silences HDF5's printing of its error stack on the calling thread (errors become exceptions
+// here) and keeps HDF5 from closing files at exit. Opening or creating a file calls it; a thread
+// that writes a file another opened calls it first.
+void quiet();
+
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

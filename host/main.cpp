@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "host/commands.hpp"
+#include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "kernels/model.hpp"
 
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   // workers (docs/performance.md). Unless the user chose a policy, start again with the passive
   // one; if that fails, go on as we are.
   if (!std::getenv("OMP_WAIT_POLICY") && setenv("OMP_WAIT_POLICY", "passive", 1) == 0) execv("/proc/self/exe", argv);
+  cosmic::h5::quiet();
   if (argc < 2) {
     usage(std::cerr);
     return 2;

@@ -465,6 +465,7 @@ class Writer {
 
  private:
   void loop() {
+    h5::quiet();
     sigset_t stop;  // SIGINT and SIGTERM go to the search loop, which checks for them
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
