@@ -294,7 +294,11 @@ Handle NewFile::publish() {
 
 void flush(hid_t file) { check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush"); }
 
-bool exists(hid_t parent, const std::string& name) { return H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0; }
+bool exists(hid_t parent, const std::string& name) {
+  const htri_t found = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+  if (found < 0) fail_in(parent, "look up " + name);  // a damaged group: not read as an absent one
+  return found > 0;
+}
 
 namespace {
 
