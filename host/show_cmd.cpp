@@ -4,11 +4,18 @@
 // /genes, a search's /best), so neither the PSA file nor its base configuration is needed. The
 // file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
 // say the same thing.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -683,34 +690,38 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
 
 }  // namespace
 
-int cmd_show(int argc, const char* const* argv) {
-  cxxopts::Options opts("cosmic show",
-                        "Summarise a result file of cosmic sweep, merge or search: how far the run got, its counts,\n"
-                        "and its best points decoded (sweeps: the first N of each objective's top-K list, with what\n"
-                        "differs from the best; searches: the best point found).");
-  opts.positional_help("FILE.h5");
-  opts.add_options()
-      ("file", "result file (HDF5)", cxxopts::value<std::string>())
-      ("top", "points shown per objective (sweeps) and of the Pareto front", cxxopts::value<int>()->default_value("5"))
-      ("json", "print JSON instead of text")
-      ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
-               "files of cosmic before model revisions lack it)")
-      ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
-      ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
-                 "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",
-       cxxopts::value<std::string>(), "POINT")
-      ("csv", "print only one table as CSV, genes by their labels: TABLE is top/OBJECTIVE, pareto or all (sweeps), "
-              "evaluated, pareto or generations (searches)", cxxopts::value<std::string>(), "TABLE")
-      ("h,help", "show this help");
-  opts.parse_positional({"file"});
-  cxxopts::ParseResult args;
+namespace {
+
+// Runs `read` (which reads `file` and prints) in a child process and returns its exit status.
+// HDF5 trusts the heap that a file's variable-length strings live in (its checks there are
+// assertions, compiled out of release builds): a damaged heap crashed it inside memcpy. A
+// child's crash is reported as a damaged file instead. (A damaged heap can also make HDF5 loop;
+// that is not caught.) Where no process can be made, `read` runs here.
+int in_child(const std::string& file, const std::function<int()>& read) {
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return read();
+  if (pid == 0) {
+    const int status = read();
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(status);
+  }
   int status = 0;
-  if (!parse_command(opts, argc, argv, {{"file", "FILE.h5"}}, args, status)) return status;
-  const int top = args["top"].as<int>();
-  if (top < 1) return usage_error(opts, "--top expects a positive number of points");
-  const std::string file = args["file"].as<std::string>();
-  if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") + args.count("csv") > 1)
-    return usage_error(opts, "--json, --base, --psa, --config and --csv: one at a time");
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int sig = WTERMSIG(status);
+  if (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL) {
+    std::cerr << "cosmic show: " << file << ": HDF5 crashed reading it (" << strsignal(sig) << "): the file is damaged\n";
+    return 1;
+  }
+  return 128 + sig;  // stopped from outside (Ctrl-C, a closed pipe), as this process would have been
+}
+
+// What cmd_show prints of `file`, as its options ask.
+int show_file(const cxxopts::ParseResult& args, const std::string& file, int top) {
   try {
     if (args.count("csv")) {
       write_csv(std::cout, file, args["csv"].as<std::string>());
@@ -741,6 +752,39 @@ int cmd_show(int argc, const char* const* argv) {
     std::cerr << "cosmic show: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int cmd_show(int argc, const char* const* argv) {
+  cxxopts::Options opts("cosmic show",
+                        "Summarise a result file of cosmic sweep, merge or search: how far the run got, its counts,\n"
+                        "and its best points decoded (sweeps: the first N of each objective's top-K list, with what\n"
+                        "differs from the best; searches: the best point found).");
+  opts.positional_help("FILE.h5");
+  opts.add_options()
+      ("file", "result file (HDF5)", cxxopts::value<std::string>())
+      ("top", "points shown per objective (sweeps) and of the Pareto front", cxxopts::value<int>()->default_value("5"))
+      ("json", "print JSON instead of text")
+      ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
+               "files of cosmic before model revisions lack it)")
+      ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
+      ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
+                 "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",
+       cxxopts::value<std::string>(), "POINT")
+      ("csv", "print only one table as CSV, genes by their labels: TABLE is top/OBJECTIVE, pareto or all (sweeps), "
+              "evaluated, pareto or generations (searches)", cxxopts::value<std::string>(), "TABLE")
+      ("h,help", "show this help");
+  opts.parse_positional({"file"});
+  cxxopts::ParseResult args;
+  int status = 0;
+  if (!parse_command(opts, argc, argv, {{"file", "FILE.h5"}}, args, status)) return status;
+  const int top = args["top"].as<int>();
+  if (top < 1) return usage_error(opts, "--top expects a positive number of points");
+  const std::string file = args["file"].as<std::string>();
+  if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") + args.count("csv") > 1)
+    return usage_error(opts, "--json, --base, --psa, --config and --csv: one at a time");
+  return in_child(file, [&] { return show_file(args, file, top); });
 }
 
 }  // namespace cosmic

@@ -21,6 +21,7 @@ import re
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -162,6 +163,35 @@ class SweepFile(unittest.TestCase):
 
     def tearDown(self):
         self.tmp.cleanup()
+
+    def test_show_reports_a_damaged_string_heap_as_a_damaged_file(self):
+        # HDF5 trusts the global heap that variable-length strings live in: an object's size
+        # made huge crashed it inside memcpy (`cosmic show` died of SIGSEGV). The size field
+        # (8 bytes after the object's index, reference count and reserved bytes) of the heap
+        # object holding a gene's name is damaged; show must exit 1 and say the file is damaged.
+        out = os.path.join(self.dir, "heap.h5")
+        sweep("workload-system1.yaml", out, "--backend", "cpu")
+        data = bytearray(open(out, "rb").read())
+        damaged = 0
+        at = data.find(b"GCOL")
+        while at >= 0 and not damaged:
+            end, o = at + struct.unpack_from("<Q", data, at + 8)[0], at + 16
+            while o + 16 <= end:
+                index, size = struct.unpack_from("<H", data, o)[0], struct.unpack_from("<Q", data, o + 8)[0]
+                if index == 0:
+                    break
+                if data[o + 16:o + 16 + size] == b"workload.sharding":
+                    struct.pack_into("<Q", data, o + 8, size | 0x80000000)
+                    damaged += 1
+                    break
+                o += 16 + (size + 7) // 8 * 8
+            at = data.find(b"GCOL", at + 4)
+        self.assertEqual(damaged, 1)
+        open(out, "wb").write(data)
+        for extra in ([], ["--json"]):
+            r = subprocess.run([COSMIC, "show", out, *extra], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("the file is damaged", r.stderr)
 
     def test_csv_export_of_a_point_table(self):
         # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the
