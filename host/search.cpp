@@ -803,8 +803,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (!o.resume) {
     const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
     if (fitted != o.params) population_asked = uint64_t(agents::check_params(o.agent, o.params));
-    if (fitted != o.params)  // a warning (the search is not the one asked for): --quiet keeps it
-      std::cerr << "search: " << (o.params.count(o.agent + ".population") ? "population " : "the default population ")
+    // A warning where the search is not the one asked for (--quiet keeps it); a note where a
+    // random walk's default population is cut (its draws the population only batches).
+    const bool asked = o.params.count(o.agent + ".population") > 0;
+    if (fitted != o.params && (!o.quiet || o.agent != "rw" || asked))
+      std::cerr << "search: " << (asked ? "population " : "the default population ")
                 << agents::check_params(o.agent, o.params) << " is more than the budget: "
                 << fitted.at(o.agent + ".population") << " instead"
                 << (o.agent == "rw" ? "" : ", so the search is one generation of random genomes") << "\n";

@@ -1721,6 +1721,9 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent rw --budget 100 --population 50 -q -o " + out);
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
+  r = test::run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out);  // a default cut: a note
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
   r = test::run_cli("search " + psa + " --agent ga --budget 100 -q -o " + out);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "search: the default population 4096 is more than the budget: 100 instead, so the search is one "
