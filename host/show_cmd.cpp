@@ -4,6 +4,7 @@
 // /genes, a search's /best), so neither the PSA file nor its base configuration is needed. The
 // file is read as summary_json() builds it; the text is printed from that JSON, so both outputs
 // say the same thing.
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -700,9 +701,14 @@ namespace {
 int in_child(const std::string& file, const std::function<int()>& read) {
   std::cout.flush();
   std::cerr.flush();
+  signal(SIGCHLD, SIG_DFL);  // ignored (inherited so), the child would be reaped unseen
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return read();
   if (pid == 0) {
+    // Ends with its parent (a SIGTERM or kill to the parent alone), rather than read on for no one.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     const int status = read();
     std::cout.flush();
     std::cerr.flush();
@@ -717,7 +723,10 @@ int in_child(const std::string& file, const std::function<int()>& read) {
     std::cerr << "cosmic show: " << file << ": HDF5 crashed reading it (" << strsignal(sig) << "): the file is damaged\n";
     return 1;
   }
-  return 128 + sig;  // stopped from outside (Ctrl-C, a closed pipe), as this process would have been
+  // Stopped from outside (Ctrl-C, a closed pipe): end as the child did.
+  signal(sig, SIG_DFL);
+  raise(sig);
+  return 128 + sig;
 }
 
 // What cmd_show prints of `file`, as its options ask.

@@ -54,10 +54,11 @@ namespace {
 // Writes `text` to `path` whole, or throws with the system's reason (a full disk among them): the
 // file is closed before the check, so that what the stream still buffered is counted.
 void write_file(const fs::path& path, const std::string& text) {
+  errno = 0;
   std::ofstream os(path, std::ios::binary);
   os << text;
   os.close();
-  if (!os) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  if (!os) throw std::runtime_error("cannot write " + path.string() + (errno ? std::string(": ") + std::strerror(errno) : ""));
 }
 
 }  // namespace
