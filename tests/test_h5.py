@@ -1127,7 +1127,11 @@ class Dimensions(unittest.TestCase):
         with h5py.File(killed, "r+") as f:
             for d in f["generations"].values():
                 d.resize((7,))
-        for path, listed in ((whole, 10), (killed, 7)):
+        uneven = os.path.join(self.dir, "uneven.h5")  # killed inside the flush of /generations
+        shutil.copy(killed, uneven)
+        with h5py.File(uneven, "r+") as f:
+            f["generations"]["eval_s"].resize((6,))
+        for path, listed in ((whole, 10), (killed, 7), (uneven, 6)):
             ns = {}
             exec(recipe.replace('"search.h5"', repr(path)), ns)
             with h5py.File(path, "r") as f:
