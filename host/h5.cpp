@@ -217,9 +217,8 @@ bool is_unfinished_run(const std::string& path) {
   quiet();
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) return false;
-  const bool unfinished = H5Aexists(id, "tool_version") > 0 && !unfinished_run(id).empty();
-  H5Fclose(id);
-  return unfinished;
+  Handle f(id, H5Fclose, "");  // closed also where reading it throws
+  return H5Aexists(id, "tool_version") > 0 && !unfinished_run(id).empty();
 }
 
 NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial") {
@@ -241,9 +240,10 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (id < 0)  // a run that published it since the check above holds it locked
       throw Error(being_written(out) ? out + kBusy : out + ": HDF5 cannot open it (damaged?)" + keep);
+    Handle f(id, H5Fclose, "");  // closed also where reading it throws
     const bool ours = H5Aexists(id, "tool_version") > 0;
     const std::string unfinished = ours ? unfinished_run(id) : "";
-    H5Fclose(id);
+    f.reset();
     if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
     if (!unfinished.empty())  // work --resume continues: replacing it would lose it
       throw Error(out + ": holds an unfinished " + unfinished + " (cosmic " + unfinished + " --resume -o " + out +

@@ -501,6 +501,7 @@ void resolve_presets(YAML::Node root, Sources& sources) {
 }
 
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
+  check_utf8(assignment, "--set " + assignment.substr(0, assignment.find('=')));
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");

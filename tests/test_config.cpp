@@ -40,6 +40,8 @@ TEST(Config, NonUtf8BytesAreRefusedWithTheirPlace) {
     EXPECT_NE(e.find("latin.yaml:2:" + std::to_string(column) + ": byte 0x"), std::string::npos) << e;
     EXPECT_NE(e.find("is not UTF-8"), std::string::npos) << e;
   }
+  const std::string e = error_of(test::data_path("configs/cosmic-system1-baseline.yaml"), {"name=ab\xff"});
+  EXPECT_NE(e.find("--set name:1:8: byte 0xFF is not UTF-8"), std::string::npos) << e;
 }
 
 TEST(Config, StudyBaselineLoads) {
