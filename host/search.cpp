@@ -16,6 +16,7 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -253,8 +254,7 @@ struct Pending {
   std::vector<int32_t> reason;
   std::vector<int64_t> generation;
   std::vector<uint64_t> evaluation;  // 0-based evaluation number of each row
-  // /generations columns
-  std::vector<int64_t> gen_number;  // `generation`, 0-based
+  // /generations columns (`generation`, the row number, is written from the rows in the file)
   std::vector<double> best, wall, gen_best, agent_s, eval_s;
   std::vector<uint64_t> evals, size, infeasible;
   std::vector<uint64_t> row_end;  // rows of /evaluated in the file once each generation is written
@@ -270,7 +270,7 @@ struct Pending {
     w.put(uint64_t(genes.size()));
     for (const auto& c : genes) w.put(c);
     w.put(violation), w.put(reason), w.put(generation), w.put(evaluation);
-    w.put(gen_number), w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
+    w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
     w.put(evals), w.put(size), w.put(infeasible), w.put(row_end);
   }
   void load(agents::StateReader& r) {
@@ -281,7 +281,7 @@ struct Pending {
     genes.resize(size_t(r.get<uint64_t>()));
     for (auto& c : genes) r.get(c);
     r.get(violation), r.get(reason), r.get(generation), r.get(evaluation);
-    r.get(gen_number), r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
+    r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
     r.get(evals), r.get(size), r.get(infeasible), r.get(row_end);
   }
 
@@ -323,7 +323,7 @@ struct Pending {
     };
     cat_columns(genes, o.genes), cat_columns(obj, o.obj), cat_columns(metrics, o.metrics);
     cat(violation, o.violation), cat(reason, o.reason), cat(generation, o.generation), cat(evaluation, o.evaluation);
-    cat(gen_number, o.gen_number), cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
+    cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
     cat(evals, o.evals), cat(size, o.size), cat(infeasible, o.infeasible), cat(row_end, o.row_end);
   }
 
@@ -341,7 +341,6 @@ struct Pending {
     h.reason = h5::cut_front(reason, n);
     h.generation = h5::cut_front(generation, n);
     h.evaluation = h5::cut_front(evaluation, n);
-    h.gen_number = h5::cut_front(gen_number, gens);
     h.best = h5::cut_front(best, gens);
     h.wall = h5::cut_front(wall, gens);
     h.gen_best = h5::cut_front(gen_best, gens);
@@ -384,7 +383,9 @@ struct Pending {
     if (!evals.empty()) {
       const h5::ColumnFormat& f = kGenerationsFormat;
       h5::Handle g = h5::group(file, "generations", true);  // last: it says which generations are whole
-      h5::append_column(g.id(), "generation", gen_number, f);
+      std::vector<int64_t> number(evals.size());  // these generations' numbers, after those in the file
+      std::iota(number.begin(), number.end(), int64_t(h5::exists(g.id(), "generation") ? h5::column_size(g.id(), "generation") : 0));
+      h5::append_column(g.id(), "generation", number, f);
       h5::append_column(g.id(), "best_objective", best, f);
       h5::append_column(g.id(), "evaluations", evals, f);
       h5::append_column(g.id(), "wall_s", wall, f);
@@ -723,6 +724,16 @@ namespace {
 std::string best_text(double best) { return std::isfinite(best) ? fmt_g(best) : "none feasible"; }
 }  // namespace
 
+size_t listed_generations(hid_t file) {
+  if (!h5::exists(file, "generations")) return 0;
+  h5::Handle g = h5::group(file, "generations", false);
+  const bool numbered = h5::has_attr(file, "format_version") && h5::attr_int(file, "format_version") >= 2;
+  size_t n = SIZE_MAX;
+  for (const char* c : kGenerationColumns)
+    if (numbered || std::string(c) != "generation") n = std::min(n, h5::exists(g.id(), c) ? h5::column_size(g.id(), c) : 0);
+  return n;
+}
+
 agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget) {
   const uint64_t least = agent == "ga" || agent == "nsga2" ? 2 : 1;  // they pair parents
   const uint64_t most = std::max<uint64_t>(budget, least);
@@ -783,9 +794,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     // missing, and only the generations that all of them hold count.
     if (h5::exists(f, "generations")) {
       h5::Handle gg = h5::group(f, "generations", false);
-      replay_gens = UINT64_MAX;
-      for (const char* c : kGenerationColumns)
-        replay_gens = std::min<uint64_t>(replay_gens, h5::exists(gg.id(), c) ? h5::column_size(gg.id(), c) : 0);
+      replay_gens = listed_generations(f);
       // A larger budget: the old budget's short last generation (asked in full, evaluated in part,
       // never told) is made again in full, as a search with the larger budget made it.
       if (extend && replay_gens > 0) {
@@ -1120,7 +1129,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     st.agent_s += agent_s;
     st.eval_s += eval_s;
     pending.add(evp, scores, metrics, gen, keep, written + pending.rows(), st.evaluations - evp.size);
-    pending.gen_number.push_back(int64_t(gen));
     pending.best.push_back(best_value(st));
     pending.evals.push_back(st.evaluations);
     pending.wall.push_back(st.wall_s);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <hdf5.h>
+
 #include "agents/params.hpp"
 #include "psa/space.hpp"
 
@@ -52,6 +54,10 @@ struct SearchSummary {
   uint64_t checkpoint_generations = 0;  // a resume: the generations its checkpoint gave (not run again)
 };
 
+// The generations a search file's /generations lists: those every one of its columns holds (they
+// are appended one after another, so that a kill can leave some shorter or missing). The
+// `generation` column of format 2 counts only in files of that format.
+size_t listed_generations(hid_t file);
 // Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also
 // for stop_after_generations, as 130). Throws std::exception with a message on errors
 // (bad hyperparameters: agents::ParamError).

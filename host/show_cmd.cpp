@@ -30,6 +30,7 @@
 #include "host/h5.hpp"
 #include "host/population.hpp"
 #include "host/provenance.hpp"
+#include "host/search.hpp"
 #include "host/text.hpp"
 #include "kernels/model.hpp"
 #include "kernels/score.hpp"
@@ -460,12 +461,7 @@ bool best_evaluated(hid_t f, const psa::DesignSpace& ds, int32_t* genome) {
   if (!h5::exists(e.id(), "reason")) return false;
   size_t n = std::min(size_t(h5::attr_uint(f, "evaluated_rows")), h5::column_size(e.id(), "reason"));
   if (h5::exists(e.id(), "generation")) {
-    size_t listed = 0;  // the generations every column of /generations holds
-    if (h5::exists(f, "generations")) {
-      h5::Handle g = h5::group(f, "generations", false);
-      listed = SIZE_MAX;
-      for (const std::string& c : h5::member_names(g.id())) listed = std::min(listed, h5::column_size(g.id(), c));
-    }
+    const size_t listed = listed_generations(f);
     const auto gen = h5::read_column<int64_t>(e.id(), "generation", 0, n);  // in order
     n = size_t(std::lower_bound(gen.begin(), gen.end(), int64_t(listed)) - gen.begin());
   }
@@ -688,10 +684,6 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
     }
   }
 }
-
-}  // namespace
-
-namespace {
 
 // Runs `read` (which reads `file` and prints) in a child process and returns its exit status.
 // HDF5 trusts the heap that a file's variable-length strings live in (its checks there are

@@ -61,10 +61,6 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!os) throw std::runtime_error("cannot write " + path.string() + (errno ? std::string(": ") + std::strerror(errno) : ""));
 }
 
-}  // namespace
-
-namespace {
-
 const double kInf = std::numeric_limits<double>::infinity();
 
 double now_s() {
