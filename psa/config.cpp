@@ -113,7 +113,7 @@ void check_utf8(const std::string& text, const std::string& path) {
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::string& path) {
+YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
@@ -129,6 +129,7 @@ YAML::Node load_yaml_file(const std::string& path) {
                         ": a second YAML document ('---'); a file holds one");
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     check_unique_keys(root, path);
+    if (text_out) *text_out = text.str();
     return root;
   } catch (const YAML::Exception& e) {
     std::ostringstream os;
@@ -501,8 +502,8 @@ void resolve_presets(YAML::Node root, Sources& sources) {
 }
 
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
-  check_utf8(assignment, "--set " + assignment.substr(0, assignment.find('=')));
   const auto eq = assignment.find('=');
+  check_utf8(assignment, "--set " + assignment.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
   const std::string path = assignment.substr(0, eq);

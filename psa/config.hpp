@@ -35,9 +35,10 @@ struct Sources {
 // source tree's data/ as configured at build time).
 std::string data_dir();
 
-// Reads a YAML file; a syntax error, a key given twice in one mapping or a directory becomes a
-// ConfigError naming file and line.
-YAML::Node load_yaml_file(const std::string& path);
+// Reads a YAML file (UTF-8); a syntax error, a key given twice in one mapping, a byte that is
+// not UTF-8 or a directory becomes a ConfigError naming file and line. `text_out`, when given,
+// receives the file's text as parsed.
+YAML::Node load_yaml_file(const std::string& path, std::string* text_out = nullptr);
 
 // A model's or system's `name:`, or "inline" without one.
 std::string node_name(const YAML::Node& model_or_system);

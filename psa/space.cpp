@@ -765,8 +765,7 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
   DesignSpace ds;
   ds.file = path;
-  YAML::Node root = load_yaml_file(path);
-  ds.text = read_text(path);
+  YAML::Node root = load_yaml_file(path, &ds.text);
   ds.sets = sets;
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, parameters, constraints and objectives");
   Sources src;
