@@ -1197,16 +1197,23 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
 
 // Three objectives (fronts as staircases) against ENS-SS, which a fourth, constant objective
 // sends them through without changing who dominates whom: the same ranks, on sizes and values
-// that make many fronts, long fronts, ties in every objective and duplicates.
+// that make many fronts, long fronts, ties in every objective and duplicates, and staircases
+// longer than the 64 steps kept in an array (trials 8 and 9: f2 falls and f3 rises with f1,
+// give or take some noise, so most of a front's points are steps, each before the last).
 TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
   agents::Rng r(31);
-  for (int trial = 0; trial < 8; ++trial) {
+  for (int trial = 0; trial < 10; ++trial) {
     const size_t n = trial < 4 ? 600 : 6000;
-    const uint64_t values = trial % 2 == 0 ? 8 : 0;  // 0: continuous
-    std::vector<double> obj(4 * n, 1.0);             // objective 3: constant
+    const uint64_t values = trial % 2 == 0 && trial < 8 ? 8 : 0;  // 0: continuous
+    std::vector<double> obj(4 * n, 1.0);                          // objective 3: constant
     for (size_t i = 0; i < 3 * n; ++i) obj[i] = values ? double(r.below(values)) - 3 : r.uniform();
     if (trial % 4 == 3)  // a correlated population: f3 rises with f1, many points per front
       for (size_t i = 0; i < n; ++i) obj[2 * n + i] = obj[i] + 0.1 * obj[n + i];
+    if (trial >= 8)
+      for (size_t i = 0; i < n; ++i) {
+        obj[n + i] = -obj[i] + (trial == 8 ? 0.02 : 0.002) * obj[n + i];
+        obj[2 * n + i] = obj[i] + 0.02 * obj[2 * n + i];
+      }
     if (values) obj[0] = -0.0, obj[1] = 0.0;
     const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
     EXPECT_EQ(three, agents::nondominated_sort(obj.data(), n, 4, n)) << trial;
