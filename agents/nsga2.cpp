@@ -481,16 +481,19 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep, RankOrders& orders) {
     std::copy(start.begin(), start.end() - 1, at.begin());
     for (size_t i : lex) members_lex[at[size_t(rank[i])]++] = i;
   }
-  std::vector<size_t> fr;
-  std::vector<double> f1, f2;  // two objectives: the front's values in lexicographic order
-  for (size_t f = 0; f < size_t(nfronts) && start[f] < keep; ++f) {
+  // The fronts are independent: on the threads, each front whole on one (the same distances on
+  // any thread count).
+  int64_t crowded_fronts = 0;
+  while (crowded_fronts < nfronts && start[size_t(crowded_fronts)] < keep) ++crowded_fronts;
+#pragma omp parallel for schedule(dynamic, 1) if (s.size >= 8192)
+  for (int64_t fi = 0; fi < crowded_fronts; ++fi) {
+    const size_t f = size_t(fi);
     if (start[f] == start[f + 1] || !s.feasible(members[start[f]])) continue;  // infeasible fronts: distance 0
     const auto& from = s.nobj == 2 ? members_lex : members;
-    fr.assign(from.begin() + ptrdiff_t(start[f]), from.begin() + ptrdiff_t(start[f + 1]));
+    const std::vector<size_t> fr(from.begin() + ptrdiff_t(start[f]), from.begin() + ptrdiff_t(start[f + 1]));
     std::vector<double> d;
     if (s.nobj == 2) {
-      f1.resize(fr.size());
-      f2.resize(fr.size());
+      std::vector<double> f1(fr.size()), f2(fr.size());  // the front's values in lexicographic order
       for (size_t k = 0; k < fr.size(); ++k) f1[k] = s.at(fr[k], 0), f2[k] = s.at(fr[k], 1);
       d = crowding_distance_lex2(f1.data(), f2.data(), fr.size());
     } else {
