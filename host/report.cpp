@@ -53,6 +53,24 @@ std::string dollars(double usd) {
   return "$" + out;
 }
 
+// The calibration's fields by their configuration keys (system.calibration.*), in its order.
+std::vector<std::pair<const char*, double>> calibration_fields(const Calibration& k) {
+  return {{"gemm_eff_max", k.gemm_eff_max},
+          {"gemm_half_flops", k.gemm_half_flops},
+          {"attn_eff", k.attn_eff},
+          {"fp8_eff", k.fp8_eff},
+          {"mem_eff", k.mem_eff},
+          {"net_eff", k.net_eff},
+          {"layer_overhead_s", k.layer_overhead_s},
+          {"tp_overlap", k.tp_overlap},
+          {"cp_overlap", k.cp_overlap},
+          {"ep_overlap", k.ep_overlap},
+          {"dp_overlap", k.dp_overlap},
+          {"grad_bytes", k.grad_bytes},
+          {"master_bytes", k.master_bytes},
+          {"optimizer_bytes_per_param", k.optimizer_bytes_per_param}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const EvalReport& rep) {
@@ -121,6 +139,8 @@ nlohmann::json to_json(const EvalReport& rep) {
   } else if (rep.config.work.mode == Mode::Prefill && r.time_s > 0) {
     j["first_token_s"] = r.first_token_s;  // the whole time: the first token comes with the prefill
   }
+  j["calibration"] = nlohmann::json::object();
+  for (const auto& [key, value] : calibration_fields(rep.config.cal)) j["calibration"][key] = value;
   j["notes"] = rep.notes;
   return j;
 }
@@ -287,21 +307,25 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     rep.notes.push_back("micro_batch 1: a decode step runs each replica's " + std::to_string(per_replica) +
                         " sequences one at a time, where an engine batches them (micro_batch " +
                         std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
-  // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s) are valid numbers that no
-  // hardware reaches: cutoffs well above the fastest parts of 2026 (their links carry a few
-  // thousand GB/s a direction at most, their memories a few tens of thousands of GB/s, their
-  // dense FP8 peaks a few tens of thousands of TFLOP/s) take them for a mistake worth a note.
-  const auto unlikely = [&](const std::string& key, double value, double cutoff, const char* unit) {
-    if (!(value > cutoff)) return;
+  // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s, bytes as GB; or TB/s as GB/s,
+  // PFLOP/s as TFLOP/s) are valid numbers that no hardware has: cutoffs well above the fastest
+  // parts of 2026 (their links carry a few thousand GB/s a direction at most, their memories a
+  // few tens of thousands of GB/s and a few hundred GB, their dense FP8 peaks a few tens of
+  // thousands of TFLOP/s) and well below the slowest accelerator or link a cluster is built of
+  // take them for a mistake worth a note.
+  const auto unlikely = [&](const std::string& key, double value, double low, double high, const char* unit) {
+    if (value >= low && value <= high) return;
     char buf[160];
-    std::snprintf(buf, sizeof buf, " %.6g %s is above %.0f %s, more than any hardware reaches: a figure in another unit?",
-                  value, unit, cutoff, unit);
+    std::snprintf(buf, sizeof buf, " %.6g %s is %s %.0f %s, %s: a figure in another unit?", value, unit,
+                  value > high ? "above" : "below", value > high ? high : low, unit,
+                  value > high ? "more than any hardware reaches" : "slower than any part a cluster is built of");
     rep.notes.push_back(key + buf);
   };
   for (int32_t d = 0; d < c.net.ndims; ++d)
-    unlikely("system.network.dims." + std::to_string(d) + ".bandwidth_GBps", c.net.dim[d].link_bw_GBps, 1e4, "GB/s");
-  unlikely("system.compute.memory_bw_GBps", c.compute.mem_bw_GBps, 1e5, "GB/s");
-  unlikely("system.compute.peak_tflops", *std::max_element(c.compute.peak_tflops, c.compute.peak_tflops + 3), 1e5, "TFLOP/s");
+    unlikely("system.network.dims." + std::to_string(d) + ".bandwidth_GBps", c.net.dim[d].link_bw_GBps, 1, 1e4, "GB/s");
+  unlikely("system.compute.memory_bw_GBps", c.compute.mem_bw_GBps, 10, 1e5, "GB/s");
+  unlikely("system.compute.peak_tflops", *std::max_element(c.compute.peak_tflops, c.compute.peak_tflops + 3), 1, 1e5, "TFLOP/s");
+  unlikely("system.compute.memory_GB (or memory_GiB)", c.compute.mem_capacity_bytes / 1e9, 0, 1e4, "GB");
   // A fit with no margin: the model holds nothing back for what a real run needs besides.
   const double fill = rep.result.memory_bytes / c.compute.mem_capacity_bytes;
   if (rep.result.reason == Reason::Ok && fill > 0.95) {
@@ -347,6 +371,23 @@ std::string to_text(const EvalReport& rep) {
     else if (w.mode != Mode::Prefill) os << ", output " << w.output_tokens;
   }
   os << "\n";
+  // What the system's efficiencies are, since a system file without them is the ideal machine,
+  // and how its collectives are split: the fields that differ from the ideal machine's.
+  const Network& net = rep.config.net;
+  os << "network: " << names::name(names::kConvention, net.convention) << " convention, collectives in " << net.chunks
+     << (net.chunks == 1 ? " chunk" : " chunks") << ", endpoint delay " << net.endpoint_delay_ns << " ns\ncalibration:";
+  const auto ideal = calibration_fields(Calibration{});
+  const auto fields = calibration_fields(rep.config.cal);
+  std::string differ;
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].second != ideal[i].second) {
+      std::snprintf(buf, sizeof buf, "%s %s %g", differ.empty() ? "" : ",", fields[i].first, fields[i].second);
+      differ += buf;
+    }
+  os << (differ.empty() ? " none, the ideal machine (kernels at peak compute and memory bandwidth, links at full bandwidth, "
+                          "the DP sync hidden; docs/model.md, Calibration)"
+                        : differ)
+     << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";
   else

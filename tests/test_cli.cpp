@@ -302,6 +302,39 @@ TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const auto flops = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.peak_tflops=2e5").out);
   ASSERT_EQ(flops["notes"].size(), 1u) << flops["notes"];
   EXPECT_EQ(flops["notes"][0].get<std::string>().rfind("system.compute.peak_tflops 200000 TFLOP/s is above 100000 TFLOP/s", 0), 0u);
+  // Too slow (PFLOP/s given as TFLOP/s, TB/s as GB/s), and a capacity in bytes given as GiB.
+  const auto low = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.peak_tflops=0.312"
+                                                        " --set system.compute.memory_bw_GBps=2.039"
+                                                        " --set system.network.dims.2.bandwidth_GBps=0.75").out);
+  ASSERT_EQ(low["notes"].size(), 3u) << low["notes"];
+  EXPECT_EQ(low["notes"][0], "system.network.dims.2.bandwidth_GBps 0.75 GB/s is below 1 GB/s, slower than any part a cluster "
+                             "is built of: a figure in another unit?");
+  EXPECT_EQ(low["notes"][1].get<std::string>().rfind("system.compute.memory_bw_GBps 2.039 GB/s is below 10 GB/s", 0), 0u);
+  EXPECT_EQ(low["notes"][2].get<std::string>().rfind("system.compute.peak_tflops 0.312 TFLOP/s is below 1 TFLOP/s", 0), 0u);
+  const auto bytes = nlohmann::json::parse(
+      test::run_cli("eval " + cfg + " --json --set system.compute.memory_GB=null --set system.compute.memory_GiB=85899345920").out);
+  ASSERT_EQ(bytes["notes"].size(), 1u) << bytes["notes"];
+  EXPECT_EQ(bytes["notes"][0].get<std::string>().rfind("system.compute.memory_GB (or memory_GiB) 9.22337e+10 GB is above 10000 GB", 0),
+            0u);
+}
+
+// eval says how the network splits collectives and what the calibration is: a system without
+// one is the ideal machine, which a hand-written system file gets without asking; a preset's
+// measured efficiencies are listed where they differ from it.
+TEST(Cli, EvalSaysTheCalibration) {
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const std::string ideal = test::run_cli("eval " + cfg).out;
+  EXPECT_NE(ideal.find("\nnetwork: physical convention, collectives in 4 chunks, endpoint delay 10 ns\ncalibration: none, the "
+                       "ideal machine ("),
+            std::string::npos)
+      << ideal;
+  EXPECT_NE(test::run_cli("eval " + cfg + " --set system.calibration.gemm_eff_max=0.5 --set system.network.chunks=1")
+                .out.find("collectives in 1 chunk, endpoint delay 10 ns\ncalibration: gemm_eff_max 0.5\n"),
+            std::string::npos);
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/mixtral-8x7b-h100.yaml") + " --json").out);
+  EXPECT_EQ(j["calibration"].size(), 14u);
+  EXPECT_EQ(j["calibration"]["gemm_eff_max"], 0.75);  // data/systems/dgx-h100.yaml
+  EXPECT_EQ(j["calibration"]["tp_overlap"], 0.0);
 }
 TEST(Cli, BadInputFailsWithMessage) {
   test::CliRun r = test::run_cli("eval /nonexistent.yaml");
