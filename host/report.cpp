@@ -371,23 +371,6 @@ std::string to_text(const EvalReport& rep) {
     else if (w.mode != Mode::Prefill) os << ", output " << w.output_tokens;
   }
   os << "\n";
-  // What the system's efficiencies are, since a system file without them is the ideal machine,
-  // and how its collectives are split: the fields that differ from the ideal machine's.
-  const Network& net = rep.config.net;
-  os << "network: " << names::name(names::kConvention, net.convention) << " convention, collectives in " << net.chunks
-     << (net.chunks == 1 ? " chunk" : " chunks") << ", endpoint delay " << net.endpoint_delay_ns << " ns\ncalibration:";
-  const auto ideal = calibration_fields(Calibration{});
-  const auto fields = calibration_fields(rep.config.cal);
-  std::string differ;
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (fields[i].second != ideal[i].second) {
-      std::snprintf(buf, sizeof buf, "%s %s %g", differ.empty() ? "" : ",", fields[i].first, fields[i].second);
-      differ += buf;
-    }
-  os << (differ.empty() ? " none, the ideal machine (kernels at peak compute and memory bandwidth, links at full bandwidth, "
-                          "the DP sync hidden; docs/model.md, Calibration)"
-                        : differ)
-     << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";
   else
@@ -466,6 +449,23 @@ std::string to_text(const EvalReport& rep) {
   std::snprintf(buf, sizeof buf, "throughput        %16.1f %s  (%.1f per NPU)\nMFU               %16.1f %%\n",
                 r.tokens_per_s, counted, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);
   os << buf;
+  // What the times and MFU above rest on: how the collectives are split, and the system's
+  // efficiencies where they differ from the ideal machine (which a system file without them gets).
+  const Network& net = rep.config.net;
+  os << "network: " << names::name(names::kConvention, net.convention) << " convention, collectives in " << net.chunks
+     << (net.chunks == 1 ? " chunk" : " chunks") << ", endpoint delay " << net.endpoint_delay_ns << " ns\ncalibration:";
+  const auto ideal = calibration_fields(Calibration{});
+  const auto fields = calibration_fields(rep.config.cal);
+  std::string differ;
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].second != ideal[i].second) {
+      std::snprintf(buf, sizeof buf, "%s %s %g", differ.empty() ? "" : ",", fields[i].first, fields[i].second);
+      differ += buf;
+    }
+  os << (differ.empty() ? " none, the ideal machine (kernels at peak compute and memory bandwidth, links at full bandwidth, "
+                          "the DP sync hidden; docs/model.md, Calibration)"
+                        : differ)
+     << "\n";
   return notes();
 }
 

@@ -236,7 +236,7 @@ Study load_study(const std::string& path) {
     const char* okey = kind == "gain" ? "baselines" : kind == "gap" ? "agents" : kind == "pareto" ? "marks" : "experiments";
     for (const char* k : {"target", "baselines", "optimum", "agents", "experiments", "front", "marks"})
       if (c.has(k) && std::string(k) != (tkey ? tkey : "") && std::string(k) != okey)
-        c.fail(k, std::string("nothing for kind ") + kind);
+        c.fail(k, std::string("nothing for kind ") + kind + ", which takes " + (tkey ? tkey + std::string(" and ") : "") + okey);
     if (tkey && !c.has(tkey)) c.fail(tkey, "an experiment id (required)");
     if (kind != "pareto" && text_list(c, okey).empty()) c.fail(okey, "a non-empty list of experiment ids");
     const auto check_id = [&](const char* key, const std::string& id) {

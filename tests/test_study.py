@@ -175,6 +175,8 @@ def small_study_checks(cosmic, data):
                            (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a], figure: batch}\n",
                             "a variable of this comparison's `for:`"),
                            ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target"),
+                           (sweep + "comparisons:\n  - {kind: gap, target: w, agents: [a]}\n",
+                            "key 'comparisons.0.target': expected nothing for kind gap, which takes optimum and agents"),
                            ("    seeds: [1]\n  - {id: b, psa: %s, method: rw, budget: 64, objective: latency}\n"
                             "comparisons:\n  - {kind: convergence, experiments: [a, b]}\n" % psa, "b optimises latency, a"),
                            # an error in the PSA file written from a `set`: named as kept in DIR/psa
