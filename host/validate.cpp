@@ -127,21 +127,29 @@ ValidationReport validate_training(const CsvTable& t) {
       v.predicted_s = lt.forward_s + lt.backward_s;
       v.measured_from = "per-layer forward+backward (measured_other)";
     } else {
-      // The measured time, else the derived one; a cell that holds something else than a number
-      // is an error in the row, not a blank to fall back from.
+      // The measured time, else the derived one, else from a throughput per GPU (optional
+      // columns): global_batch x seq tokens / (tokens/s per GPU x GPUs). A cell that holds
+      // something else than a number is an error in the row, not a blank to fall back from.
       std::string unreadable;
-      for (const char* col : {"measured_iteration_time_s", "derived_iteration_time_s"}) {
-        const std::string& text = row.at(col);
-        if (text.empty()) continue;
-        if (number(text, v.measured_s)) {
-          v.measured_from = col;
+      for (const char* col : {"measured_iteration_time_s", "derived_iteration_time_s", "measured_tokens_per_s_per_gpu",
+                              "derived_tokens_per_s_per_gpu"}) {
+        const auto cell = row.find(col);
+        if (cell == row.end() || cell->second.empty()) continue;
+        if (!number(cell->second, v.measured_s)) {
+          unreadable = not_a_number(col, cell->second);
           break;
         }
-        unreadable = not_a_number(col, text);
+        v.measured_from = col;
+        if (contains(col, "tokens") && v.measured_s > 0) {
+          v.measured_s = double(c.work.global_batch) * c.model.seq / (v.measured_s * double(total_npus(c.net)));
+          v.measured_from += std::string(" (global_batch x seq / (tokens/s x GPUs))");
+        }
         break;
       }
       if (!unreadable.empty() || v.measured_from.empty()) {
-        rep.skipped.push_back({id, unreadable.empty() ? "no measured or derived iteration time" : unreadable});
+        rep.skipped.push_back({id, unreadable.empty() ? "no iteration time (measured_iteration_time_s, derived_iteration_time_s) "
+                                                        "nor tokens/s per GPU (measured_ or derived_tokens_per_s_per_gpu)"
+                                                      : unreadable});
         continue;
       }
       if (!(v.measured_s > 0)) {

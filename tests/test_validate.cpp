@@ -173,6 +173,25 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
   }
 }
 
+// A row without an iteration time is compared by its throughput per GPU, where it has one: the
+// first dev row (GPT-1.7B on 32 GPUs, global batch 512 of 2,048 tokens) at 9,288 tokens/s per GPU
+// took 512 x 2,048 / (9,288 x 32) = 1,048,576 / 297,216 s. Without either it is skipped, saying
+// which columns it looked for.
+TEST(Validate, ThroughputStandsInForAMissingTime) {
+  CsvTable gt = read_csv(test::data_path("validation/groundtruth-dev.csv"));
+  const ValidationReport timed = validate_file(one_row_with(gt, "row_id", gt.rows[0].at("row_id"), "gt_timed.csv"));
+  ASSERT_EQ(timed.rows.size(), 1u);
+  gt.rows[0]["measured_iteration_time_s"] = gt.rows[0]["derived_iteration_time_s"] = gt.rows[0]["derived_tokens_per_s_per_gpu"] = "";
+  const ValidationReport r = validate_file(one_row_with(gt, "measured_tokens_per_s_per_gpu", "9288", "gt_tokens.csv"));
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NEAR(r.rows[0].measured_s, 1048576.0 / 297216.0, 1e-12);
+  EXPECT_EQ(r.rows[0].predicted_s, timed.rows[0].predicted_s);
+  EXPECT_EQ(r.rows[0].measured_from.rfind("measured_tokens_per_s_per_gpu (", 0), 0u) << r.rows[0].measured_from;
+  const ValidationReport none = validate_file(one_row_with(gt, "measured_tokens_per_s_per_gpu", "", "gt_none.csv"));
+  ASSERT_EQ(none.skipped.size(), 1u);
+  EXPECT_NE(none.skipped[0].second.find("nor tokens/s per GPU"), std::string::npos) << none.skipped[0].second;
+}
+
 // The columns' other spellings map to the configuration the model is given; rows the model cannot
 // describe (mixture-of-experts) are listed with the reason instead of being scored as dense models.
 TEST(Validate, RowsMapToTheirConfiguration) {
