@@ -163,6 +163,10 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
                       num(total_npus(c.net)) + " NPUs");
       break;
     }
+    case Reason::ExpertsNotDivisible:
+      notes.push_back(m.experts == 0 ? "ep = " + num(w.ep) + " on a dense model (experts 0): there are no experts to split"
+                                     : "ep = " + num(w.ep) + " must divide the model's " + num(m.experts) + " experts");
+      break;
     case Reason::TpExceedsHeads:
       notes.push_back("tp = " + num(w.tp) + " is more than the model's " + num(m.heads) + " attention heads");
       break;

@@ -235,6 +235,11 @@ TEST(Cli, EvalSaysWhyExpertsCannotBePlaced) {
                       "share dividing or divided by what is left: the DP group is 72 (dimension 0)\n"),
             std::string::npos)
       << text;
+  // ep must divide the experts, and a dense model has none: the note gives the numbers.
+  EXPECT_NE(test::run_cli("eval " + cfg + " --set workload.ep=3").out.find("note: ep = 3 must divide the model's 128 experts\n"),
+            std::string::npos);
+  EXPECT_NE(test::run_cli("eval " + cfg + " --set model.experts=0").out.find("note: ep = 16 on a dense model (experts 0)"),
+            std::string::npos);
   const std::string eight = test::run_cli("eval " + cfg + " --set workload.ep=8").out;  // divides 72: placed
   // The 9 ranks holding the same experts (expert data parallelism) are shown too.
   EXPECT_NE(eight.find("placement (ranks along dims 0-1): dp 72x1 pp 1x4 ep 8x1 edp 9x1\n"), std::string::npos) << eight;
