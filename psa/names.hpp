@@ -18,7 +18,8 @@ struct Entry {
   E value;
 };
 
-inline const Entry<Mlp> kMlp[] = {{"gelu", Mlp::Gelu}, {"swiglu", Mlp::SwiGLU}};
+// GeGLU (Gemma) has the three matrices and element-wise traffic of SwiGLU: the same model.
+inline const Entry<Mlp> kMlp[] = {{"gelu", Mlp::Gelu}, {"swiglu", Mlp::SwiGLU}, {"geglu", Mlp::SwiGLU}};
 inline const Entry<Mode> kMode[] = {{"training", Mode::Training}, {"prefill", Mode::Prefill},
                                     {"decode", Mode::Decode}, {"generate", Mode::Generate},
                                     {"serve", Mode::Serve}};

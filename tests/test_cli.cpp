@@ -323,6 +323,17 @@ TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
             0u);
 }
 
+// GeGLU is accepted as the gated MLP it is: scored as SwiGLU (three matrices, the same traffic).
+TEST(Cli, GegluIsTheSwigluModel) {
+  const std::string cfg = test::data_path("configs/mixtral-8x7b-h100.yaml");  // mlp: swiglu
+  const auto swiglu = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  const auto geglu = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set model.mlp=geglu").out);
+  const auto gelu = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set model.mlp=gelu").out);
+  EXPECT_EQ(geglu["time_s"], swiglu["time_s"]);
+  EXPECT_EQ(geglu["memory_bytes"], swiglu["memory_bytes"]);
+  EXPECT_NE(gelu["time_s"], swiglu["time_s"]);
+}
+
 // eval says how the network splits collectives and what the calibration is: a system without
 // one is the ideal machine, which a hand-written system file gets without asking; a preset's
 // measured efficiencies are listed where they differ from it.
