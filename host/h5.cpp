@@ -221,7 +221,7 @@ bool is_unfinished_run(const std::string& path) {
   return H5Aexists(id, "tool_version") > 0 && !unfinished_run(id).empty();
 }
 
-NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial") {
+NewFile::NewFile(const std::string& out, const std::string& kind) : out_(out), partial_(out + ".partial") {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (out.empty()) throw Error("the output file name is empty");
@@ -242,12 +242,15 @@ NewFile::NewFile(const std::string& out) : out_(out), partial_(out + ".partial")
       throw Error(being_written(out) ? out + kBusy : out + ": HDF5 cannot open it (damaged?)" + keep);
     Handle f(id, H5Fclose, "");  // closed also where reading it throws
     const bool ours = H5Aexists(id, "tool_version") > 0;
-    const std::string unfinished = ours ? unfinished_run(id) : "";
+    const std::string unfinished = ours ? unfinished_run(id) : "", held = ours ? result_kind(id) : "";
     f.reset();
     if (!ours) throw Error(out + ": an HDF5 file cosmic did not write" + keep);
     if (!unfinished.empty())  // work --resume continues: replacing it would lose it
       throw Error(out + ": holds an unfinished " + unfinished + " (cosmic " + unfinished + " --resume -o " + out +
                   " continues it); cosmic does not replace it (choose another -o, or remove it to start over)");
+    if (held != kind)
+      throw Error(out + ": holds the results of a " + held + ", which a " + kind +
+                  " does not replace (choose another -o, or remove it)");
   }
   if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) throw Error(out + ": its folder is not writable");
   // OUT.partial is made exclusively (O_EXCL: it never truncates another run's, never writes

@@ -55,9 +55,11 @@ bool is_unfinished_run(const std::string& path);
 // A new result file, made as OUT.partial and renamed to OUT by publish() once what makes it a
 // valid file is on disk, so that a file named OUT always opens. An error before publish()
 // removes OUT.partial. OUT must name a file (not empty, not a directory) in a folder that exists.
+// `kind`: what it will hold ("sweep" or "search"); a finished result of the other kind at OUT is
+// not replaced (a search given a sweep's file name by mistake would lose the sweep).
 class NewFile {
  public:
-  explicit NewFile(const std::string& out);
+  NewFile(const std::string& out, const std::string& kind);
   ~NewFile();
   NewFile(const NewFile&) = delete;
   NewFile& operator=(const NewFile&) = delete;

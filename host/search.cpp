@@ -830,7 +830,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (!o.resume) {
     // Made as OUT.partial and renamed once its attributes are on disk, so that a file named OUT
     // is always one --resume can continue, even when the search was killed as it started.
-    h5::NewFile created(o.out);
+    h5::NewFile created(o.out, "search");
     const hid_t f = created.id();
     h5::set_attr(f, "kind", std::string("search"));
     h5::set_attr(f, "format_version", kSearchFormatVersion);

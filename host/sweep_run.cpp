@@ -675,7 +675,7 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     // Written under a temporary name and renamed once complete: a kill before that leaves no
     // (or the previous) OUT, never one that does not open.
     st.init(k.nobj, m.top_k, p.want_front);
-    h5::NewFile created(o.out);
+    h5::NewFile created(o.out, "sweep");
     write_header(created.id(), ds, st, m);
     if (p.keep_all) {
       h5::Handle g = h5::group(created.id(), "all", true);
@@ -953,7 +953,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     }
   }
   // Written under a temporary name and renamed once complete, as a new sweep file.
-  h5::NewFile f(out);
+  h5::NewFile f(out, "sweep");
   write_header(f.id(), ds, st, m);
   std::vector<std::string> merged;
   for (const In& in : ins) merged.push_back(in.path);

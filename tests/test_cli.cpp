@@ -394,7 +394,8 @@ TEST(Cli, BadInputFailsWithMessage) {
 }
 
 // An output name that is not a result file (the PSA file itself, given as -o by mistake) is
-// refused and the file left as it was; an earlier result file is replaced.
+// refused and the file left as it was; an earlier result file of the same kind is replaced, one of
+// the other kind refused (a search given a sweep's name by mistake would lose the sweep).
 TEST(Cli, OnlyResultFilesAreReplaced) {
   const std::string psa = ::testing::TempDir() + "victim.yaml";
   std::filesystem::copy_file(test::data_path("psa/cosmic/workload-system1.yaml"), psa,
@@ -407,9 +408,20 @@ TEST(Cli, OnlyResultFilesAreReplaced) {
     EXPECT_EQ(std::filesystem::file_size(psa), size) << cmd;
   }
   const std::string out = ::testing::TempDir() + "replaced.h5";
-  ASSERT_EQ(test::run_cli("search " + psa + " -q --budget 10 --population 5 -o " + out).status, 0);
+  std::filesystem::remove(out);
+  ASSERT_EQ(test::run_cli("search " + psa + " -q --budget 10 --population 5 --seed 1 -o " + out).status, 0);
+  ASSERT_EQ(test::run_cli("search " + psa + " -q --budget 10 --population 5 --seed 2 -o " + out).status, 0);
+  EXPECT_EQ(h5::attr_uint(h5::open_file(out, false).id(), "seed"), 2u);  // replaced by the second search
+  const test::CliRun r = test::run_cli("sweep " + psa + " -q -o " + out);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "cosmic sweep: " + out + ": holds the results of a search, which a sweep does not replace (choose another -o, "
+                   "or remove it)\n");
+  EXPECT_TRUE(h5::has_attr(h5::open_file(out, false).id(), "agent"));  // still the search
+  std::filesystem::remove(out);
   ASSERT_EQ(test::run_cli("sweep " + psa + " -q -o " + out).status, 0);
-  EXPECT_FALSE(h5::has_attr(h5::open_file(out, false).id(), "agent"));  // a sweep file now
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q -o " + out).status, 0);
+  EXPECT_NE(test::run_cli("search " + psa + " -q --budget 10 --population 5 -o " + out).out.find("holds the results of a sweep"),
+            std::string::npos);
 }
 
 // `cosmic show` reads back what the run wrote: its counters, and the best points decoded with the
