@@ -348,7 +348,8 @@ std::string to_text(const EvalReport& rep) {
   const Workload& w = rep.config.work;
   std::ostringstream os;
   char buf[256];
-  os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net) << " NPUs), "
+  os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net)
+     << (total_npus(rep.config.net) == 1 ? " NPU), " : " NPUs), ")
      << names::name(names::kMode, w.mode) << "\n";
   std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld, %s", w.dp,
                 w.tp, w.pp, w.cp, w.cp > 1 && w.cp_style == CpStyle::AllToAll ? " (all-to-all)" : "",
@@ -370,15 +371,16 @@ std::string to_text(const EvalReport& rep) {
        << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
   if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
   if (w.mode != Mode::Training) {  // the request shape
-    os << ", prompt " << prompt_tokens(rep.config.model, w);
-    if (w.mode == Mode::Decode) os << ", kv_len " << w.kv_len;
-    else if (w.mode != Mode::Prefill) os << ", output " << w.output_tokens;
+    if (w.mode == Mode::Decode) os << ", kv_len " << w.kv_len;  // a step attends to the cache, whatever the prompt was
+    else os << ", prompt " << prompt_tokens(rep.config.model, w);
+    if (w.mode == Mode::Generate || w.mode == Mode::Serve) os << ", output " << w.output_tokens;
   }
   os << "\n";
   if (r.reason == Reason::Ok)
     os << "status: feasible\n";
   else
-    os << "status: INFEASIBLE " << names::name(names::kReason, r.reason) << ": " << names::reason_message(r.reason) << "\n";
+    os << "status: INFEASIBLE " << names::name(names::kReason, r.reason) << ": " << names::reason_message(r.reason)
+       << (r.time_s > 0 ? " (timed below as if it were feasible)" : "") << "\n";
   const auto notes = [&] {
     for (const std::string& n : rep.notes) os << "note: " << n << "\n";
     return os.str();

@@ -72,8 +72,9 @@ TEST(Cli, GenerateReportsFirstAndPerTokenTimes) {
   EXPECT_FALSE(prefill.contains("per_output_token_s"));
   EXPECT_FALSE(step.contains("first_token_s"));
   // What a time and a throughput count, by mode: a decode step, output or prompt tokens.
-  EXPECT_NE(test::run_cli("eval " + chat + " --set workload.mode=decode --set workload.kv_len=3500").out.find("time per step "),
-            std::string::npos);
+  const std::string decode_text = test::run_cli("eval " + chat + " --set workload.mode=decode --set workload.kv_len=3500").out;
+  EXPECT_NE(decode_text.find("time per step "), std::string::npos);
+  EXPECT_NE(decode_text.find(", 16-bit, kv_len 3500\n"), std::string::npos) << decode_text;  // no prompt: a step has none
   EXPECT_NE(test::run_cli("eval " + chat + " --set workload.mode=prefill").out.find(" prompt tokens/s "), std::string::npos);
   const test::CliRun text = test::run_cli("eval " + chat);
   EXPECT_NE(text.out.find("first token "), std::string::npos) << text.out;
