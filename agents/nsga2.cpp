@@ -255,11 +255,12 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     }
     return rank;
   }
-  // Three objectives: each front kept as its staircase in (f2, f3) (Staircase, above). Every member precedes the point in
-  // lexicographic order, so its f1 is no larger, and a member dominates the point iff its f2 and
-  // f3 are no larger (equal vectors excepted): a front dominates it iff the staircase's last step
-  // at or before its f2 has an f3 at or below its f3, and a member that another matches or beats
-  // in (f2, f3) is never needed. A front that dominates the point has every front before it
+  // Three objectives: each front kept as its staircase in (f2, f3) (Staircase, above). Every
+  // member precedes the point in lexicographic order, so its f1 is no larger, and a member
+  // dominates the point iff its f2 and f3 are no larger (equal vectors excepted): a front
+  // dominates it iff the staircase's last step at or before its f2 has an f3 at or below its f3,
+  // and a member that another matches or beats in (f2, f3) is never needed. A front that
+  // dominates the point has every front before it
   // dominate it too (a member there dominates the dominating member, and dominance is
   // transitive), so the first front not dominating it is found by bisection, as with two
   // objectives (O(n log^2 n); ENS-SS, quadratic in the size of the fronts, took most of a second
