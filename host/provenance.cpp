@@ -50,6 +50,7 @@ void write_provenance(hid_t file, const psa::DesignSpace& ds) {
   h5::set_attr(file, "model_revision", kModelRevision);
   h5::set_attr(file, "base_config", ds.base_text);
   if (!ds.sets.empty()) h5::set_attr(file, "psa_sets", ds.sets);
+  if (!ds.device_systems.empty()) h5::set_attr(file, "device_systems", ds.device_systems);
   // The limits in force (the PSA text as edited by --set): "objective <= value", exact.
   std::vector<std::string> limits;
   for (int32_t k = 0; k < ds.view->nlimits; ++k) {
@@ -81,6 +82,7 @@ Provenance read_provenance(hid_t file) {
   if (h5::has_attr(file, "model_revision")) p.model_revision = h5::attr_int(file, "model_revision");
   if (h5::has_attr(file, "base_config")) p.base_config = h5::attr_string(file, "base_config");
   if (h5::has_attr(file, "psa_sets")) p.psa_sets = h5::attr_strings(file, "psa_sets");
+  if (h5::has_attr(file, "device_systems")) p.device_systems = h5::attr_strings(file, "device_systems");
   return p;
 }
 
@@ -88,6 +90,7 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
                                 const std::vector<std::string>& folded) {
   YAML::Node root = YAML::Load(psa_text);
   root["base"] = YAML::Load(prov.base_config);
+  psa::inline_devices(root, prov.device_systems);  // the NPU types it used, not today's files
   if (!root["name"]) root["name"] = std::filesystem::path(psa_file).stem().string();  // the default, not the temporary's
   YAML::Emitter em;
   em << root;
@@ -249,6 +252,11 @@ std::string provenance_mismatch(const Provenance& p, const psa::DesignSpace& ds)
     return "the PSA's base configuration (its base file or the presets it names) changed since the file was written (" +
            first_difference(ds.base_text, p.base_config, "now", "in the file") +
            "); the file's attribute base_config holds the one it used";
+  for (size_t k = 0; k < p.device_systems.size() && k < ds.device_systems.size(); ++k)
+    if (p.device_systems[k] != ds.device_systems[k])
+      return "NPU type " + std::to_string(k) + " of its compute.device gene (the system its value names) changed since the "
+             "file was written (" + first_difference(ds.device_systems[k], p.device_systems[k], "now", "in the file") +
+             "); the file's attribute device_systems holds the ones it used";
   return "";
 }
 

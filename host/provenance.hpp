@@ -18,6 +18,7 @@ struct Provenance {
   int64_t model_revision = -1;  // -1: not recorded (a file of an older cosmic)
   std::string base_config;
   std::vector<std::string> psa_sets;  // --set edits (attribute psa_sets, absent when none)
+  std::vector<std::string> device_systems;  // a compute.device gene's NPU types (attribute device_systems)
 };
 
 // The command line a file's provenance records (main() sets it: `cosmic sweep ...`).

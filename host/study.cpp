@@ -323,6 +323,8 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   }
   for (const auto& s : sets)
     if (!psa::replaces_base(s)) psa::apply_set(root, s, src);
+  // NPU types inline too (the files a compute.device gene names may be relative to e.psa).
+  if (psa::has_device_gene(root)) psa::inline_devices(root, psa::load_psa(e.psa, e.sets).device_systems);
   if (!e.objectives.empty()) {
     root.remove("objective");
     root.remove("pareto");

@@ -24,6 +24,7 @@ constexpr int kMaxGenes = 48;
 constexpr int kMaxValues = 2048;   // all genes' values together
 constexpr int kMaxProgram = 192;   // constraint program instructions
 constexpr int kMaxConstraints = 16;
+constexpr int kMaxDevices = 16;    // NPU types a Device gene chooses from
 
 // What a gene sets. Per-dimension parameters carry the dimension in Gene::dim
 // (-1 = the same value for every dimension).
@@ -36,6 +37,7 @@ enum class Param : int16_t {
   Topology = 64, Npus, LinkBw, NpuBw, Latency,
   // compute
   PeakTflops = 96, MemBw, MemCapacityGB,
+  Device,  // an NPU type: its compute figures and calibration at once (SpaceView::device[value])
 };
 
 struct Gene {
@@ -79,6 +81,13 @@ enum class Objective : int8_t {
 constexpr int kNumObjectives = 11;
 constexpr int kStudyObjectives = 6;  // `objectives: all`: the first six, the study's and the usual ones
 
+// An NPU type of a Device gene: a system's compute figures and calibration (the efficiencies
+// fitted to it), which the gene's value sets together.
+struct DeviceSpec {
+  Compute compute;
+  Calibration cal;
+};
+
 struct SpaceView {
   Config base;                      // the configuration genes are applied to
   int32_t ngenes = 0;
@@ -89,6 +98,7 @@ struct SpaceView {
   // gene sets it (PSA derived.tp: auto, or dp, pp, cp); -1: none.
   int8_t derived_degree = -1;
   bool algo_follows_topology = false;  // Ring -> ring, FullyConnected -> direct, Switch -> halvingDoubling
+  DeviceSpec device[kMaxDevices] = {};  // a Device gene's value k is device[k]
   // Constraints: program k is instrs [prog_start[k], prog_start[k+1]).
   int32_t nconstraints = 0;
   int32_t prog_start[kMaxConstraints + 1] = {};
@@ -173,7 +183,15 @@ COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
     case Param::PeakTflops: c.compute.peak_tflops[peak_index(c.model.dtype_bytes)] = v; break;
     case Param::MemBw: c.compute.mem_bw_GBps = v; break;
     case Param::MemCapacityGB: c.compute.mem_capacity_bytes = v * 1e9; break;
+    case Param::Device: break;  // set_gene: it needs the view's table
   }
+}
+
+// Writes gene ge's value v into a configuration: set_param, or a Device gene's NPU type.
+COSMIC_HD inline void set_gene(const SpaceView& s, Config& c, const Gene& ge, double v) {
+  if (ge.param != Param::Device) return set_param(c, ge.param, ge.dim, v);
+  c.compute = s.device[int32_t(v)].compute;
+  c.cal = s.device[int32_t(v)].cal;
 }
 
 // Reads back a parameter from a decoded configuration (for constraints). Per-dim parameters
@@ -212,6 +230,7 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::PeakTflops: return c.compute.peak_tflops[peak_index(c.model.dtype_bytes)];
     case Param::MemBw: return c.compute.mem_bw_GBps;
     case Param::MemCapacityGB: return c.compute.mem_capacity_bytes / 1e9;
+    case Param::Device: break;  // not read by constraints (psa refuses it): they read the figures it sets
   }
   return 0;
 }
@@ -247,7 +266,7 @@ COSMIC_HD inline void apply_genome(const SpaceView& s, const int32_t* genome, Co
   bool npu_bw[kMaxDims] = {false, false, false, false, false, false, false, false};
   for (int32_t g = 0; g < s.ngenes; ++g) {
     const Gene& ge = s.gene[g];
-    set_param(c, ge.param, ge.dim, s.values[ge.offset + genome[g]]);
+    set_gene(s, c, ge, s.values[ge.offset + genome[g]]);
     if (ge.param == Param::NpuBw)
       for (int32_t d = (ge.dim < 0 ? 0 : ge.dim); d < (ge.dim < 0 ? c.net.ndims : ge.dim + 1); ++d) npu_bw[d] = true;
   }
@@ -271,7 +290,7 @@ COSMIC_HD inline void reapply_genome(const SpaceView& s, const int32_t* genome, 
   if (changed >= plain) return apply_genome(s, genome, c);
   for (int32_t g = 0; g <= changed; ++g) {
     const Gene& ge = s.gene[g];
-    set_param(c, ge.param, ge.dim, s.values[ge.offset + genome[g]]);
+    set_gene(s, c, ge, s.values[ge.offset + genome[g]]);
   }
   derive_degree(s, c);
 }

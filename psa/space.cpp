@@ -26,7 +26,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Parameters a PSA file can search.
 
-enum class Kind { Int, Real, Bool, Enum };
+enum class Kind { Int, Real, Bool, Enum, Device };
 
 // An enumeration's names: every accepted name with its code; the canonical name of a value is
 // the first one listed in psa/names.hpp.
@@ -115,6 +115,7 @@ const ParamDef kParams[] = {
     {"compute", "peak_tflops", Param::PeakTflops, Kind::Real, false, 1e-9, 1e12},
     {"compute", "memory_bw_GBps", Param::MemBw, Kind::Real, false, 1e-9, 1e12},
     {"compute", "memory_GB", Param::MemCapacityGB, Kind::Real, false, 1e-9, 1e12},
+    {"compute", "device", Param::Device, Kind::Device, false, 0, kMaxDevices - 1},
 };
 const char* const kStacks[] = {"workload", "collective", "network", "compute"};
 
@@ -171,6 +172,7 @@ std::string expected_of(const ParamDef& d) {
     case Kind::Real: return "a number in [" + fmt_number(d.lo) + ", " + fmt_number(d.hi) + "]";
     case Kind::Bool: return "true or false";
     case Kind::Enum: return "one of " + enum_table(d.param).choices;
+    case Kind::Device: return "a system preset or system file, whose compute figures and calibration make the NPU type";
   }
   return "";
 }
@@ -183,6 +185,11 @@ bool number_ok(const ParamDef& d, double v) {
 
 Value parse_value(const Section& s, const ParamDef& d, const YAML::Node& n, const std::string& kp) {
   const std::string text = n.IsScalar() ? n.Scalar() : "";
+  if (d.kind == Kind::Device) {  // its code is its place in the list (parse_values)
+    if (n.IsMap() && n["name"].IsScalar() && !n["name"].Scalar().empty()) return {0, n["name"].Scalar()};  // a system inline
+    if (text.empty()) s.fail_node(n, kp, expected_of(d) + " (inline: a mapping with its name)");
+    return {0, text};
+  }
   if (!n.IsScalar()) s.fail_node(n, kp, expected_of(d));
   if (d.kind == Kind::Enum) {
     const auto& t = enum_table(d.param);
@@ -239,8 +246,13 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     const YAML::Node list = spec.raw("values");
     const std::string kp = spec.key_path("values");
     if (!list.IsSequence() || list.size() == 0) spec.fail_node(list, kp, "a non-empty list");
-    for (size_t i = 0; i < list.size(); ++i) out.push_back(parse_value(spec, d, list[i], kp + "." + std::to_string(i)));
-  } else if (d.kind == Kind::Enum || d.kind == Kind::Bool) {
+    if (d.kind == Kind::Device && list.size() > size_t(kMaxDevices))
+      spec.fail_node(list, kp, "at most " + std::to_string(kMaxDevices) + " NPU types");
+    for (size_t i = 0; i < list.size(); ++i) {
+      out.push_back(parse_value(spec, d, list[i], kp + "." + std::to_string(i)));
+      if (d.kind == Kind::Device) out.back().code = double(i);
+    }
+  } else if (d.kind == Kind::Enum || d.kind == Kind::Bool || d.kind == Kind::Device) {
     spec.fail(spec.has("range") ? "range" : "pow2", "'values: [...]' (range and pow2 are for numbers)");
   } else if (spec.has("range")) {
     const Section r = spec.sub("range");
@@ -280,7 +292,7 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
   }
   for (size_t i = 0; i < out.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (out[i].code == out[j].code)
+      if (out[i].code == out[j].code || (d.kind == Kind::Device && out[i].label == out[j].label))
         spec.fail_node(spec.raw("values"), spec.key_path("values"), "distinct values ('" + out[i].label + "' twice)");
   return out;
 }
@@ -566,6 +578,11 @@ class ExprCompiler {
     }
     const ParamDef* d = find_param(stack, param);
     if (!d) unknown_parameter(name, at);
+    if (d->param == Param::Device) {
+      pos_ = at;
+      fail("'" + name + "' is not read by constraints: read the figures it sets, compute.peak_tflops, compute.memory_bw_GBps, "
+           "compute.memory_GB");
+    }
     if (want_per_dim && !d->per_dim) { pos_ = at; fail("product() and sum() take a per-dimension parameter, not '" + name + "'"); }
     return d;
   }
@@ -730,10 +747,17 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
     dim.remove("algorithm");
     for (const auto& coll : names::kColl) dim["algorithms"][coll.name] = names::name(names::kAlgo, n.algo[int(coll.value)]);
   }
-  // Compute genes: their values as written (a capacity in GB, the peak of the model's precision).
+  // Compute genes: their values as written (a capacity in GB, the peak of the model's precision);
+  // an NPU type's compute section and calibration as its system gives them.
   YAML::Node compute = root["system"]["compute"];
   for (int32_t g = 0; g < s.ngenes; ++g) {
     const double v = s.values[s.gene[g].offset + genome[g]];
+    if (s.gene[g].param == Param::Device) {
+      const YAML::Node device = YAML::Load(space.device_systems.at(size_t(v)));
+      root["system"]["compute"] = device["compute"];
+      if (device["calibration"]) root["system"]["calibration"] = device["calibration"];
+      else root["system"].remove("calibration");
+    }
     if (s.gene[g].param == Param::MemBw) compute["memory_bw_GBps"] = num(v);
     if (s.gene[g].param == Param::MemCapacityGB) {
       compute.remove("memory_GiB");
@@ -760,6 +784,72 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   if (!comment.empty()) em << YAML::Comment(comment) << YAML::Newline;
   em << root;
   return std::string(em.c_str()) + "\n";
+}
+
+namespace {
+
+void block_style(YAML::Node n) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  n.SetStyle(YAML::EmitterStyle::Block);
+  if (n.IsMap())
+    for (auto it = n.begin(); it != n.end(); ++it) block_style(it->second);
+  else
+    for (auto it = n.begin(); it != n.end(); ++it) block_style(*it);
+}
+
+// An NPU type of a device gene: the system `name` (a preset or a file, found as a configuration's
+// `system:` is) put in place of the base's system, its compute figures and calibration taken
+// (the network stays the base's; a file with no network of its own gets the base's to load).
+// Its resolved system is appended to `systems` as YAML, for point_config.
+DeviceSpec load_device(const YAML::Node& base, const YAML::Node& name, const Sources& src, const std::string& kp,
+                       std::vector<std::string>& systems) {
+  try {
+    YAML::Node cfg = YAML::Clone(base);
+    cfg["system"] = name;
+    Sources dsrc;
+    dsrc.config_file = src.config_file;
+    resolve_presets(cfg, dsrc);
+    if (!cfg["system"]["network"].IsDefined()) cfg["system"]["network"] = YAML::Clone(base["system"]["network"]);
+    expand_nodes(cfg["system"], dsrc);
+    const Config c = convert_config(cfg, dsrc);
+    YAML::Node sys = YAML::Clone(cfg["system"]);
+    sys.remove("name");  // information only: an inline copy is named by the value's label
+    block_style(sys);    // the same text however the system was written (inline copies are flow)
+    systems.push_back(yaml_text(sys));
+    return {c.compute, c.cal};
+  } catch (const ConfigError& e) {
+    const std::string at = where(src, kp, name), same = at + ": key 'system': ";
+    std::string why = e.what();
+    if (why.rfind(same, 0) == 0) why = why.substr(same.size());  // the place is the value's: said once
+    throw ConfigError(at + ": key '" + kp + "': expected a system preset or file for an NPU type: " + why);
+  }
+}
+
+}  // namespace
+
+bool has_device_gene(const YAML::Node& root) {
+  const YAML::Node params = root["parameters"];  // (a missing key: a node that is false, whose type may not be asked)
+  if (!params || !params.IsMap()) return false;
+  const YAML::Node compute = params["compute"];
+  return compute && compute.IsMap() && compute["device"];
+}
+
+void inline_devices(YAML::Node root, const std::vector<std::string>& systems) {
+  if (systems.empty() || !has_device_gene(root)) return;
+  YAML::Node device = root["parameters"]["compute"]["device"];
+  YAML::Node list = device.IsMap() ? device["values"] : device;
+  if (list.IsScalar()) {  // one value
+    YAML::Node one(YAML::NodeType::Sequence);
+    one.push_back(list);
+    list = one;
+    if (device.IsMap()) device["values"] = list;
+    else root["parameters"]["compute"]["device"] = list;
+  }
+  for (size_t i = 0; i < list.size() && i < systems.size(); ++i) {
+    YAML::Node sys = YAML::Load(systems[i]);
+    sys["name"] = list[i].IsMap() ? list[i]["name"].Scalar() : list[i].Scalar();  // the value's label
+    list[i] = sys;
+  }
 }
 
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
@@ -797,6 +887,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 
   // Base configuration.
   auto view = std::make_unique<SpaceView>();
+  YAML::Node base_yaml;  // resolved: the NPU types of a device gene are loaded onto it
   if (!top.has("base")) missing(top, "base", "a configuration file or a mapping {model, system, workload}");
   if (base_is_file) {
     const std::string file = find_base(top.text("base"), path);
@@ -816,6 +907,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     ds.model_name = lc.model_name;
     ds.system_name = lc.system_name;
     ds.base_text = yaml_text(lc.resolved);
+    base_yaml = lc.resolved;
   } else {
     YAML::Node cfg = root["base"];
     if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
@@ -829,6 +921,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     ds.model_name = node_name(cfg["model"]);
     ds.system_name = node_name(cfg["system"]);
     ds.base_text = yaml_text(cfg);
+    base_yaml = cfg;
   }
   const int ndims = view->base.net.ndims;
 
@@ -919,8 +1012,17 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       };
       if (d->param == Param::LinkBw) bw_clash(Param::NpuBw, "npu_bandwidth_GBps");
       if (d->param == Param::NpuBw) bw_clash(Param::LinkBw, "bandwidth_GBps");
+      const bool figures = d->param == Param::PeakTflops || d->param == Param::MemBw || d->param == Param::MemCapacityGB;
+      if (figures && overlaps(Param::Device, -1)) conflict("is not set by compute.device too (an NPU type sets its figures)");
+      if (d->param == Param::Device)
+        for (Param q : {Param::PeakTflops, Param::MemBw, Param::MemCapacityGB})
+          if (overlaps(q, -1)) conflict("does not set compute." + std::string(def_of(q).name) + ", searched already");
       taken[int(d->param)].insert(gdim);
 
+      if (d->param == Param::Device)
+        for (size_t i = 0; i < vals.size(); ++i)
+          view->device[i] = load_device(base_yaml, spec.raw("values")[i], src, spec.key_path("values." + std::to_string(i)),
+                                        ds.device_systems);
       const int offset = int(values.size());
       if (values.size() + vals.size() > size_t(kMaxValues))
         ss.fail_node(it->first, kp, "values within the limit of " + std::to_string(kMaxValues) + " for all parameters together");
@@ -1113,6 +1215,9 @@ std::set<Field> gene_writes(const SpaceView& s, const Gene& g, const bool npu_bw
       for (Param q : colls) add_fields(out, q, g.dim, nd);
       break;
     case Param::NpuBw: add_fields(out, Param::LinkBw, g.dim, nd); break;
+    case Param::Device:  // an NPU type: its compute figures (and calibration, which no constraint reads)
+      for (Param q : {Param::Device, Param::PeakTflops, Param::MemBw, Param::MemCapacityGB}) add_fields(out, q, -1, nd);
+      break;
     case Param::Topology:
       add_fields(out, Param::Topology, g.dim, nd);
       for (int d = 0; d < nd; ++d) {
@@ -1290,6 +1395,7 @@ DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>&
   out.objectives = space.objectives;
   out.constraint_text = space.constraint_text;
   out.agent_sections = space.agent_sections;
+  out.device_systems = space.device_systems;
   const std::vector<int32_t> foldable = foldable_genes(space);
   for (const std::string& name : names) {
     int32_t g = 0;

@@ -13,6 +13,10 @@
 
 #include "kernels/space.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace cosmic::psa {
 
 struct GeneInfo {
@@ -40,12 +44,18 @@ struct DesignSpace {
   std::vector<Objective> objectives;  // one or more; several = Pareto front
   std::vector<std::string> constraint_text;  // as written, for reports
   std::vector<AgentSection> agent_sections;  // the `agent:` mapping, in file order
+  std::vector<std::string> device_systems;   // a compute.device gene's NPU types: each resolved system, as YAML
 };
 
 // Loads a PSA file, with `sets` (--set KEY=VALUE: a key of the PSA file, or base.KEY of its base
 // configuration) applied in psa::application_order; errors (psa::ConfigError) name file, line
 // and key.
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets = {});
+// Replaces the values of a PSA tree's compute.device gene by `systems` (DesignSpace::device_systems),
+// inline, each named by its value's label: the same space, without the preset or system files
+// (a result file's recorded space, a study's copy of a PSA file).
+void inline_devices(YAML::Node root, const std::vector<std::string>& systems);
+bool has_device_gene(const YAML::Node& root);  // a PSA tree searches parameters.compute.device
 
 // The genes constraint k of `s` reads, ascending: gene g is listed when its value can change a
 // value constraint k's program pushes, directly or through decode()'s derived parameters (a

@@ -425,6 +425,32 @@ TEST(Cli, OnlyResultFilesAreReplaced) {
             std::string::npos);
 }
 
+// A result file keeps the NPU types of a compute.device gene (attribute device_systems): its best
+// point exported by show scores as the sweep found it after the system file it named is gone, and
+// a search resumes with them.
+TEST(Cli, ResultFilesKeepTheirNpuTypes) {
+  const std::string dir = ::testing::TempDir() + "npu-types/";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "npu.yaml") << "compute: {peak_tflops: {bf16: 600}, memory_bw_GBps: 4000, memory_GB: 120}\n"
+                                     "calibration: {gemm_eff_max: 0.7}\n";
+  std::ofstream(dir + "space.yaml") << "base: " << test::data_path("configs/mixtral-8x7b-h100.yaml")
+                                    << "\nparameters:\n  workload:\n    pp: [1, 2, 4]\n  compute:\n    device: [dgx-a100, npu.yaml]\n"
+                                       "derived: {dp: auto}\nobjectives: [latency]\n";
+  const std::string out = dir + "sweep.h5", cfg = dir + "best.yaml";
+  std::filesystem::remove(out);
+  ASSERT_EQ(test::run_cli("sweep " + dir + "space.yaml -q -o " + out).status, 0);
+  std::filesystem::remove(dir + "npu.yaml");
+  const test::CliRun shown = test::run_cli("show " + out + " --config best");
+  ASSERT_EQ(shown.status, 0) << shown.out;
+  std::ofstream(cfg) << shown.out;
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  h5::Handle f = h5::open_file(out, false);
+  const auto best = h5::read_column<double>(h5::group(h5::group(f.id(), "top", false).id(), "latency", false).id(), "latency");
+  EXPECT_EQ(j["time_s"].get<double>(), best.at(0));
+  EXPECT_EQ(j["calibration"]["gemm_eff_max"], 0.7);  // npu.yaml's point is the best (a100's is 0.75)
+  EXPECT_EQ(h5::attr_strings(f.id(), "device_systems").size(), 2u);
+}
+
 // `cosmic show` reads back what the run wrote: its counters, and the best points decoded with the
 // file's own labels (checked here against the datasets, read with the HDF5 layer).
 TEST(Cli, ShowSummarisesASweep) {

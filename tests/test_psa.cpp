@@ -11,6 +11,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "kernels/space.hpp"
 #include "psa/config.hpp"
@@ -117,6 +118,71 @@ TEST(Psa, ContextParallelStyleIsAGene) {
   EXPECT_EQ(psa::feasible_count(ds), u128(5 * 16));  // half: all-to-all only
   EXPECT_EQ(brute_force(ds), 5u * 16);
   for (size_t g = 0; g < ds.genes.size(); ++g) EXPECT_FALSE(psa::gene_has_no_effect(ds, g)) << ds.genes[g].name;
+}
+
+// A compute.device gene chooses an NPU type: a system preset's or file's compute figures and
+// calibration at once, on the base's network. A point scores as the base configuration given
+// that compute section and calibration by --set, exactly; a file with no network of its own is
+// enough; constraints read the figures it sets (A100 80 GiB = 85.9 GB and this file's 96 GB are
+// under 100 GB, B200's 179 GiB is not), not the gene; it excludes the figures' own genes.
+TEST(Psa, DeviceGeneSetsAnNpuType) {
+  const std::string mine = write_psa("my-npu.yaml",
+                                     "name: my-npu\ncompute: {peak_tflops: {bf16: 500}, memory_bw_GBps: 3000, memory_GB: 96, "
+                                     "price_usd: 20000}\ncalibration: {gemm_eff_max: 0.7, tp_overlap: 0.5}\n");
+  const std::string base = test::data_path("configs/mixtral-8x7b-h100.yaml");
+  const std::string head = "base: " + base + "\nparameters:\n  workload:\n    tp: [1, 2]\n  compute:\n";
+  const std::string devices = "    device: [dgx-a100, dgx-b200, my-npu.yaml]\n";
+  const psa::DesignSpace ds = psa::load_psa(write_psa("devices.yaml", head + devices + "objectives: [latency]\n"));
+  ASSERT_EQ(ds.genes.size(), 2u);
+  EXPECT_EQ(ds.genes[1].labels, (std::vector<std::string>{"dgx-a100", "dgx-b200", "my-npu.yaml"}));
+  const psa::LoadedConfig lc = psa::load_config(base);
+  const double gib = 1073741824.0, capacity[3] = {80 * gib, 179 * gib, 96e9}, peak[3] = {312, 2250, 500},
+               gemm[3] = {0.75, 0.75, 0.7};
+  for (int32_t k = 0; k < 3; ++k) {
+    const int32_t genome[2] = {1, k};
+    const Config c = decode(*ds.view, genome);
+    EXPECT_EQ(c.compute.mem_capacity_bytes, capacity[k]) << k;
+    EXPECT_EQ(c.compute.peak_tflops[1], peak[k]) << k;
+    EXPECT_EQ(c.cal.gemm_eff_max, gemm[k]) << k;
+    for (int32_t d = 0; d < c.net.ndims; ++d) EXPECT_EQ(c.net.dim[d].link_bw_GBps, lc.config.net.dim[d].link_bw_GBps);
+  }
+  const int32_t own[2] = {0, 2};  // tp 1, the base's layout
+  const Config by_gene = decode(*ds.view, own);
+  const Config by_set = psa::load_config(base, {"system.compute={peak_tflops: {bf16: 500}, memory_bw_GBps: 3000, memory_GB: 96, "
+                                                "price_usd: 20000}",
+                                                "system.calibration={gemm_eff_max: 0.7, tp_overlap: 0.5}"})
+                            .config;
+  const Result a = evaluate(by_gene), b = evaluate(by_set);
+  ASSERT_EQ(a.reason, Reason::Ok);
+  EXPECT_EQ(a.time_s, b.time_s);
+  EXPECT_EQ(a.memory_bytes, b.memory_bytes);
+  EXPECT_EQ(by_gene.compute.price_usd, 20000);
+  // Constraints read the figures; the gene itself is refused, as are the figures' genes beside it.
+  EXPECT_EQ(psa::feasible_count(psa::load_psa(write_psa(
+                "devices-mem.yaml", head + devices + "constraints: [\"compute.memory_GB >= 100\"]\nobjectives: [latency]\n"))),
+            u128(2));
+  EXPECT_NE(error_of(write_psa("devices-c.yaml", head + devices + "constraints: [\"compute.device == 1\"]\nobjectives: [latency]\n"))
+                .find("'compute.device' is not read by constraints"),
+            std::string::npos);
+  const std::string both = error_of(write_psa("devices-both.yaml", head + devices + "    memory_GB: [40, 80]\nobjectives: [latency]\n"));
+  EXPECT_NE(both.find("devices-both.yaml:7:5: key 'parameters.compute.memory_GB': expected a parameter that is not set by "
+                      "compute.device too"),
+            std::string::npos)
+      << both;
+  const std::string unknown = error_of(write_psa("devices-bad.yaml", head + "    device: [dgx-a100, dgx-h1000]\nobjectives: [latency]\n"));
+  EXPECT_NE(unknown.find("devices-bad.yaml:6:24: key 'parameters.compute.device.values.1': expected a system preset or file "
+                         "for an NPU type: no system preset or file named 'dgx-h1000'"),
+            std::string::npos)
+      << unknown;
+  // Inline, as a result file's recorded space has them: the same NPU types, under the same labels.
+  YAML::Node root = YAML::LoadFile(::testing::TempDir() + "devices.yaml");
+  psa::inline_devices(root, ds.device_systems);
+  YAML::Emitter em;
+  em << root;
+  const psa::DesignSpace inlined = psa::load_psa(write_psa("devices-inline.yaml", em.c_str()));
+  EXPECT_EQ(inlined.genes[1].labels, ds.genes[1].labels);
+  EXPECT_EQ(inlined.device_systems, ds.device_systems);
+  EXPECT_EQ(evaluate(decode(*inlined.view, own)).time_s, evaluate(by_gene).time_s);
 }
 
 // A mixture of experts exchanges tokens by all-to-all only when its experts are split (ep > 1 in
