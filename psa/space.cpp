@@ -1078,11 +1078,19 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 
   // Objectives: a name or a list; `all` = the first kStudyObjectives; pareto: true with no list = all.
   // cluster_cost, as an objective or a limit, needs the NPUs' price.
+  // With a compute.device gene, every NPU type needs its own price.
+  std::string unpriced = view->base.compute.price_usd > 0 ? "" : "the base configuration";
+  for (int32_t g = 0; g < view->ngenes; ++g)
+    if (view->gene[g].param == Param::Device) {
+      unpriced = "";
+      for (int32_t k = 0; k < view->gene[g].card && unpriced.empty(); ++k)
+        if (!(view->device[k].compute.price_usd > 0)) unpriced = "NPU type " + ds.genes[size_t(g)].labels[size_t(k)];
+    }
   const auto check_priced = [&](const Section& in, const YAML::Node& node, const std::string& kp, Objective o) {
-    if (o == Objective::ClusterCost && !(view->base.compute.price_usd > 0))
-      in.fail_node(node, kp, "an objective the base can price: cluster_cost adds the NPUs' price to the network's, and the "
-                             "base configuration gives none (set system.compute.price_usd, dollars per NPU: --set "
-                             "base.system.compute.price_usd=30000)");
+    if (o == Objective::ClusterCost && !unpriced.empty())
+      in.fail_node(node, kp, "an objective the space can price: cluster_cost adds the NPUs' price to the network's, and " +
+                                 unpriced + " gives none (set system.compute.price_usd, dollars per NPU: --set "
+                                 "base.system.compute.price_usd=30000, or in the NPU type's system)");
   };
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");

@@ -174,6 +174,11 @@ TEST(Psa, DeviceGeneSetsAnNpuType) {
                          "for an NPU type: no system preset or file named 'dgx-h1000'"),
             std::string::npos)
       << unknown;
+  // cluster_cost needs every type's price (the presets give none; my-npu.yaml does).
+  EXPECT_NE(error_of(write_psa("devices-price.yaml", head + devices + "objectives: [cluster_cost]\n"))
+                .find("NPU type dgx-a100 gives none"),
+            std::string::npos);
+  EXPECT_EQ(error_of(write_psa("devices-priced.yaml", head + "    device: [my-npu.yaml]\nobjectives: [cluster_cost]\n")), "");
   // Inline, as a result file's recorded space has them: the same NPU types, under the same labels.
   YAML::Node root = YAML::LoadFile(::testing::TempDir() + "devices.yaml");
   psa::inline_devices(root, ds.device_systems);
