@@ -495,9 +495,10 @@ TEST(Sweep, CudaMatchesCpu) {
                          << "parameters:\n  workload: {tp: [1, 2, 4, 8], pp: [1, 2, 3, 4]}\n"
                          << "  network: {npus.3: [1, 2, 3, 4, 8]}\nderived: {dp: auto}\n"
                          << "objectives: [cluster_cost, npu_s_per_token]\n";
-  for (int which = 0; which < 7; ++which) {
+  for (int which = 0; which < 8; ++which) {
     const psa::DesignSpace ds =
-        which == 0   ? test::small_system1()
+        which == 7   ? psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/compute/mixtral-npu-types.yaml")  // NPU types
+        : which == 0 ? test::small_system1()
         : which == 5 ? limited_small_system1()
         : which == 6 ? psa::load_psa(derived, {"base.system.compute.price_usd=25000"})
         : which == 1 ? test::system1_fullstack()
