@@ -845,6 +845,8 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
     if (why.empty() && in.m.prov.base_config != first.prov.base_config)
       why = "it was swept from another base configuration than " + ins[0].path + " (" +
             first_difference(in.m.prov.base_config, first.prov.base_config, "here", "there") + ")";
+    if (why.empty() && in.m.prov.device_systems != first.prov.device_systems)
+      why = "it was swept with other NPU types (compute.device: attribute device_systems) than " + ins[0].path;
     if (!why.empty()) {
       std::cerr << "cosmic merge: " << in.path << ": " << why << "\n";
       return 1;
