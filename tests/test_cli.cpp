@@ -449,6 +449,15 @@ TEST(Cli, ResultFilesKeepTheirNpuTypes) {
   EXPECT_EQ(j["time_s"].get<double>(), best.at(0));
   EXPECT_EQ(j["calibration"]["gemm_eff_max"], 0.7);  // npu.yaml's point is the best (a100's is 0.75)
   EXPECT_EQ(h5::attr_strings(f.id(), "device_systems").size(), 2u);
+  // Shards swept with different systems under one name are not merged.
+  for (const char* shard : {"0", "1"}) {
+    std::ofstream(dir + "npu.yaml") << "compute: {peak_tflops: {bf16: 60" << shard << "}, memory_bw_GBps: 4000, memory_GB: 120}\n";
+    std::filesystem::remove(dir + "shard" + shard + ".h5");
+    ASSERT_EQ(test::run_cli("sweep " + dir + "space.yaml -q --shard " + shard + "/2 -o " + dir + "shard" + shard + ".h5").status, 0);
+  }
+  const test::CliRun merged = test::run_cli("merge " + dir + "merged.h5 " + dir + "shard0.h5 " + dir + "shard1.h5");
+  EXPECT_EQ(merged.status, 1);
+  EXPECT_NE(merged.out.find("shard1.h5: it was swept with other NPU types"), std::string::npos) << merged.out;
 }
 
 // `cosmic show` reads back what the run wrote: its counters, and the best points decoded with the
