@@ -90,7 +90,13 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
                                 const std::vector<std::string>& folded) {
   YAML::Node root = YAML::Load(psa_text);
   root["base"] = YAML::Load(prov.base_config);
-  psa::inline_devices(root, prov.device_systems);  // the NPU types it used, not today's files
+  // The edits applied here, before the NPU types it used are written inline (an edit of the
+  // device gene would otherwise name today's files again); the base's are in the recorded base.
+  psa::Sources src;
+  src.config_file = psa_file;
+  for (const std::string& e : psa::application_order(prov.psa_sets))
+    if (e.rfind("base.", 0) != 0 && !psa::replaces_base(e)) psa::apply_set(root, e, src);
+  psa::inline_devices(root, prov.device_systems);
   if (!root["name"]) root["name"] = std::filesystem::path(psa_file).stem().string();  // the default, not the temporary's
   YAML::Emitter em;
   em << root;
@@ -99,12 +105,9 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
   if (fd < 0) throw std::runtime_error("cannot create a temporary file");
   close(fd);
   { std::ofstream(tmp) << em.c_str() << "\n"; }
-  std::vector<std::string> sets;  // the base's edits are in the recorded base already
-  for (const std::string& e : prov.psa_sets)
-    if (e.rfind("base.", 0) != 0 && !psa::replaces_base(e)) sets.push_back(e);
   psa::DesignSpace ds;
   try {
-    ds = psa::load_psa(tmp, sets);
+    ds = psa::load_psa(tmp);
   } catch (...) {
     std::remove(tmp.c_str());
     throw;

@@ -624,6 +624,14 @@ std::string point_config_text(const std::string& file, const std::string& point)
 // at a time, so /all of any length streams. /all and /evaluated stop at the rows the file
 // commits (all_rows, evaluated_rows: a killed run may hold a batch past them); /generations
 // (the search's curve, no genes) at its shortest column.
+// A CSV field (RFC 4180): quoted, with its quotes doubled, where it holds a comma, quote or line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 void write_csv(std::ostream& os, const std::string& file, const std::string& table) {
   h5::Handle f = h5::open_file(file, false);
   std::vector<std::string> tables;  // the tables this file has
@@ -669,7 +677,7 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
     for (size_t r = 0; r < m; ++r) {
       line.clear();
       const auto add = [&](const std::string& field) { line += (line.empty() ? "" : ",") + field; };
-      for (size_t k = 0; k < g.size(); ++k) add(genes.of(k, g[k][r]));  // labels: numbers and enum names
+      for (size_t k = 0; k < g.size(); ++k) add(csv_field(genes.of(k, g[k][r])));  // an NPU type's label is free text
       if (derived >= 0) {
         for (size_t k = 0; k < g.size(); ++k) genome[k] = g[k][r];
         add(std::to_string(degree_of(decode(*ds->view, genome.data()).work, derived)));

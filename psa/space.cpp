@@ -186,7 +186,8 @@ bool number_ok(const ParamDef& d, double v) {
 Value parse_value(const Section& s, const ParamDef& d, const YAML::Node& n, const std::string& kp) {
   const std::string text = n.IsScalar() ? n.Scalar() : "";
   if (d.kind == Kind::Device) {  // its code is its place in the list (parse_values)
-    if (n.IsMap() && n["name"].IsScalar() && !n["name"].Scalar().empty()) return {0, n["name"].Scalar()};  // a system inline
+    const YAML::Node name = n.IsMap() ? n["name"] : YAML::Node();  // (a missing key: false, not to be asked its type)
+    if (name && name.IsScalar() && !name.Scalar().empty()) return {0, name.Scalar()};  // a system inline
     if (text.empty()) s.fail_node(n, kp, expected_of(d) + " (inline: a mapping with its name)");
     return {0, text};
   }
@@ -752,8 +753,10 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   YAML::Node compute = root["system"]["compute"];
   for (int32_t g = 0; g < s.ngenes; ++g) {
     const double v = s.values[s.gene[g].offset + genome[g]];
-    if (s.gene[g].param == Param::Device) {
+    if (s.gene[g].param == Param::Device) {  // the base's network with this NPU type: named so
       const YAML::Node device = YAML::Load(space.device_systems.at(size_t(v)));
+      root["system"]["name"] = space.system_name + " with " + space.genes[size_t(g)].labels[size_t(genome[g])] + " NPUs";
+      root["system"].remove("description");
       root["system"]["compute"] = device["compute"];
       if (device["calibration"]) root["system"]["calibration"] = device["calibration"];
       else root["system"].remove("calibration");
@@ -837,19 +840,18 @@ bool has_device_gene(const YAML::Node& root) {
 void inline_devices(YAML::Node root, const std::vector<std::string>& systems) {
   if (systems.empty() || !has_device_gene(root)) return;
   YAML::Node device = root["parameters"]["compute"]["device"];
-  YAML::Node list = device.IsMap() ? device["values"] : device;
-  if (list.IsScalar()) {  // one value
-    YAML::Node one(YAML::NodeType::Sequence);
-    one.push_back(list);
-    list = one;
-    if (device.IsMap()) device["values"] = list;
-    else root["parameters"]["compute"]["device"] = list;
-  }
-  for (size_t i = 0; i < list.size() && i < systems.size(); ++i) {
+  const bool spec = device.IsMap() && device["values"];  // {values: ...}; else a list or one value
+  const YAML::Node values = spec ? device["values"] : device;
+  // A new list (assigning to the file's nodes would rewrite the nodes they refer to).
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (size_t i = 0; i < systems.size(); ++i) {
+    const YAML::Node v = values.IsSequence() ? values[i] : values;
     YAML::Node sys = YAML::Load(systems[i]);
-    sys["name"] = list[i].IsMap() ? list[i]["name"].Scalar() : list[i].Scalar();  // the value's label
-    list[i] = sys;
+    sys["name"] = v.IsMap() ? v["name"].Scalar() : v.Scalar();  // the value's label
+    list.push_back(sys);
   }
+  if (spec) device["values"] = list;
+  else root["parameters"]["compute"]["device"] = list;
 }
 
 DesignSpace load_psa(const std::string& path, const std::vector<std::string>& sets) {
@@ -1078,19 +1080,24 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
 
   // Objectives: a name or a list; `all` = the first kStudyObjectives; pareto: true with no list = all.
   // cluster_cost, as an objective or a limit, needs the NPUs' price.
-  // With a compute.device gene, every NPU type needs its own price.
-  std::string unpriced = view->base.compute.price_usd > 0 ? "" : "the base configuration";
+  // With a compute.device gene, every NPU type needs its own price (the base's is not used).
+  std::string unpriced = view->base.compute.price_usd > 0
+                             ? ""
+                             : "the base configuration gives none (set system.compute.price_usd, dollars per NPU: --set "
+                               "base.system.compute.price_usd=30000)";
   for (int32_t g = 0; g < view->ngenes; ++g)
     if (view->gene[g].param == Param::Device) {
       unpriced = "";
       for (int32_t k = 0; k < view->gene[g].card && unpriced.empty(); ++k)
-        if (!(view->device[k].compute.price_usd > 0)) unpriced = "NPU type " + ds.genes[size_t(g)].labels[size_t(k)];
+        if (!(view->device[k].compute.price_usd > 0))
+          unpriced = "NPU type " + ds.genes[size_t(g)].labels[size_t(k)] +
+                     " gives none (compute.price_usd in its system; for a preset, inline: {name: NAME, preset: " +
+                     ds.genes[size_t(g)].labels[size_t(k)] + ", compute: {price_usd: 30000}})";
     }
   const auto check_priced = [&](const Section& in, const YAML::Node& node, const std::string& kp, Objective o) {
     if (o == Objective::ClusterCost && !unpriced.empty())
       in.fail_node(node, kp, "an objective the space can price: cluster_cost adds the NPUs' price to the network's, and " +
-                                 unpriced + " gives none (set system.compute.price_usd, dollars per NPU: --set "
-                                 "base.system.compute.price_usd=30000, or in the NPU type's system)");
+                                 unpriced);
   };
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");

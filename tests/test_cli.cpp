@@ -426,34 +426,49 @@ TEST(Cli, OnlyResultFilesAreReplaced) {
 }
 
 // A result file keeps the NPU types of a compute.device gene (attribute device_systems): its best
-// point exported by show scores as the sweep found it after the system file it named is gone, and
-// a search resumes with them.
+// point exported by show scores as the sweep found it after the system file it named is gone,
+// whether the gene was a list, one value or a --set edit; the export names the NPU type. Labels
+// are free text: quoted in CSV where they hold a comma. Shards swept with different systems
+// under one name are not merged.
 TEST(Cli, ResultFilesKeepTheirNpuTypes) {
   const std::string dir = ::testing::TempDir() + "npu-types/";
   std::filesystem::create_directories(dir);
-  std::ofstream(dir + "npu.yaml") << "compute: {peak_tflops: {bf16: 600}, memory_bw_GBps: 4000, memory_GB: 120}\n"
-                                     "calibration: {gemm_eff_max: 0.7}\n";
-  std::ofstream(dir + "space.yaml") << "base: " << test::data_path("configs/mixtral-8x7b-h100.yaml")
-                                    << "\nparameters:\n  workload:\n    pp: [1, 2, 4]\n  compute:\n    device: [dgx-a100, npu.yaml]\n"
-                                       "derived: {dp: auto}\nobjectives: [latency]\n";
+  const auto npu = [&](const std::string& peak) {
+    std::ofstream(dir + "npu.yaml") << "compute: {peak_tflops: {bf16: " << peak << "}, memory_bw_GBps: 4000, memory_GB: 120}\n"
+                                       "calibration: {gemm_eff_max: 0.7}\n";
+  };
+  const std::string head = "base: " + test::data_path("configs/mixtral-8x7b-h100.yaml") +
+                           "\nparameters:\n  workload:\n    pp: [1, 2, 4]\n  compute:\n";
+  const std::string tail = "derived: {dp: auto}\nobjectives: [latency]\n";
+  std::ofstream(dir + "list.yaml") << head << "    device: [{name: \"A100, 80 GB\", preset: dgx-a100}, npu.yaml]\n" << tail;
+  std::ofstream(dir + "one.yaml") << head << "    device: npu.yaml\n" << tail;
+  std::ofstream(dir + "none.yaml") << head << "    memory_GB: [80]\n" << tail;
   const std::string out = dir + "sweep.h5", cfg = dir + "best.yaml";
-  std::filesystem::remove(out);
-  ASSERT_EQ(test::run_cli("sweep " + dir + "space.yaml -q -o " + out).status, 0);
-  std::filesystem::remove(dir + "npu.yaml");
-  const test::CliRun shown = test::run_cli("show " + out + " --config best");
-  ASSERT_EQ(shown.status, 0) << shown.out;
-  std::ofstream(cfg) << shown.out;
-  const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
-  h5::Handle f = h5::open_file(out, false);
-  const auto best = h5::read_column<double>(h5::group(h5::group(f.id(), "top", false).id(), "latency", false).id(), "latency");
-  EXPECT_EQ(j["time_s"].get<double>(), best.at(0));
-  EXPECT_EQ(j["calibration"]["gemm_eff_max"], 0.7);  // npu.yaml's point is the best (a100's is 0.75)
-  EXPECT_EQ(h5::attr_strings(f.id(), "device_systems").size(), 2u);
-  // Shards swept with different systems under one name are not merged.
+  for (const std::string run : {"list.yaml", "one.yaml", "none.yaml --set parameters.compute.memory_GB=null "
+                                                          "--set 'parameters.compute.device=[npu.yaml, dgx-a100]'"}) {
+    SCOPED_TRACE(run);
+    npu("600");
+    std::filesystem::remove(out);
+    ASSERT_EQ(test::run_cli("sweep " + dir + run + " -q --keep all -o " + out).status, 0);
+    std::filesystem::remove(dir + "npu.yaml");
+    const test::CliRun shown = test::run_cli("show " + out + " --config best");
+    ASSERT_EQ(shown.status, 0) << shown.out;
+    std::ofstream(cfg) << shown.out;
+    const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+    h5::Handle f = h5::open_file(out, false);
+    const auto best = h5::read_column<double>(h5::group(h5::group(f.id(), "top", false).id(), "latency", false).id(), "latency");
+    EXPECT_EQ(j["time_s"].get<double>(), best.at(0));
+    EXPECT_EQ(j["calibration"]["gemm_eff_max"], 0.7);  // npu.yaml's point is the best (the A100's is 0.75)
+    EXPECT_EQ(j["system"], "dgx-h100 with npu.yaml NPUs");
+    EXPECT_EQ(h5::attr_strings(f.id(), "device_systems").size(), run == "one.yaml" ? 1u : 2u);
+  }
+  npu("600");
+  ASSERT_EQ(test::run_cli("sweep " + dir + "list.yaml -q --keep all -o " + out).status, 0);
+  EXPECT_NE(test::run_cli("show " + out + " --csv all").out.find("\n1,\"A100, 80 GB\",64,"), std::string::npos);
   for (const char* shard : {"0", "1"}) {
-    std::ofstream(dir + "npu.yaml") << "compute: {peak_tflops: {bf16: 60" << shard << "}, memory_bw_GBps: 4000, memory_GB: 120}\n";
+    npu(std::string("60") + shard);
     std::filesystem::remove(dir + "shard" + shard + ".h5");
-    ASSERT_EQ(test::run_cli("sweep " + dir + "space.yaml -q --shard " + shard + "/2 -o " + dir + "shard" + shard + ".h5").status, 0);
+    ASSERT_EQ(test::run_cli("sweep " + dir + "list.yaml -q --shard " + shard + "/2 -o " + dir + "shard" + shard + ".h5").status, 0);
   }
   const test::CliRun merged = test::run_cli("merge " + dir + "merged.h5 " + dir + "shard0.h5 " + dir + "shard1.h5");
   EXPECT_EQ(merged.status, 1);

@@ -174,6 +174,11 @@ TEST(Psa, DeviceGeneSetsAnNpuType) {
                          "for an NPU type: no system preset or file named 'dgx-h1000'"),
             std::string::npos)
       << unknown;
+  // An inline system is named; without a name it is an error at its place.
+  EXPECT_NE(error_of(write_psa("devices-noname.yaml", head + "    device: [dgx-a100, {preset: dgx-h100}]\nobjectives: [latency]\n"))
+                .find("devices-noname.yaml:6:24: key 'parameters.compute.device.values.1': expected a system preset or system "
+                      "file, whose compute figures and calibration make the NPU type (inline: a mapping with its name)"),
+            std::string::npos);
   // cluster_cost needs every type's price (the presets give none; my-npu.yaml does).
   EXPECT_NE(error_of(write_psa("devices-price.yaml", head + devices + "objectives: [cluster_cost]\n"))
                 .find("NPU type dgx-a100 gives none"),
