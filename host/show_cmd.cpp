@@ -616,14 +616,6 @@ std::string point_config_text(const std::string& file, const std::string& point)
                                "); cosmic eval reads this file" + caveat);
 }
 
-// A table of a result file (a sweep's top/OBJECTIVE, pareto or all; a search's evaluated,
-// pareto or generations) as CSV on `os`: the genes' values by their labels, in genome order,
-// the derived parallel degree where the space derives one (workload.tp, ...: decoded per row),
-// then the index in the space (a decimal, from its two 64-bit halves), then the other columns
-// in name order, `reason` by its name; numbers written to round-trip (%.17g). Read 65,536 rows
-// at a time, so /all of any length streams. /all and /evaluated stop at the rows the file
-// commits (all_rows, evaluated_rows: a killed run may hold a batch past them); /generations
-// (the search's curve, no genes) at its shortest column.
 // A CSV field (RFC 4180): quoted, with its quotes doubled, where it holds a comma, quote or line break.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -632,6 +624,14 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// A table of a result file (a sweep's top/OBJECTIVE, pareto or all; a search's evaluated,
+// pareto or generations) as CSV on `os`: the genes' values by their labels, in genome order,
+// the derived parallel degree where the space derives one (workload.tp, ...: decoded per row),
+// then the index in the space (a decimal, from its two 64-bit halves), then the other columns
+// in name order, `reason` by its name; numbers written to round-trip (%.17g). Read 65,536 rows
+// at a time, so /all of any length streams. /all and /evaluated stop at the rows the file
+// commits (all_rows, evaluated_rows: a killed run may hold a batch past them); /generations
+// (the search's curve, no genes) at its shortest column.
 void write_csv(std::ostream& os, const std::string& file, const std::string& table) {
   h5::Handle f = h5::open_file(file, false);
   std::vector<std::string> tables;  // the tables this file has
