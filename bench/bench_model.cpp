@@ -1,5 +1,6 @@
 // Nanoseconds per model evaluation on one CPU core (GPT3-175B on the study's System 1 and on a
-// DGX-H100 cluster), and configurations per second of the batch backends.
+// DGX-H100 cluster, Mixtral with and without dense layers), and configurations per second of the
+// batch backends.
 //
 //   build/bench/cosmic_bench --benchmark_filter=Evaluate
 //
@@ -40,6 +41,19 @@ void BM_EvaluateGPT3_175B_System1_AstraSim(benchmark::State& state) {
   run_scalar(state, c);
 }
 BENCHMARK(BM_EvaluateGPT3_175B_System1_AstraSim);
+
+// Mixtures of experts: Mixtral on 64 H100s, and with every other layer dense (Llama 4's
+// layout; the dense layers' time is a second layer model per pass).
+void BM_EvaluateMixtral_H100(benchmark::State& state) { run_scalar(state, load("configs/mixtral-8x7b-h100.yaml")); }
+BENCHMARK(BM_EvaluateMixtral_H100);
+
+void BM_EvaluateMixtralDenseLayers_H100(benchmark::State& state) {
+  cosmic::Config c = load("configs/mixtral-8x7b-h100.yaml");
+  c.model.moe_layer_step = 2;
+  c.model.dense_ffn = 2 * c.model.ffn;
+  run_scalar(state, c);
+}
+BENCHMARK(BM_EvaluateMixtralDenseLayers_H100);
 
 // Batch of configurations on all CPU cores (OpenMP).
 void BM_EvaluateBatchCpu(benchmark::State& state) {

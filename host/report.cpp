@@ -359,7 +359,12 @@ std::string to_text(const EvalReport& rep) {
   const ModelSpec& model = rep.config.model;
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
-       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << " ep " << w.ep
+       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "")
+       << (has_dense_layers(model) ? " in " + std::to_string(int64_t(main_layers(model))) + " of " +
+                                         std::to_string(model.layers) + " layers (the others dense, ffn " +
+                                         std::to_string(dense_layer_model(model).ffn) + ")"
+                                   : "")
+       << " ep " << w.ep
        << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "")
        << (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup ? " (dispatch dedup)" : "");
   else if (w.ep > 1 || w.etp > 0)

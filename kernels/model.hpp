@@ -6,6 +6,7 @@
 // Structure (per NPU, worst pipeline stage; sources in each function's comment):
 //   iteration = m x t_mb + bubble + exposed DP sync + optimizer step          (training)
 //   t_mb      = stage layers x (forward + backward + recompute + exposed TP, CP and EP communication)
+//               (a mixture of experts with dense layers: each kind's layers of the worst stage)
 //               + logits and the output layer's TP collectives (last stage; the embedding's
 //               too when pp = 1) + pipeline p2p + exposed ZeRO-3 gathers
 //   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks)
@@ -177,6 +178,38 @@ COSMIC_HD inline double mlps_per_token(const ModelSpec& m) {
   return m.experts > 0 ? double(m.top_k) + m.shared_experts : 1.0;
 }
 
+// Mixture of experts with dense layers among the expert layers (ModelSpec::first_dense_layers,
+// moe_layer_step): layer i (from 0) holds experts when i >= first_dense_layers and (i + 1) is a
+// multiple of moe_layer_step (DeepSeek-V3: the first 3 of 61 dense; Llama 4 Maverick: every
+// second layer, the odd ones), one dense MLP of dense_ffn otherwise.
+COSMIC_HD inline bool has_dense_layers(const ModelSpec& m) {
+  return m.experts > 0 && (m.first_dense_layers > 0 || m.moe_layer_step > 1);
+}
+// Expert layers among layers 0 .. x - 1: the multiples of the step in first_dense_layers + 1 .. x.
+COSMIC_HD inline int64_t moe_layers_below(const ModelSpec& m, int64_t x) {
+  return x > m.first_dense_layers ? x / m.moe_layer_step - m.first_dense_layers / m.moe_layer_step : 0;
+}
+// Layers of the model's own kind: every layer of a dense model, the expert layers of a mixture.
+COSMIC_HD inline double main_layers(const ModelSpec& m) {
+  return has_dense_layers(m) ? double(moe_layers_below(m, m.layers)) : double(m.layers);
+}
+// A dense layer of a mixture of experts: the same attention and one MLP of dense_ffn (ffn when 0).
+COSMIC_HD inline ModelSpec dense_layer_model(const ModelSpec& m) {
+  ModelSpec d = m;
+  d.experts = 0;
+  d.top_k = 1;
+  d.shared_experts = 0;
+  d.first_dense_layers = 0;
+  d.moe_layer_step = 1;
+  d.ffn = m.dense_ffn > 0 ? m.dense_ffn : m.ffn;
+  return d;
+}
+COSMIC_HD inline Config dense_layer_config(const Config& c) {
+  Config d = c;
+  d.model = dense_layer_model(c.model);
+  return d;
+}
+
 // Tensor parallelism of the routed experts: etp where the layout folds them (Megatron's MoE
 // parallel folding, Liu et al. 2025: the experts take their own layout, ETP x EP x EDP, over the
 // TP x CP x DP ranks of a pipeline stage), else the attention's tp.
@@ -226,9 +259,12 @@ COSMIC_HD inline double rank_layer_params(const ModelSpec& m, const Workload& w)
   return m.experts > 0 ? layer_params(m) - (m.experts - m.experts / w.ep) * mlp_params(m) : layer_params(m);
 }
 
-// Whole-model parameters: layers, input embedding V h, plus an output projection when untied.
+// Whole-model parameters: layers (expert and dense ones apart), input embedding V h, plus an
+// output projection when untied.
 COSMIC_HD inline double model_params(const ModelSpec& m) {
-  return m.layers * layer_params(m) + double(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
+  double p = main_layers(m) * layer_params(m);
+  if (has_dense_layers(m)) p += (m.layers - main_layers(m)) * layer_params(dense_layer_model(m));
+  return p + double(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
 }
 
 // Forward FLOPs of one sequence of s_q query tokens attending to s_kv keys, whole model
@@ -239,14 +275,19 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
 // the model-FLOPs formula 72 B s L h^2 (1 + s/(6h) + V/(12 L h)); for Llama it is the NVIDIA
 // recipe convention s [12 L h^2 (1 + g/a + s/h) + 18 L F h + 6 V h] / 3. Mixture of experts:
 // each token passes through top_k expert MLPs and the shared ones, after the router's 2 s h
-// experts.
-COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
+// experts; a dense layer among them through one MLP of dense_ffn.
+COSMIC_HD inline double layer_forward_flops(const ModelSpec& m, double s_q, double s_kv) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double mlps = mlps_per_token(m);
   double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * mlps + 4 * s_q * s_kv * q;
   if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
-  return m.layers * layer + 2 * logit_tokens * h * m.vocab;
+  return layer;
+}
+COSMIC_HD inline double forward_flops_per_sequence(const ModelSpec& m, double s_q, double s_kv, double logit_tokens) {
+  double f = main_layers(m) * layer_forward_flops(m, s_q, s_kv);
+  if (has_dense_layers(m)) f += (m.layers - main_layers(m)) * layer_forward_flops(dense_layer_model(m), s_q, s_kv);
+  return f + 2 * logit_tokens * double(m.hidden) * m.vocab;
 }
 
 // Bytes per element of what is stored and communicated (activations, gradients exchanged by
@@ -483,6 +524,11 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
       (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0 || m.shared_experts < 0 ||
       (m.shared_experts > 0 && m.experts == 0))
     return Reason::InvalidInput;
+  // Dense layers among the experts: a mixture's, leaving it an expert layer.
+  if ((m.first_dense_layers != 0 || m.moe_layer_step != 1 || m.dense_ffn != 0) &&
+      (m.experts == 0 || m.first_dense_layers < 0 || m.moe_layer_step < 1 || m.dense_ffn < 0 ||
+       moe_layers_below(m, m.layers) < 1))
+    return Reason::InvalidInput;
   // A degree of 0 is a derived one that did not divide (kernels/space.hpp derive_degree): the
   // product check below reports it as what it is.
   if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 0 || w.tp < 0 || w.pp < 0 || w.cp < 0 || w.vpp < 1 || w.ep < 1 || w.etp < 0 ||
@@ -503,7 +549,8 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
 
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
-  if (m.heads % w.tp != 0 || m.ffn % w.tp != 0) return Reason::HeadsNotDivisible;
+  if (m.heads % w.tp != 0 || m.ffn % w.tp != 0 || (m.dense_ffn > 0 && m.dense_ffn % w.tp != 0))
+    return Reason::HeadsNotDivisible;
   if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::ExpertsNotDivisible;  // dense: none to split
   if (m.experts > 0 && m.ffn % expert_tp(w) != 0) return Reason::HeadsNotDivisible;  // each expert split etp ways
   // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
@@ -701,7 +748,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
                     lc.cp_fwd_s;
     }
   }
-  if (c.work.ep > 1) {
+  if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
     const double bytes = act_bytes(c.model) * T / c.work.tp * c.model.top_k * c.model.hidden;
     const double outer =
         c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(c.model, c.work, g.ep, c.net.ndims) : 1.0;
@@ -773,6 +820,38 @@ COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
   return double(v * ((m.layers + chunks - 1) / chunks));
 }
 
+// The worst stage's layers by kind, stage_layers() in all: `main` of the model's own kind (the
+// expert layers of a mixture), `dense` the dense layers of a mixture (has_dense_layers). A
+// mixture's stages differ: the one holding the most dense layers (most_dense) or the most expert
+// layers is the worst, whichever kind of layer costs more. Stage s holds the model chunks s,
+// s + pp, ... (one a stage but when training interleaved, v), chunk j the layers j n to
+// (j + 1) n - 1, n = layers / (pp v) (rounded up with uneven stages, the last chunk cut at the
+// last layer; the other kind then makes up the upper bound stage_layers()).
+struct StageMix {
+  double main = 0, dense = 0;
+};
+COSMIC_HD inline StageMix stage_mix(const ModelSpec& m, const Workload& w, bool most_dense) {
+  StageMix mix;
+  mix.main = stage_layers(m, w);
+  if (!has_dense_layers(m)) return mix;
+  const int32_t v = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  const int64_t L = m.layers, n = (L + int64_t(w.pp) * v - 1) / (int64_t(w.pp) * v);
+  int64_t most = 0;
+  for (int64_t s = 0; s < w.pp; ++s) {
+    int64_t moe = 0, held = 0;
+    for (int64_t j = s; j < int64_t(w.pp) * v; j += w.pp) {
+      const int64_t lo = j * n < L ? j * n : L, hi = lo + n < L ? lo + n : L;
+      moe += moe_layers_below(m, hi) - moe_layers_below(m, lo);
+      held += hi - lo;
+    }
+    const int64_t count = most_dense ? held - moe : moe;
+    if (count > most) most = count;
+  }
+  mix.dense = most_dense ? double(most) : mix.main - double(most);
+  mix.main -= mix.dense;
+  return mix;
+}
+
 // Parameters per rank of the worst stage, by how they are replicated: `dense` over the DP x CP
 // ranks, `expert` (the rank's experts / ep experts of a mixture-of-experts layer, each split
 // expert_tp ways) over the expert_replicas() ranks that hold the same slices of them.
@@ -787,8 +866,9 @@ COSMIC_HD inline double embedding_params_per_rank(const ModelSpec& m, const Work
   const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
   return n_emb * double(m.vocab) * m.hidden / w.tp;
 }
-COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Workload& w) {
-  const double layers = stage_layers(m, w);
+// A mixture's dense layers are split by t (`mix`: the stage's layers by kind, stage_mix()).
+COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Workload& w, const StageMix& mix) {
+  const double layers = mix.main + mix.dense;
   const double embedding = embedding_params_per_rank(m, w);
   const double kv_replicas = layers * kv_replica_params(m, w.tp);
   RankParams p;
@@ -797,8 +877,9 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
     return p;
   }
   const double experts = double(m.experts) / w.ep * mlp_params(m);
-  p.expert = layers * experts / expert_tp(w);
-  p.dense = layers * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
+  p.expert = mix.main * experts / expert_tp(w);
+  p.dense = mix.main * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
+  if (mix.dense > 0) p.dense += mix.dense * layer_params(dense_layer_model(m)) / w.tp;
   return p;
 }
 
@@ -813,18 +894,24 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
 // Inference: weights at their own precision (the embedding and output layer in 16 bits), the
 // KV cache of every resident sequence (2 D kv_width per token per layer, sequence sharded over
 // cp), one layer's working activations (inference_activation_bytes).
+// A mixture with dense layers: the stage holding the most expert layers or the one holding the
+// most dense layers, whichever needs more; each kind's activations for its layers, and of one
+// layer's (full recompute's rebuilt layer, ZeRO-3's gathered ones, inference's live tensors) the
+// larger of the kinds the stage holds.
 struct MemoryBytes {
   double weights = 0, grads = 0, optimizer = 0, activation = 0, kv_cache = 0;
   COSMIC_HD double total() const { return weights + grads + optimizer + activation + kv_cache; }
 };
-COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
+COSMIC_HD inline double larger(double a, double b) { return a > b ? a : b; }
+COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) {
   const ModelSpec& m = c.model;
+  const bool mixed = mix.dense > 0, moe_held = mix.main > 0;
   const Workload& w = c.work;
   const double D = act_bytes(m), t = w.tp, pp = w.pp, b = w.micro_batch;
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
-  const double stage_layers = cosmic::stage_layers(m, w);
+  const double stage_layers = mix.main + mix.dense;
   const double replicas = double(w.dp) * w.cp;
-  const RankParams P = stage_params_per_rank(m, w);
+  const RankParams P = stage_params_per_rank(m, w, mix);
   Workload none = w;
   none.recompute = Recompute::None;
   MemoryBytes mb;
@@ -837,8 +924,11 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
     // Korthikanti's factor for v >= 2 chunks; with one chunk the interleaved schedule is 1F1B
     // (its time already is), and the factor (2 - 1/p there) does not apply.
     if (w.schedule == Schedule::Interleaved && v > 1) inflight *= 1 + (pp - 1) / (pp * v);
-    mb.activation = inflight * stage_layers * layer_activation_bytes(m, w, b, s_q, s_kv);
-    if (w.recompute == Recompute::Full) mb.activation += layer_activation_bytes(m, none, b, s_q, s_kv);
+    mb.activation = inflight * mix.main * layer_activation_bytes(m, w, b, s_q, s_kv);
+    if (mixed) mb.activation += inflight * mix.dense * layer_activation_bytes(dense_layer_model(m), w, b, s_q, s_kv);
+    if (w.recompute == Recompute::Full)
+      mb.activation += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
+                              mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
     if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
@@ -857,8 +947,10 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
       const double held = copies > 1 ? 0.0 : experts;  // one copy: never gathered
       const double gathered = stage_layers < 2 ? stage_layers : 2.0;
       const double dense = replicas > 1 ? (rank_layer_params(m, w) - experts) / t : 0.0;
-      mb.weights += w.etp > 0 ? gathered * D * (dense + (experts - held) / expert_tp(w))
-                              : gathered * D * (rank_layer_params(m, w) - held) / t;
+      const double moe_layer = w.etp > 0 ? gathered * D * (dense + (experts - held) / expert_tp(w))
+                                         : gathered * D * (rank_layer_params(m, w) - held) / t;
+      const double dense_layer = mixed && replicas > 1 ? gathered * D * layer_params(dense_layer_model(m)) / t : 0.0;
+      mb.weights += larger(moe_held ? moe_layer : 0.0, dense_layer);
       if (replicas > 1) mb.weights += gathered * D * kv_replica_params(m, w.tp);
     }
     return mb;
@@ -877,15 +969,39 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
   // A decode step attends to the rank's share of the cache, kv_len / cp keys (Serve: at the
   // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.
-  const double step = inference_activation_bytes(
-      m, w, b, 1.0, (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp);
+  const double step_kv = (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp;
   const double prompts = w.mode == Mode::Serve ? serve_prefill_batch(w) : b;
-  const double prefill = inference_activation_bytes(m, w, prompts, prompt / w.cp, prompt);
+  const double step = larger(moe_held ? inference_activation_bytes(m, w, b, 1.0, step_kv) : 0.0,
+                             mixed ? inference_activation_bytes(dense_layer_model(m), w, b, 1.0, step_kv) : 0.0);
+  const double prefill = larger(moe_held ? inference_activation_bytes(m, w, prompts, prompt / w.cp, prompt) : 0.0,
+                                mixed ? inference_activation_bytes(dense_layer_model(m), w, prompts, prompt / w.cp, prompt) : 0.0);
   mb.activation = w.mode == Mode::Decode    ? step
                   : w.mode == Mode::Prefill ? prefill
                                             : (step > prefill ? step : prefill);  // Generate, Serve: both run
   return mb;
 }
+COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
+  const MemoryBytes most_moe = stage_memory(c, stage_mix(c.model, c.work, false));
+  if (!has_dense_layers(c.model)) return most_moe;
+  const MemoryBytes most_dense = stage_memory(c, stage_mix(c.model, c.work, true));
+  return most_dense.total() > most_moe.total() ? most_dense : most_moe;
+}
+
+// The worst stage's layers for a pass (evaluate): their sum of f(layer time, layer
+// communication), times `scale`, over `main` layers of the model's own kind and `dense` layers
+// of a mixture's dense kind (stage_mix: a mixture's worst stage for time holds the most layers
+// of the kind whose layer costs more).
+struct StageLayers {
+  const LayerTime& lt;
+  const LayerComm& lc;
+  const LayerTime& ltd;
+  const LayerComm& lcd;
+  StageMix mix;
+  template <class F>
+  COSMIC_HD double sum(double scale, F f) const {
+    return scale * mix.main * f(lt, lc) + (mix.dense > 0 ? scale * mix.dense * f(ltd, lcd) : 0.0);
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Evaluate one configuration. kConv: the conventions this instantiation can run
@@ -939,15 +1055,15 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double t = w.tp, pp = w.pp;
   const double b = w.micro_batch;
   const double micro = double(w.global_batch / (int64_t(w.dp) * w.micro_batch));  // per DP rank
-  const double stage_layers = cosmic::stage_layers(m, w);
   const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
   const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
   const bool zero3 = w.sharding == Sharding::Zero3;
   const double replicas = double(w.dp) * w.cp;  // ranks holding the same weights
   const double expert_copies = expert_replicas(w);  // ranks holding the same experts
   const Span& pp_span = g.span[int(Group::PP)];
-  const RankParams P = stage_params_per_rank(m, w);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
+  // A mixture's dense layers: the same layer model on the dense layer's spec (dense_layer_model).
+  const bool mixed = has_dense_layers(m);
 
   // Pipeline p2p: one activation tensor per micro-batch per stage boundary, forward and
   // backward, v times with interleaving. Each of the t tensor-parallel ranks sends its 1/t of it
@@ -965,22 +1081,40 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
 
   if (w.mode == Mode::Training) {
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
-    const LayerTime lt = layer_time(c, b, s_q, s_kv);
     const LayerTime lg = logits_time(c, T, true);
-    const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
-    const EdgeComm ec = edge_comm<kConv>(c, g, lc, b, T, true, npus);
-
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
     const bool full = w.recompute == Recompute::Full;
-    const double rc = full ? lt.fwd_s : (w.recompute == Recompute::Selective ? lt.attn_fwd_s : 0.0);
+    const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
+    const auto bwd_of = [](const LayerTime& l, const LayerComm&) { return l.bwd_s; };
+    const auto rec_of = [&](const LayerTime& l, const LayerComm&) {
+      return full ? l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
+    };
+    const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + (full ? l.tp_fwd_s : 0); };
+    const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + (full ? l.cp_fwd_s : 0); };
+    const auto ep_of = [&](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s + l.ep_bwd_s + (full ? l.ep_fwd_s : 0); };
+    const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
+      return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
+    };
+    const LayerTime lt = layer_time(c, b, s_q, s_kv);
+    const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+    LayerTime ltd;
+    LayerComm lcd;
+    if (mixed) {
+      const Config cd = dense_layer_config(c);
+      ltd = layer_time(cd, b, s_q, s_kv);
+      lcd = layer_comm<kConv>(cd, g, T, npus);
+    }
+    const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
+    const EdgeComm ec = edge_comm<kConv>(c, g, lc, b, T, true, npus);
+    const RankParams P = stage_params_per_rank(m, w, k.mix);
 
-    const double fwd = stage_layers * lt.fwd_s + lg.fwd_s;
-    const double bwd = stage_layers * lt.bwd_s + lg.bwd_s;
-    const double rec = stage_layers * rc;
-    const double tpc = stage_layers * (lc.tp_fwd_s + lc.tp_bwd_s + (full ? lc.tp_fwd_s : 0)) + ec.fwd_s + ec.bwd_s;
-    const double cpc = stage_layers * (lc.cp_fwd_s + lc.cp_bwd_s + (full ? lc.cp_fwd_s : 0));
-    const double epc = stage_layers * (lc.ep_fwd_s + lc.ep_bwd_s + (full ? lc.ep_fwd_s : 0));
+    const double fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
+    const double bwd = k.sum(1.0, bwd_of) + lg.bwd_s;
+    const double rec = k.sum(1.0, rec_of);
+    const double tpc = k.sum(1.0, tp_of) + ec.fwd_s + ec.bwd_s;
+    const double cpc = k.sum(1.0, cp_of);
+    const double epc = k.sum(1.0, ep_of);
     const double p2p = 2 * v * p2p_s(T);
 
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
@@ -1012,7 +1146,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
     // gradient accumulation), each hidden by the usable fraction of that backward; one
     // micro-batch is the end-of-step case below.
-    const double bwd_window = c.cal.dp_overlap * stage_layers * lt.bwd_s;
+    const double bwd_window = k.sum(c.cal.dp_overlap, bwd_of);
     const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
     const double z2 = z2_each && scatter_g > bwd_window ? scatter_g - bwd_window : 0.0;
     const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
@@ -1026,7 +1160,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     if (sync && !zero3) {
       const double grads = w.sharding == Sharding::None ? replica_coll(Coll::AllReduce, c.cal.grad_bytes)
                                                         : (z2_each ? 0.0 : scatter_g);
-      const double fwd_window = c.cal.dp_overlap * stage_layers * lt.fwd_s;
+      const double fwd_window = k.sum(c.cal.dp_overlap, fwd_of);
       dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
     }
 
@@ -1068,29 +1202,45 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
     const double prompt = prompt_tokens(m, w);
     struct Pass { double fwd, tp, cp, p2p, ep; };
+    // A mixture with dense layers: each pass timed on the stage slowest for it (StageLayers).
     auto pass = [&](double bb, double s_q_total, double s_kv) {
       // A micro-batch of bb sequences: s_q_total query tokens each (sharded over cp), s_kv keys.
       const double s_q = s_q_total >= w.cp ? s_q_total / w.cp : s_q_total;
       const double T = bb * s_q;
-      const LayerTime lt = layer_time(c, bb, s_q, s_kv / (s_q_total >= w.cp ? 1.0 : w.cp));
+      const double keys = s_kv / (s_q_total >= w.cp ? 1.0 : w.cp);
       const LayerTime lg = logits_time(c, bb, false);  // next-token logits only
-      Pass p;
-      p.fwd = stage_layers * lt.fwd_s + lg.fwd_s;
       // Prefill gathers keys/values over cp (layer_comm's forward); decode combines partial
       // attention outputs (an all-reduce of D bb q / t, q = q_width) across the cp ranks that
       // each hold s_kv / cp of the cache.
       const bool prefill = s_q_total >= w.cp;
+      const double decode_cp = w.cp > 1 && !prefill ? cp_keep * collective_time_s<kConv>(
+                                                          c.net, c.compute, c.cal, g.span[int(Group::CP)],
+                                                          Coll::AllReduce, D * bb * q_width(m) / t, npus)
+                                                    : 0.0;
+      const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
+      const auto tp_of = [](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s; };
+      const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return prefill ? l.cp_fwd_s : decode_cp; };
+      const auto ep_of = [](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s; };
+      const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
+        return fwd_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
+      };
+      const LayerTime lt = layer_time(c, bb, s_q, keys);
       const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+      LayerTime ltd;
+      LayerComm lcd;
+      if (mixed) {
+        const Config cd = dense_layer_config(c);
+        ltd = layer_time(cd, bb, s_q, keys);
+        lcd = layer_comm<kConv>(cd, g, T, npus);
+      }
+      const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
       const EdgeComm ec = edge_comm<kConv>(c, g, lc, bb, T, false, npus);
-      const double cpt = w.cp <= 1 ? 0.0
-                         : prefill ? lc.cp_fwd_s
-                                   : cp_keep * collective_time_s<kConv>(c.net, c.compute, c.cal,
-                                                                        g.span[int(Group::CP)], Coll::AllReduce,
-                                                                        D * bb * q_width(m) / t, npus);
-      p.tp = stage_layers * lc.tp_fwd_s + ec.fwd_s;
-      p.cp = stage_layers * cpt;
+      Pass p;
+      p.fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
+      p.tp = k.sum(1.0, tp_of) + ec.fwd_s;
+      p.cp = k.sum(1.0, cp_of);
       p.p2p = p2p_s(T);
-      p.ep = stage_layers * lc.ep_fwd_s;
+      p.ep = k.sum(1.0, ep_of);
       return p;
     };
     // `repeat` passes of `mbs` micro-batches one after another (decode steps): unless the

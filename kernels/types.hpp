@@ -34,6 +34,12 @@ struct ModelSpec {
   int32_t top_k = 1;             // experts each token is routed to (experts > 0)
   int32_t shared_experts = 0;    // experts every token passes through besides its top_k (experts > 0)
   int32_t head_dim = 0;          // width of one attention head; 0 = hidden / heads
+  // Mixture of experts with dense layers among the expert layers: layer i (from 0) holds experts
+  // when i >= first_dense_layers and (i + 1) % moe_layer_step == 0 (DeepSeek-V3's first three
+  // dense layers; Llama 4 Maverick's alternation); the others hold one dense MLP of dense_ffn.
+  int32_t first_dense_layers = 0;
+  int32_t moe_layer_step = 1;
+  int32_t dense_ffn = 0;         // the dense layers' MLP width; 0 = ffn
 };
 
 enum class Mode : int8_t {

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "kernels/model.hpp"
 #include "psa/names.hpp"
 
 #ifndef COSMIC_DATA_DIR
@@ -219,7 +220,8 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
-                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim"});
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
+                "first_dense_layers", "moe_layer_step", "dense_ffn"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -245,6 +247,15 @@ ModelSpec convert_model(const Section& s) {
   if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
   m.shared_experts = int32_t(s.integer("shared_experts", 0, 0, 1 << 20));
   if (m.shared_experts > 0 && m.experts == 0) s.fail("shared_experts", "0 in a dense model (experts: 0)");
+  // Dense layers among the expert layers (kernels/model.hpp has_dense_layers).
+  m.first_dense_layers = int32_t(s.integer("first_dense_layers", 0, 0, m.layers - 1));
+  m.moe_layer_step = int32_t(s.integer("moe_layer_step", 1, 1, m.layers));
+  m.dense_ffn = int32_t(s.integer("dense_ffn", 0, 1, 1 << 26));
+  for (const char* k : {"first_dense_layers", "moe_layer_step", "dense_ffn"})
+    if (s.has(k) && m.experts == 0) s.fail(k, "absent in a dense model (experts: 0): it places a mixture's dense layers");
+  if (m.experts > 0 && moe_layers_below(m, m.layers) < 1)
+    s.fail("moe_layer_step", "a step that leaves an expert layer after the first_dense_layers (" +
+                                 std::to_string(m.first_dense_layers) + ") of " + std::to_string(m.layers));
   return m;
 }
 

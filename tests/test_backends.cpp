@@ -16,7 +16,8 @@
 namespace cosmic {
 namespace {
 
-// Random configurations (a quarter of them mixtures of experts); with `astra`, a third use the
+// Random configurations (a quarter of them mixtures of experts, half of those with dense layers
+// among the expert layers); with `astra`, a third use the
 // ASTRA-sim convention, else none does (the CUDA backend then launches the kernel built without
 // the ASTRA-sim flow shop).
 std::vector<Config> sample_configs(size_t n, bool astra) {
@@ -45,6 +46,11 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
       c.model.top_k = 1 + int(rng() % 2);
       c.work.ep = 1 << (rng() % 4);
       while (c.work.dp % c.work.ep != 0) c.work.ep /= 2;
+      if (rng() % 2 == 0) {  // with dense layers: the first 0-2, and every other one
+        c.model.first_dense_layers = int(rng() % 3);
+        c.model.moe_layer_step = 1 + int(rng() % 2);
+        c.model.dense_ffn = 12288 * int(1 + rng() % 8);
+      }
     }
     c.work.mode = Mode(rng() % 4);  // training, prefill, decode, generate
     c.work.kv_len = 1024;

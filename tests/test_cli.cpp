@@ -335,6 +335,24 @@ TEST(Cli, GegluIsTheSwigluModel) {
   EXPECT_NE(gelu["time_s"], swiglu["time_s"]);
 }
 
+// eval of a mixture with dense layers says how many layers hold experts. Mixtral with every
+// other layer dense (as wide as a token's two experts): half the all-to-alls, and the memory of
+// 16 layers' experts less. A dense model refuses the key.
+TEST(Cli, EvalOfAMixtureWithDenseLayers) {
+  const std::string cfg = test::data_path("configs/mixtral-8x7b-h100.yaml");
+  const std::string text = test::run_cli("eval " + cfg + " --set model.moe_layer_step=2 --set model.dense_ffn=28672").out;
+  EXPECT_NE(text.find("8 experts top-2 in 16 of 32 layers (the others dense, ffn 28672) ep 8"), std::string::npos) << text;
+  const auto all = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  const auto half = nlohmann::json::parse(
+      test::run_cli("eval " + cfg + " --json --set model.moe_layer_step=2 --set model.dense_ffn=28672").out);
+  EXPECT_EQ(half["reason"], "OK");
+  EXPECT_LT(half["time_breakdown_s"]["ep_comm"].get<double>(), all["time_breakdown_s"]["ep_comm"].get<double>());  // half the layers send tokens
+  EXPECT_LT(half["memory_bytes"].get<double>(), all["memory_bytes"].get<double>());  // 16 layers' experts fewer
+  EXPECT_NE(test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") + " --set model.dense_ffn=64")
+                .out.find("key 'model.dense_ffn': expected absent in a dense model"),
+            std::string::npos);
+}
+
 // eval says how the network splits collectives and what the calibration is: a system without
 // one is the ideal machine, which a hand-written system file gets without asking; a preset's
 // measured efficiencies are listed where they differ from it.

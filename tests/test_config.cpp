@@ -6,6 +6,7 @@
 #include <fstream>
 #include <vector>
 
+#include "kernels/model.hpp"
 #include "psa/config.hpp"
 #include "test_util.hpp"
 
@@ -309,6 +310,22 @@ TEST(Config, MixtureOfExpertsKeys) {
     EXPECT_NE(e.find(want), std::string::npos) << e;
     EXPECT_NE(e.find(std::string(set).substr(0, std::string(set).find('='))), std::string::npos) << e;
   }
+  // Dense layers among the experts: a mixture's only, and leaving an expert layer.
+  const std::string mixtral = write_temp("mixtral.yaml", "model: Mixtral-8x7B\nsystem: dgx-a100\nworkload: {tp: 8}\n");
+  const Config alternating = psa::load_config(mixtral, {"model.moe_layer_step=2", "model.dense_ffn=4096"}).config;
+  EXPECT_EQ(alternating.model.moe_layer_step, 2);
+  EXPECT_EQ(alternating.model.dense_ffn, 4096);
+  EXPECT_EQ(psa::load_config(mixtral, {"model.first_dense_layers=3"}).config.model.first_dense_layers, 3);
+  const std::pair<std::vector<std::string>, const char*> placements[] = {
+      {{"model.first_dense_layers=32"}, "key 'model.first_dense_layers': expected an integer in [0, 31]"},
+      {{"model.moe_layer_step=0"}, "key 'model.moe_layer_step': expected an integer in [1, 32]"},
+      {{"model.first_dense_layers=20", "model.moe_layer_step=20"},
+       "key 'model.moe_layer_step': expected a step that leaves an expert layer after the first_dense_layers (20) of 32"},
+      {{"model.experts=0", "model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent in a dense model"}};
+  for (const auto& [sets, want] : placements) {
+    const std::string e = error_of(mixtral, sets);
+    EXPECT_NE(e.find(want), std::string::npos) << e;
+  }
   const std::string dense = write_temp("dense_shared.yaml", "model: {preset: GPT-22B, shared_experts: 1}\nsystem: dgx-a100\n"
                                                             "workload: {tp: 8}\n");
   EXPECT_NE(error_of(dense).find("key 'model.shared_experts': expected 0 in a dense model"), std::string::npos)
@@ -461,6 +478,27 @@ std::vector<fs::path> shipped(const std::string& kind) {
     if (e.path().extension() == ".yaml") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Each model preset that gives its authors' parameter count (params_billion) counts as many
+// in the model (kernels/model.hpp model_params), within 2% (what a preset leaves out: some
+// biases, a final norm; the presets' comments say which).
+TEST(Config, ModelPresetsCountTheirPublishedParameters) {
+  int checked = 0;
+  for (const fs::path& p : shipped("models")) {
+    std::ifstream in(p);
+    std::string line;
+    double published = 0;
+    while (std::getline(in, line))
+      if (line.rfind("params_billion:", 0) == 0) published = std::stod(line.substr(15)) * 1e9;
+    if (published == 0) continue;
+    ++checked;
+    const ModelSpec m = psa::load_config(write_temp("params.yaml", "model: " + p.stem().string() +
+                                                                         "\nsystem: dgx-a100\nworkload: {}\n"))
+                            .config.model;
+    EXPECT_NEAR(model_params(m) / published, 1.0, 0.02) << p.stem() << ": " << model_params(m) / 1e9 << " B";
+  }
+  EXPECT_GE(checked, 6);  // the mixtures of experts and Qwen3-32B
 }
 
 // The cluster presets run collectives as NCCL does: rings, and all-to-alls (expert parallelism,

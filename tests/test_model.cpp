@@ -1371,6 +1371,174 @@ TEST(MixtureOfExperts, ExpertsReachedByAPass) {
   EXPECT_NEAR(two - one, 0.4375 * 44040192.0 / 2039e9 * 8, 0.02 * 75.6e-6) << one << " " << two;
 }
 
+// Dense layers among the expert layers (ModelSpec::first_dense_layers, moe_layer_step,
+// dense_ffn): Llama 4 Maverick's alternation and DeepSeekMoE's dense first layer.
+ModelSpec maverick() {
+  ModelSpec m{48, 5120, 8192, 40, 8, 8192, 202048, Mlp::SwiGLU, 2, false, false, 128, 1};
+  m.shared_experts = 1;
+  m.head_dim = 128;
+  m.moe_layer_step = 2;
+  m.dense_ffn = 16384;
+  return m;
+}
+ModelSpec deepseek_moe_16b() {
+  ModelSpec m{28, 2048, 1408, 16, 16, 4096, 102400, Mlp::SwiGLU, 2, false, false, 64, 6};
+  m.shared_experts = 2;
+  m.first_dense_layers = 1;
+  m.dense_ffn = 10944;
+  return m;
+}
+
+TEST(MixtureOfExperts, DenseLayersParametersAndFlopsByHand) {
+  // Which layers hold experts: i >= first_dense_layers and (i + 1) a multiple of the step.
+  ModelSpec m = maverick();
+  EXPECT_EQ(moe_layers_below(m, 48), 24);
+  EXPECT_EQ(moe_layers_below(m, 1), 0);  // layer 0 dense
+  EXPECT_EQ(moe_layers_below(m, 2), 1);  // layer 1 experts
+  m.first_dense_layers = 3;              // then layers 3, 5, 7, 9 of 10
+  EXPECT_EQ(moe_layers_below(m, 10), 4);
+  EXPECT_EQ(moe_layers_below(m, 3), 0);
+  EXPECT_EQ(moe_layers_below(deepseek_moe_16b(), 28), 27);
+  // Llama 4 Maverick: attention 5120 x 5120 (2 + 2 x 8/40) = 62,914,560 and norms 10,240 a
+  // layer; an expert layer 129 MLPs of 3 x 5120 x 8192 = 125,829,120 and a router of 5120 x 128
+  // = 655,360: 16,295,536,640; a dense layer one MLP of 3 x 5120 x 16384 = 251,658,240:
+  // 314,583,040; 24 of each and 2 x 202048 x 5120 of embeddings: 400,711,843,840 (400 B).
+  EXPECT_EQ(layer_params(maverick()), 16295536640.0);
+  EXPECT_EQ(layer_params(dense_layer_model(maverick())), 314583040.0);
+  EXPECT_EQ(model_params(maverick()), 400711843840.0);
+  // DeepSeekMoE 16B: attention 4 x 2048^2 = 16,777,216 and norms 4,096; an expert layer 66 MLPs
+  // of 3 x 2048 x 1408 = 8,650,752 and a router of 2048 x 64: 587,862,016; the dense layer
+  // 3 x 2048 x 10944 = 67,239,936 more than the attention: 84,021,248; 27 + 1 of them and
+  // 2 x 102400 x 2048 of embeddings: 16,375,726,080 (16.4 B).
+  EXPECT_EQ(model_params(deepseek_moe_16b()), 27 * 587862016.0 + 84021248.0 + 419430400.0);
+  // Maverick's FLOPs: a token's expert layer (one routed and the shared MLP, 2 x 8192 wide)
+  // costs what its dense layer (16384 wide) does, plus the router's 2 s h 128.
+  const double s = 8192, h = 5120;
+  const double layer = 2 * s * h * h * (1 + 2 * 0.2) + 2 * s * h * h + 2 * 3 * s * h * 16384 + 4 * s * s * h;
+  const double want = 48 * layer + 24 * 2 * s * h * 128 + 2 * s * h * 202048;
+  EXPECT_NEAR(forward_flops_per_sequence(maverick(), s, s, s), want, 1e-12 * want);
+}
+
+TEST(MixtureOfExperts, StageMixOfDenseAndExpertLayers) {
+  // DeepSeekMoE 16B on 4 stages of 7 layers: stage 0 holds the dense layer.
+  const ModelSpec m = deepseek_moe_16b();
+  Workload w;
+  w.pp = 4;
+  auto mix = [&](bool most_dense) {
+    const StageMix x = stage_mix(m, w, most_dense);
+    return std::pair<double, double>{x.main, x.dense};
+  };
+  EXPECT_EQ(mix(false), std::make_pair(7.0, 0.0));
+  EXPECT_EQ(mix(true), std::make_pair(6.0, 1.0));
+  // Interleaved, 2 stages of 2 chunks of 7: stage 0 holds chunks 0 and 2.
+  w.pp = 2;
+  w.schedule = Schedule::Interleaved;
+  w.vpp = 2;
+  EXPECT_EQ(mix(false), std::make_pair(14.0, 0.0));
+  EXPECT_EQ(mix(true), std::make_pair(13.0, 1.0));
+  // Uneven, 3 stages of up to 10 layers (10, 10, 8): the upper bound of 10 made up of the kind.
+  w = Workload();
+  w.pp = 3;
+  w.uneven_stages = true;
+  EXPECT_EQ(mix(false), std::make_pair(10.0, 0.0));
+  EXPECT_EQ(mix(true), std::make_pair(9.0, 1.0));
+  // Maverick's alternation gives every stage of an even count half of each.
+  w = Workload();
+  w.pp = 4;
+  EXPECT_EQ(stage_mix(maverick(), w, false).main, 6.0);
+  EXPECT_EQ(stage_mix(maverick(), w, true).dense, 6.0);
+  // A model without dense layers: all of its own kind.
+  EXPECT_EQ(stage_mix(mixtral_like(32), w, true).main, 8.0);
+  EXPECT_EQ(stage_mix(mixtral_like(32), w, true).dense, 0.0);
+}
+
+// A mixture's dense layers are timed and held as the same layers of a dense model: on one stage
+// the mixture of 4 expert and 4 dense layers is the 4-layer mixture plus what 4 more layers add
+// to the dense model.
+TEST(MixtureOfExperts, DenseLayersCostWhatADenseModelsLayersDo) {
+  auto with = [](int32_t layers, bool experts, int32_t step) {
+    Config c = moe_cluster(experts ? 4 : 1);
+    c.model.layers = layers;
+    if (!experts) {
+      c.model.experts = 0;
+      c.model.top_k = 1;
+      c.model.ffn = 8192;
+    }
+    c.model.moe_layer_step = step;
+    c.model.dense_ffn = step > 1 ? 8192 : 0;
+    const Result r = evaluate(c);
+    EXPECT_EQ(r.reason, Reason::Ok) << layers << experts << step;
+    return r;
+  };
+  const Result mixed = with(8, true, 2), moe = with(4, true, 1), dense8 = with(8, false, 1), dense4 = with(4, false, 1);
+  auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-12 * want); };
+  near(mixed.forward_s, moe.forward_s + dense8.forward_s - dense4.forward_s);
+  near(mixed.backward_s, moe.backward_s + dense8.backward_s - dense4.backward_s);
+  near(mixed.tp_comm_s, moe.tp_comm_s + dense8.tp_comm_s - dense4.tp_comm_s);
+  EXPECT_EQ(mixed.ep_comm_s, moe.ep_comm_s);  // only the expert layers send tokens to experts
+  near(mixed.weights_bytes, moe.weights_bytes + dense8.weights_bytes - dense4.weights_bytes);
+  near(mixed.optimizer_bytes, moe.optimizer_bytes + dense8.optimizer_bytes - dense4.optimizer_bytes);
+  near(mixed.activation_bytes, moe.activation_bytes + dense8.activation_bytes - dense4.activation_bytes);
+  near(mixed.model_flops, moe.model_flops + dense8.model_flops - dense4.model_flops);
+}
+
+// With pipeline stages the worst one is timed: the one holding the most expert layers, unless a
+// dense layer costs more than an expert layer.
+TEST(MixtureOfExperts, TheWorstStageOfAMixtureWithDenseLayers) {
+  auto run = [](int32_t first_dense, int32_t dense_ffn, bool experts) {
+    Config c = moe_cluster(4);
+    c.work.dp = 4;
+    c.work.pp = 2;
+    c.model.first_dense_layers = first_dense;
+    c.model.dense_ffn = dense_ffn;
+    if (!experts) {  // every layer the dense one
+      c.model.experts = 0;
+      c.model.top_k = 1;
+      c.model.ffn = dense_ffn;
+      c.model.dense_ffn = 0;
+      c.work.ep = 1;
+    }
+    const Result r = evaluate(c);
+    EXPECT_EQ(r.reason, Reason::Ok) << first_dense << " " << dense_ffn << experts;
+    return r;
+  };
+  // Layers 0-1 dense: stage 0 holds 2 dense and 2 expert layers, stage 1 4 expert layers.
+  // Dense layers as wide as one expert cost less than an expert layer (top-2, the all-to-all):
+  // stage 1 is the worst, as in the model without dense layers, to the last bit.
+  const Result all_moe = run(0, 0, true), light = run(2, 14336, true);
+  EXPECT_EQ(light.time_s, all_moe.time_s);
+  EXPECT_EQ(light.forward_s, all_moe.forward_s);
+  EXPECT_EQ(light.memory_bytes, all_moe.memory_bytes);
+  // Dense layers 8 experts wide cost more: stage 0 is the worst, for time and memory, its 2
+  // expert and 2 dense layers half of each model's 4.
+  const Result heavy = run(2, 8 * 14336, true), dense = run(0, 8 * 14336, false);
+  auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-12 * want); };
+  near(heavy.forward_s, (all_moe.forward_s + dense.forward_s) / 2);
+  near(heavy.ep_comm_s, all_moe.ep_comm_s / 2);
+  near(heavy.weights_bytes, (all_moe.weights_bytes + dense.weights_bytes) / 2);
+  near(heavy.activation_bytes, (all_moe.activation_bytes + dense.activation_bytes) / 2);
+}
+
+TEST(MixtureOfExperts, DenseLayersOfAMixtureOnly) {
+  // The placement fields belong to a mixture, need an expert layer, and the dense MLP splits over tp.
+  const std::pair<void (*)(Config&), Reason> cases[] = {
+      {[](Config& c) { c.model.moe_layer_step = 0; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.first_dense_layers = -1; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.first_dense_layers = 8; }, Reason::InvalidInput},  // no expert layer left
+      {[](Config& c) { c.model.moe_layer_step = 9; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.experts = 0; c.work.ep = 1; c.model.moe_layer_step = 2; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.experts = 0; c.work.ep = 1; c.model.dense_ffn = 8192; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.moe_layer_step = 2; c.model.dense_ffn = 8190; }, Reason::HeadsNotDivisible},
+      {[](Config& c) { c.model.first_dense_layers = 7; }, Reason::Ok},
+      {[](Config& c) { c.model.moe_layer_step = 8; }, Reason::Ok},
+  };
+  for (const auto& [edit, want] : cases) {
+    Config c = moe_cluster(2);
+    edit(c);
+    EXPECT_EQ(evaluate(c).reason, want) << c.model.first_dense_layers << " " << c.model.moe_layer_step;
+  }
+}
+
 TEST(Cost, LibraStudySystems) {
   // shared/reference/cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
   using test::dim;

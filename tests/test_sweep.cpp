@@ -485,7 +485,8 @@ TEST(Sweep, EvaluatedCountEqualsFeasibleCountOfTheSpace) {
 // lists and on the front. Spaces: the small one, a slice of the full-stack one on the physical
 // convention and on the ASTRA-sim one (the kernel's general Conventions::Any form), and Mixtral's
 // in training and in generate mode (a decode step's few tokens reach some experts only:
-// experts_reached's power, which both must take the same way).
+// experts_reached's power, which both must take the same way), and with DeepSeekMoE 16B's dense
+// first layer (and dense layers between its expert layers in generate mode) in its place.
 TEST(Sweep, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "CUDA sweep not tested: " << dev.why;
@@ -495,17 +496,22 @@ TEST(Sweep, CudaMatchesCpu) {
                          << "parameters:\n  workload: {tp: [1, 2, 4, 8], pp: [1, 2, 3, 4]}\n"
                          << "  network: {npus.3: [1, 2, 3, 4, 8]}\nderived: {dp: auto}\n"
                          << "objectives: [cluster_cost, npu_s_per_token]\n";
-  for (int which = 0; which < 8; ++which) {
+  const std::vector<std::string> generate = {"base.workload.mode=generate", "base.workload.output_tokens=64",
+                                             "base.workload.prompt_tokens=512"};
+  std::vector<std::string> dense_layers = generate;
+  dense_layers.insert(dense_layers.end(), {"base.model=DeepSeekMoE-16B", "base.model.moe_layer_step=2"});
+  for (int which = 0; which < 10; ++which) {
     const psa::DesignSpace ds =
-        which == 7   ? psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/compute/mixtral-npu-types.yaml")  // NPU types
+        which == 9   ? psa::load_psa(moe, dense_layers)
+        : which == 8 ? psa::load_psa(moe, {"base.model=DeepSeekMoE-16B"})
+        : which == 7 ? psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/compute/mixtral-npu-types.yaml")  // NPU types
         : which == 0 ? test::small_system1()
         : which == 5 ? limited_small_system1()
         : which == 6 ? psa::load_psa(derived, {"base.system.compute.price_usd=25000"})
         : which == 1 ? test::system1_fullstack()
         : which == 2 ? test::with_astra_sim(test::system1_fullstack())
         : which == 3 ? psa::load_psa(moe)
-                     : psa::load_psa(moe, {"base.workload.mode=generate", "base.workload.output_tokens=64",
-                                           "base.workload.prompt_tokens=512"});
+                     : psa::load_psa(moe, generate);
     SCOPED_TRACE(ds.name);
     u128 begin = 0, end = space_size(*ds.view);
     if (which == 1 || which == 2) {
