@@ -176,6 +176,8 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
                         num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
       else if (m.experts > 0 && m.ffn % expert_tp(w) != 0)
         notes.push_back("etp = " + num(w.etp) + " must divide each expert's FFN width " + num(m.ffn));
+      else if (has_dense_layers(m) && dense_layer_model(m).ffn % w.tp != 0)
+        notes.push_back("tp = " + num(w.tp) + " must divide the dense layers' FFN width " + num(dense_layer_model(m).ffn));
       else
         notes.push_back("with cp_style alltoall each cp rank takes whole heads: cp = " + num(w.cp) + " must divide the " +
                         num(m.heads / w.tp) + " query heads and the " + num(std::max(1, m.kv_heads / w.tp)) +
@@ -357,13 +359,22 @@ std::string to_text(const EvalReport& rep) {
                 precision_name(rep.config.model.dtype_bytes));
   os << buf;
   const ModelSpec& model = rep.config.model;
+  // A mixture's dense layers: which layers hold the experts, e.g. "in 24 of 48 layers (one layer
+  // in 2; 24 dense, ffn 16384)".
+  std::string placed;
+  if (has_dense_layers(model)) {
+    const std::string first = "the first " + std::to_string(model.first_dense_layers);
+    const int64_t moe = int64_t(main_layers(model));
+    placed = " in " + std::to_string(moe) + " of " + std::to_string(model.layers) + " layers (" +
+             (model.moe_layer_step > 1 ? "one layer in " + std::to_string(model.moe_layer_step) +
+                                             (model.first_dense_layers > 0 ? " after " + first : "")
+                                       : "all but " + first) +
+             "; " + std::to_string(model.layers - moe) + " dense, ffn " + std::to_string(dense_layer_model(model).ffn) +
+             ")";
+  }
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
-       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "")
-       << (has_dense_layers(model) ? " in " + std::to_string(int64_t(main_layers(model))) + " of " +
-                                         std::to_string(model.layers) + " layers (the others dense, ffn " +
-                                         std::to_string(dense_layer_model(model).ffn) + ")"
-                                   : "")
+       << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << placed
        << " ep " << w.ep
        << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "")
        << (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup ? " (dispatch dedup)" : "");

@@ -204,11 +204,6 @@ COSMIC_HD inline ModelSpec dense_layer_model(const ModelSpec& m) {
   d.ffn = m.dense_ffn > 0 ? m.dense_ffn : m.ffn;
   return d;
 }
-COSMIC_HD inline Config dense_layer_config(const Config& c) {
-  Config d = c;
-  d.model = dense_layer_model(c.model);
-  return d;
-}
 
 // Tensor parallelism of the routed experts: etp where the layout folds them (Megatron's MoE
 // parallel folding, Liu et al. 2025: the experts take their own layout, ETP x EP x EDP, over the
@@ -430,8 +425,8 @@ COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, do
 // unfused 2x. Element-wise kernels (LayerNorm, bias, dropout, residual, activation) stream
 // 10 h values (LayerNorms 2+2, two bias-dropout-residuals 3+3; / t with sequence parallelism)
 // and 2F (GELU) or 3F (SwiGLU) values / t per token, forward; twice that backward.
-COSMIC_HD inline LayerTime layer_time(const Config& c, double b, double s_q, double s_kv) {
-  const ModelSpec& m = c.model;
+// `m`: the layer's model, c.model or a mixture's dense layer (dense_layer_model).
+COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, double b, double s_q, double s_kv) {
   const double h = m.hidden, F = m.ffn, t = c.work.tp, D = act_bytes(m);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
   const double peak16 = act_peak_flops(c.compute, m);
@@ -549,7 +544,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
 
   if (int64_t(w.dp) * w.tp * w.pp * w.cp != npus) return Reason::ProductMismatch;
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
-  if (m.heads % w.tp != 0 || m.ffn % w.tp != 0 || (m.dense_ffn > 0 && m.dense_ffn % w.tp != 0))
+  if (m.heads % w.tp != 0 || m.ffn % w.tp != 0 || (m.dense_ffn > 0 && has_dense_layers(m) && m.dense_ffn % w.tp != 0))
     return Reason::HeadsNotDivisible;
   if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::ExpertsNotDivisible;  // dense: none to split
   if (m.experts > 0 && m.ffn % expert_tp(w) != 0) return Reason::HeadsNotDivisible;  // each expert split etp ways
@@ -686,16 +681,16 @@ struct LayerComm {
 // under sequence parallelism, which Megatron requires for experts with TP).
 // `tp_overlap` / `cp_overlap` / `ep_overlap` hide a fraction of each (ep: 0, exposed, by default).
 template <Conventions kConv = Conventions::Any>
-COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T, int64_t npus) {
+COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const Groups& g, double T, int64_t npus) {
   LayerComm lc;
-  const bool moe = c.model.experts > 0;
+  const bool moe = m.experts > 0;
   const double keep = 1 - c.cal.tp_overlap;
   if (c.work.tp > 1) {
-    const double bytes = act_bytes(c.model) * T * c.model.hidden;
+    const double bytes = act_bytes(m) * T * m.hidden;
     const Span& s = g.span[int(Group::TP)];
     // Mixture of experts: the attention's half of the layer's TP collectives, and the shared
     // experts' pair (the routed experts' half is below).
-    const double halves = moe ? 1.0 + (c.model.shared_experts > 0 ? 1.0 : 0.0) : 2.0;
+    const double halves = moe ? 1.0 + (m.shared_experts > 0 ? 1.0 : 0.0) : 2.0;
     if (c.work.seq_parallel) {
       const double ag = lc.tp_ag_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
       const double rs = lc.tp_rs_s =
@@ -717,7 +712,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
   // same overlap.
   if (moe && expert_tp(c.work) > 1) {
     const double e = expert_tp(c.work);
-    const double bytes = c.model.top_k * (act_bytes(c.model) * T * c.model.hidden) * (e / c.work.tp);
+    const double bytes = m.top_k * (act_bytes(m) * T * m.hidden) * (e / c.work.tp);
     if (c.work.seq_parallel) {
       const double ag = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::AllGather, bytes, npus);
       const double rs = collective_time_s<kConv>(c.net, c.compute, c.cal, g.etp, Coll::ReduceScatter, bytes, npus);
@@ -730,14 +725,14 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     }
   }
   if (c.work.cp > 1) {
-    const double D = act_bytes(c.model), kvw = kv_width_per_rank(c.model, c.work.tp);
+    const double D = act_bytes(m), kvw = kv_width_per_rank(m, c.work.tp);
     const Span& s = g.span[int(Group::CP)];
     const double keep = 1 - c.cal.cp_overlap;
     if (c.work.cp_style == CpStyle::AllToAll) {
       // DeepSpeed-Ulysses (Jacobs et al. 2023): the local tokens' queries, keys and values go to
       // the ranks of their heads (an all-to-all of D T (q/t + 2 kv-width)) and the attention
       // output comes back (D T q/t); backward sends their gradients the same ways.
-      const double out = D * T * q_width(c.model) / c.work.tp;  // Q and the attention output alike
+      const double out = D * T * q_width(m) / c.work.tp;  // Q and the attention output alike
       lc.cp_fwd_s = lc.cp_bwd_s =
           keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out + D * T * 2 * kvw, npus) +
                   collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
@@ -749,9 +744,9 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const Groups& g, double T
     }
   }
   if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
-    const double bytes = act_bytes(c.model) * T / c.work.tp * c.model.top_k * c.model.hidden;
+    const double bytes = act_bytes(m) * T / c.work.tp * m.top_k * m.hidden;
     const double outer =
-        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(c.model, c.work, g.ep, c.net.ndims) : 1.0;
+        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, g.ep, c.net.ndims) : 1.0;
     lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * 2 *
                                 collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus, outer);
   }
@@ -826,7 +821,8 @@ COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
 // layers is the worst, whichever kind of layer costs more. Stage s holds the model chunks s,
 // s + pp, ... (one a stage but when training interleaved, v), chunk j the layers j n to
 // (j + 1) n - 1, n = layers / (pp v) (rounded up with uneven stages, the last chunk cut at the
-// last layer; the other kind then makes up the upper bound stage_layers()).
+// last layer; the upper bound stage_layers() is then made up of the dearer kind, at most as many
+// layers of it as the model has: other splits move layers between neighbouring stages).
 struct StageMix {
   double main = 0, dense = 0;
 };
@@ -836,6 +832,7 @@ COSMIC_HD inline StageMix stage_mix(const ModelSpec& m, const Workload& w, bool 
   if (!has_dense_layers(m)) return mix;
   const int32_t v = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
   const int64_t L = m.layers, n = (L + int64_t(w.pp) * v - 1) / (int64_t(w.pp) * v);
+  const int64_t bound = int64_t(mix.main), moe_all = moe_layers_below(m, L);
   int64_t most = 0;
   for (int64_t s = 0; s < w.pp; ++s) {
     int64_t moe = 0, held = 0;
@@ -844,9 +841,11 @@ COSMIC_HD inline StageMix stage_mix(const ModelSpec& m, const Workload& w, bool 
       moe += moe_layers_below(m, hi) - moe_layers_below(m, lo);
       held += hi - lo;
     }
-    const int64_t count = most_dense ? held - moe : moe;
+    const int64_t count = (most_dense ? held - moe : moe) + (bound - held);
     if (count > most) most = count;
   }
+  const int64_t all = most_dense ? L - moe_all : moe_all;
+  if (most > all) most = all;
   mix.dense = most_dense ? double(most) : mix.main - double(most);
   mix.main -= mix.dense;
   return mix;
@@ -1096,14 +1095,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };
-    const LayerTime lt = layer_time(c, b, s_q, s_kv);
-    const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+    const LayerTime lt = layer_time(c, m, b, s_q, s_kv);
+    const LayerComm lc = layer_comm<kConv>(c, m, g, T, npus);
     LayerTime ltd;
     LayerComm lcd;
     if (mixed) {
-      const Config cd = dense_layer_config(c);
-      ltd = layer_time(cd, b, s_q, s_kv);
-      lcd = layer_comm<kConv>(cd, g, T, npus);
+      const ModelSpec md = dense_layer_model(m);
+      ltd = layer_time(c, md, b, s_q, s_kv);
+      lcd = layer_comm<kConv>(c, md, g, T, npus);
     }
     const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
     const EdgeComm ec = edge_comm<kConv>(c, g, lc, b, T, true, npus);
@@ -1224,14 +1223,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
         return fwd_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
       };
-      const LayerTime lt = layer_time(c, bb, s_q, keys);
-      const LayerComm lc = layer_comm<kConv>(c, g, T, npus);
+      const LayerTime lt = layer_time(c, m, bb, s_q, keys);
+      const LayerComm lc = layer_comm<kConv>(c, m, g, T, npus);
       LayerTime ltd;
       LayerComm lcd;
       if (mixed) {
-        const Config cd = dense_layer_config(c);
-        ltd = layer_time(cd, bb, s_q, keys);
-        lcd = layer_comm<kConv>(cd, g, T, npus);
+        const ModelSpec md = dense_layer_model(m);
+        ltd = layer_time(c, md, bb, s_q, keys);
+        lcd = layer_comm<kConv>(c, md, g, T, npus);
       }
       const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
       const EdgeComm ec = edge_comm<kConv>(c, g, lc, bb, T, false, npus);
@@ -1332,8 +1331,8 @@ COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
   Groups g;
   if (place_groups(c.net, c.work, g.span) != Reason::Ok || !place_experts(c, g)) return out;
   const double s_q = double(c.model.seq) / c.work.cp, T = c.work.micro_batch * s_q;
-  const LayerTime lt = layer_time(c, c.work.micro_batch, s_q, c.model.seq);
-  const LayerComm lc = layer_comm(c, g, T, npus);
+  const LayerTime lt = layer_time(c, c.model, c.work.micro_batch, s_q, c.model.seq);
+  const LayerComm lc = layer_comm(c, c.model, g, T, npus);
   out.forward_s = lt.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s + lc.ep_fwd_s;
   out.backward_s = lt.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s + lc.ep_bwd_s;
   if (c.work.recompute == Recompute::Full) out.backward_s += out.forward_s;

@@ -250,12 +250,14 @@ ModelSpec convert_model(const Section& s) {
   // Dense layers among the expert layers (kernels/model.hpp has_dense_layers).
   m.first_dense_layers = int32_t(s.integer("first_dense_layers", 0, 0, m.layers - 1));
   m.moe_layer_step = int32_t(s.integer("moe_layer_step", 1, 1, m.layers));
-  m.dense_ffn = int32_t(s.integer("dense_ffn", 0, 1, 1 << 26));
+  m.dense_ffn = int32_t(s.integer("dense_ffn", 0, 0, 1 << 26));  // 0: ffn
   for (const char* k : {"first_dense_layers", "moe_layer_step", "dense_ffn"})
     if (s.has(k) && m.experts == 0) s.fail(k, "absent in a dense model (experts: 0): it places a mixture's dense layers");
   if (m.experts > 0 && moe_layers_below(m, m.layers) < 1)
     s.fail("moe_layer_step", "a step that leaves an expert layer after the first_dense_layers (" +
                                  std::to_string(m.first_dense_layers) + ") of " + std::to_string(m.layers));
+  if (m.dense_ffn > 0 && !has_dense_layers(m))
+    s.fail("dense_ffn", "absent where every layer holds experts (first_dense_layers or moe_layer_step places dense layers)");
   return m;
 }
 

@@ -114,7 +114,8 @@ inline const char* reason_message(Reason r) {
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible:
       return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
-             "query and KV, not divisible by cp; with etp: an expert's FFN width by etp)";
+             "query and KV, not divisible by cp; with etp: an expert's FFN width by etp; a mixture's dense layers' FFN "
+             "width by tp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch, or (interleaved schedule only) the micro-batches per "
              "pipeline not a multiple of pp";

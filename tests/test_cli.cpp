@@ -341,13 +341,17 @@ TEST(Cli, GegluIsTheSwigluModel) {
 TEST(Cli, EvalOfAMixtureWithDenseLayers) {
   const std::string cfg = test::data_path("configs/mixtral-8x7b-h100.yaml");
   const std::string text = test::run_cli("eval " + cfg + " --set model.moe_layer_step=2 --set model.dense_ffn=28672").out;
-  EXPECT_NE(text.find("8 experts top-2 in 16 of 32 layers (the others dense, ffn 28672) ep 8"), std::string::npos) << text;
+  EXPECT_NE(text.find("8 experts top-2 in 16 of 32 layers (one layer in 2; 16 dense, ffn 28672) ep 8"), std::string::npos) << text;
   const auto all = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
   const auto half = nlohmann::json::parse(
       test::run_cli("eval " + cfg + " --json --set model.moe_layer_step=2 --set model.dense_ffn=28672").out);
   EXPECT_EQ(half["reason"], "OK");
   EXPECT_LT(half["time_breakdown_s"]["ep_comm"].get<double>(), all["time_breakdown_s"]["ep_comm"].get<double>());  // half the layers send tokens
   EXPECT_LT(half["memory_bytes"].get<double>(), all["memory_bytes"].get<double>());  // 16 layers' experts fewer
+  const std::string odd = test::run_cli("eval " + cfg + " --set model.moe_layer_step=2 --set model.dense_ffn=28671 " +
+                                        "--set workload.tp=2 --set workload.dp=8").out;
+  EXPECT_NE(odd.find("HEADS_NOT_DIVISIBLE"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("tp = 2 must divide the dense layers' FFN width 28671"), std::string::npos) << odd;
   EXPECT_NE(test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") + " --set model.dense_ffn=64")
                 .out.find("key 'model.dense_ffn': expected absent in a dense model"),
             std::string::npos);

@@ -321,7 +321,9 @@ TEST(Config, MixtureOfExpertsKeys) {
       {{"model.moe_layer_step=0"}, "key 'model.moe_layer_step': expected an integer in [1, 32]"},
       {{"model.first_dense_layers=20", "model.moe_layer_step=20"},
        "key 'model.moe_layer_step': expected a step that leaves an expert layer after the first_dense_layers (20) of 32"},
-      {{"model.experts=0", "model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent in a dense model"}};
+      {{"model.experts=0", "model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent in a dense model"},
+      {{"model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent where every layer holds experts"}};
+  EXPECT_EQ(psa::load_config(mixtral, {"model.moe_layer_step=2", "model.dense_ffn=0"}).config.model.dense_ffn, 0);  // ffn
   for (const auto& [sets, want] : placements) {
     const std::string e = error_of(mixtral, sets);
     EXPECT_NE(e.find(want), std::string::npos) << e;

@@ -1441,7 +1441,16 @@ TEST(MixtureOfExperts, StageMixOfDenseAndExpertLayers) {
   w.pp = 3;
   w.uneven_stages = true;
   EXPECT_EQ(mix(false), std::make_pair(10.0, 0.0));
-  EXPECT_EQ(mix(true), std::make_pair(9.0, 1.0));
+  EXPECT_EQ(mix(true), std::make_pair(9.0, 1.0));  // stage 2's 2 missing layers not dense: the model has 1
+  // DeepSeek-V3's 61 layers (the first 3 dense) on 2 uneven stages of up to 31: stage 1 holds
+  // 30 expert layers, a split of 30 / 31 gives it 31.
+  ModelSpec v3 = m;
+  v3.layers = 61;
+  v3.first_dense_layers = 3;
+  w.pp = 2;
+  EXPECT_EQ(stage_mix(v3, w, false).main, 31.0);
+  EXPECT_EQ(stage_mix(v3, w, false).dense, 0.0);
+  EXPECT_EQ(stage_mix(v3, w, true).dense, 3.0);
   // Maverick's alternation gives every stage of an even count half of each.
   w = Workload();
   w.pp = 4;
@@ -1529,6 +1538,7 @@ TEST(MixtureOfExperts, DenseLayersOfAMixtureOnly) {
       {[](Config& c) { c.model.experts = 0; c.work.ep = 1; c.model.moe_layer_step = 2; }, Reason::InvalidInput},
       {[](Config& c) { c.model.experts = 0; c.work.ep = 1; c.model.dense_ffn = 8192; }, Reason::InvalidInput},
       {[](Config& c) { c.model.moe_layer_step = 2; c.model.dense_ffn = 8190; }, Reason::HeadsNotDivisible},
+      {[](Config& c) { c.model.dense_ffn = 8190; }, Reason::Ok},  // no dense layer to split
       {[](Config& c) { c.model.first_dense_layers = 7; }, Reason::Ok},
       {[](Config& c) { c.model.moe_layer_step = 8; }, Reason::Ok},
   };
