@@ -986,21 +986,37 @@ COSMIC_HD inline MemoryBytes memory_per_npu(const Config& c) {
   return most_dense.total() > most_moe.total() ? most_dense : most_moe;
 }
 
-// The worst stage's layers for a pass (evaluate): their sum of f(layer time, layer
-// communication), times `scale`, over `main` layers of the model's own kind and `dense` layers
-// of a mixture's dense kind (stage_mix: a mixture's worst stage for time holds the most layers
-// of the kind whose layer costs more).
+// The worst stage's layers for a pass of b sequences of s_q query tokens (T = b s_q a TP group)
+// attending to s_kv keys (evaluate): each kind's layer time and communication (`lt`, `lc`; a
+// mixture's dense layers `ltd`, `lcd`), and the worst stage's layers by kind, the stage with the
+// most layers of the kind whose `cost` (of a layer's time and communication) is larger.
+// sum(scale, f): the stage's sum of f(layer time, layer communication) over its layers, x scale.
 struct StageLayers {
-  const LayerTime& lt;
-  const LayerComm& lc;
-  const LayerTime& ltd;
-  const LayerComm& lcd;
+  LayerTime lt, ltd;
+  LayerComm lc, lcd;
   StageMix mix;
   template <class F>
   COSMIC_HD double sum(double scale, F f) const {
     return scale * mix.main * f(lt, lc) + (mix.dense > 0 ? scale * mix.dense * f(ltd, lcd) : 0.0);
   }
 };
+template <Conventions kConv, class Cost>
+COSMIC_HD inline StageLayers stage_layers_for(const Config& c, const Groups& g, double b, double s_q, double s_kv,
+                                              int64_t npus, Cost cost) {
+  const ModelSpec& m = c.model;
+  const double T = b * s_q;
+  StageLayers k;
+  k.lt = layer_time(c, m, b, s_q, s_kv);
+  k.lc = layer_comm<kConv>(c, m, g, T, npus);
+  const bool mixed = has_dense_layers(m);
+  if (mixed) {
+    const ModelSpec md = dense_layer_model(m);
+    k.ltd = layer_time(c, md, b, s_q, s_kv);
+    k.lcd = layer_comm<kConv>(c, md, g, T, npus);
+  }
+  k.mix = stage_mix(m, c.work, mixed && cost(k.ltd, k.lcd) > cost(k.lt, k.lc));
+  return k;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Evaluate one configuration. kConv: the conventions this instantiation can run
@@ -1061,8 +1077,6 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   const double expert_copies = expert_replicas(w);  // ranks holding the same experts
   const Span& pp_span = g.span[int(Group::PP)];
   const double peak = peak_flops(c.compute, m.dtype_bytes);
-  // A mixture's dense layers: the same layer model on the dense layer's spec (dense_layer_model).
-  const bool mixed = has_dense_layers(m);
 
   // Pipeline p2p: one activation tensor per micro-batch per stage boundary, forward and
   // backward, v times with interleaving. Each of the t tensor-parallel ranks sends its 1/t of it
@@ -1095,17 +1109,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };
-    const LayerTime lt = layer_time(c, m, b, s_q, s_kv);
-    const LayerComm lc = layer_comm<kConv>(c, m, g, T, npus);
-    LayerTime ltd;
-    LayerComm lcd;
-    if (mixed) {
-      const ModelSpec md = dense_layer_model(m);
-      ltd = layer_time(c, md, b, s_q, s_kv);
-      lcd = layer_comm<kConv>(c, md, g, T, npus);
-    }
-    const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
-    const EdgeComm ec = edge_comm<kConv>(c, g, lc, b, T, true, npus);
+    const StageLayers k = stage_layers_for<kConv>(c, g, b, s_q, s_kv, npus, layer_of);
+    const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, b, T, true, npus);
     const RankParams P = stage_params_per_rank(m, w, k.mix);
 
     const double fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
@@ -1201,7 +1206,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
     const double prompt = prompt_tokens(m, w);
     struct Pass { double fwd, tp, cp, p2p, ep; };
-    // A mixture with dense layers: each pass timed on the stage slowest for it (StageLayers).
+    // A mixture with dense layers: each pass timed on the stage slowest for it (stage_layers_for).
     auto pass = [&](double bb, double s_q_total, double s_kv) {
       // A micro-batch of bb sequences: s_q_total query tokens each (sharded over cp), s_kv keys.
       const double s_q = s_q_total >= w.cp ? s_q_total / w.cp : s_q_total;
@@ -1223,17 +1228,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
         return fwd_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
       };
-      const LayerTime lt = layer_time(c, m, bb, s_q, keys);
-      const LayerComm lc = layer_comm<kConv>(c, m, g, T, npus);
-      LayerTime ltd;
-      LayerComm lcd;
-      if (mixed) {
-        const ModelSpec md = dense_layer_model(m);
-        ltd = layer_time(c, md, bb, s_q, keys);
-        lcd = layer_comm<kConv>(c, md, g, T, npus);
-      }
-      const StageLayers k{lt, lc, ltd, lcd, stage_mix(m, w, mixed && layer_of(ltd, lcd) > layer_of(lt, lc))};
-      const EdgeComm ec = edge_comm<kConv>(c, g, lc, bb, T, false, npus);
+      const StageLayers k = stage_layers_for<kConv>(c, g, bb, s_q, keys, npus, layer_of);
+      const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, bb, T, false, npus);
       Pass p;
       p.fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
       p.tp = k.sum(1.0, tp_of) + ec.fwd_s;
