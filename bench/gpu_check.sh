@@ -196,13 +196,13 @@ fi
 
 # Last, when time is left: the CUDA sweep benchmarks again with other kernel settings
 # (kernels/sweep_cuda.cu), one build each, one nvcc define per variant (about 2 minutes each on
-# 16 cores). By default: the sweep kernel allowed 128 registers (2 blocks of 256 threads per SM,
-# as ptxas chose from commit 0e8e107 to model revision 8; the default build now takes 80 again,
-# docs/performance.md), then the plain thread-to-part map against the default build's warps lined up on the fastest
-# genes; e.g.
+# 16 cores). By default: the sweep kernel held to 80 registers (3 blocks of 256 threads per SM,
+# as ptxas chose for model revision 9 before a mixture's dense layers; the default build now
+# takes 128 again, docs/performance.md), then the plain thread-to-part map against the default
+# build's warps lined up on the fastest genes; e.g.
 #   CUDA_VARIANTS="-DCOSMIC_SWEEP_MIN_BLOCKS=1 -DCOSMIC_SWEEP_MAX_PER_THREAD=1" STUDY=0 bench/gpu_check.sh
 i=0
-for v in ${CUDA_VARIANTS--DCOSMIC_SWEEP_MIN_BLOCKS=2 -DCOSMIC_SWEEP_LINE_UP_WARPS=0}; do
+for v in ${CUDA_VARIANTS--DCOSMIC_SWEEP_MIN_BLOCKS=3 -DCOSMIC_SWEEP_LINE_UP_WARPS=0}; do
   i=$((i + 1))
   dir="build-gpu-v$i"
   fits $(( build_s + 90 )) "variant $v" || continue  # a build as long as the first, then the benchmark
