@@ -78,6 +78,8 @@ nlohmann::json to_json(const EvalReport& rep) {
   const Workload& w = rep.config.work;
   nlohmann::json j;
   j["model"] = rep.model_name;
+  j["params"] = model_params(rep.config.model);
+  j["active_params"] = active_params(rep.config.model);  // a token's: all but the experts it skips
   j["system"] = rep.system_name;
   j["npus"] = total_npus(rep.config.net);
   j["mode"] = names::name(names::kMode, w.mode);
@@ -345,12 +347,21 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   return rep;
 }
 
+// A parameter count to 3 digits: "46.7 B", "86.4 M".
+std::string param_count(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n >= 1e9 ? "%.3g B" : "%.3g M", n >= 1e9 ? n / 1e9 : n / 1e6);
+  return buf;
+}
+
 std::string to_text(const EvalReport& rep) {
   const Result& r = rep.result;
   const Workload& w = rep.config.work;
   std::ostringstream os;
   char buf[256];
-  os << rep.model_name << " on " << rep.system_name << " (" << total_npus(rep.config.net)
+  const ModelSpec& model = rep.config.model;
+  os << rep.model_name << " (" << param_count(model_params(model)) << " parameters"
+     << (model.experts > 0 ? ", " + param_count(active_params(model)) + " active" : "") << ") on " << rep.system_name << " (" << total_npus(rep.config.net)
      << (total_npus(rep.config.net) == 1 ? " NPU), " : " NPUs), ")
      << names::name(names::kMode, w.mode) << "\n";
   std::snprintf(buf, sizeof buf, "workload: dp %d tp %d pp %d cp %d%s%s, micro-batch %d, global batch %lld, %s", w.dp,
@@ -358,7 +369,6 @@ std::string to_text(const EvalReport& rep) {
                 w.seq_parallel && w.tp > 1 ? " +seq-parallel" : "", w.micro_batch, (long long)w.global_batch,
                 precision_name(rep.config.model.dtype_bytes));
   os << buf;
-  const ModelSpec& model = rep.config.model;
   // A mixture's dense layers: which layers hold the experts, e.g. "in 24 of 48 layers (one layer
   // in 2; 24 dense, ffn 16384)".
   std::string placed;

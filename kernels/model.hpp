@@ -262,6 +262,12 @@ COSMIC_HD inline double model_params(const ModelSpec& m) {
   return p + double(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
 }
 
+// Parameters a token passes through (a mixture's "active" parameters): all but the experts it
+// is not routed to, experts - top_k of each expert layer. The whole model when dense.
+COSMIC_HD inline double active_params(const ModelSpec& m) {
+  return m.experts > 0 ? model_params(m) - main_layers(m) * (m.experts - m.top_k) * mlp_params(m) : model_params(m);
+}
+
 // Forward FLOPs of one sequence of s_q query tokens attending to s_kv keys, whole model
 // (2 FLOPs per multiply-add). Per layer: QKV 2 s h (q + 2 q g/a), output 2 s h q, MLP
 // 2 nmat s h F, attention scores and values 4 s_q s_kv q; logits 2 s_q h V (q = q_width = h

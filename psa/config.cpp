@@ -219,7 +219,7 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 }
 
 ModelSpec convert_model(const Section& s) {
-  s.check_keys({"name", "description", "source", "params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
+  s.check_keys({"name", "description", "source", "params_billion", "active_params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
                 "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
                 "first_dense_layers", "moe_layer_step", "dense_ffn"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})

@@ -343,6 +343,8 @@ TEST(Cli, EvalOfAMixtureWithDenseLayers) {
   const std::string text = test::run_cli("eval " + cfg + " --set model.moe_layer_step=2 --set model.dense_ffn=28672").out;
   EXPECT_NE(text.find("8 experts top-2 in 16 of 32 layers (one layer in 2; 16 dense, ffn 28672) ep 8"), std::string::npos) << text;
   const auto all = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  EXPECT_EQ(all["params"], 46702788608.0);  // MixtureOfExperts.ParametersAndFlopsByHand
+  EXPECT_EQ(all["active_params"], 12879921152.0);
   const auto half = nlohmann::json::parse(
       test::run_cli("eval " + cfg + " --json --set model.moe_layer_step=2 --set model.dense_ffn=28672").out);
   EXPECT_EQ(half["reason"], "OK");

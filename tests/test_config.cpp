@@ -484,21 +484,27 @@ std::vector<fs::path> shipped(const std::string& kind) {
 
 // Each model preset that gives its authors' parameter count (params_billion) counts as many
 // in the model (kernels/model.hpp model_params), within 2% (what a preset leaves out: some
-// biases, a final norm; the presets' comments say which).
+// biases, a final norm; the presets' comments say which); a mixture's active parameters
+// (active_params_billion, given to 2 or 3 digits) within 3%.
 TEST(Config, ModelPresetsCountTheirPublishedParameters) {
   int checked = 0;
   for (const fs::path& p : shipped("models")) {
     std::ifstream in(p);
     std::string line;
-    double published = 0;
-    while (std::getline(in, line))
+    double published = 0, active = 0;
+    while (std::getline(in, line)) {
       if (line.rfind("params_billion:", 0) == 0) published = std::stod(line.substr(15)) * 1e9;
+      if (line.rfind("active_params_billion:", 0) == 0) active = std::stod(line.substr(22)) * 1e9;
+    }
     if (published == 0) continue;
     ++checked;
     const ModelSpec m = psa::load_config(write_temp("params.yaml", "model: " + p.stem().string() +
                                                                          "\nsystem: dgx-a100\nworkload: {}\n"))
                             .config.model;
     EXPECT_NEAR(model_params(m) / published, 1.0, 0.02) << p.stem() << ": " << model_params(m) / 1e9 << " B";
+    EXPECT_EQ(active > 0, m.experts > 0) << p.stem() << ": active_params_billion given for a mixture, and only there";
+    if (active > 0)
+      EXPECT_NEAR(active_params(m) / active, 1.0, 0.03) << p.stem() << ": " << active_params(m) / 1e9 << " B active";
   }
   EXPECT_GE(checked, 6);  // the mixtures of experts and Qwen3-32B
 }

@@ -1042,6 +1042,8 @@ TEST(MixtureOfExperts, ParametersAndFlopsByHand) {
   EXPECT_EQ(mlp_params(m), 176160768.0);
   EXPECT_EQ(layer_params(m), 1451270144.0);
   EXPECT_EQ(model_params(m), 46702788608.0);
+  // Active: all but the 6 experts a token skips in each of 32 layers, 12,879,921,152 (12.9 B).
+  EXPECT_EQ(active_params(m), 46702788608.0 - 32 * 6 * 176160768.0);
   // A rank of an EP group of 4 holds 2 experts: 41,984,000 + 2 x 176,160,768.
   Workload w;
   w.ep = 4;
