@@ -140,6 +140,32 @@ COSMIC_HD inline double q_width(const ModelSpec& m) {
   return m.head_dim > 0 ? double(m.heads) * m.head_dim : double(m.hidden);
 }
 
+// Multi-head latent attention (MLA; DeepSeek-V2, DeepSeek-AI 2024; V3): each token's keys and
+// values are up-projected from a latent c_kv of kv_lora_rank (r_kv) values, with one RoPE key of
+// rope_head_dim (d_r) shared by the heads; queries from a latent of q_lora_rank (r_q; from the
+// input when 0). A head's query and key are d_n + d_r wide (d_n = head_dim, or h / a), its value
+// d_v (v_head_dim, or d_n). Parameters: down-projections h r_q and h (r_kv + d_r), held whole by
+// every tensor-parallel rank (Megatron-LM's MLA splits only the per-head up-projections and the
+// output), with norms of r_q and r_kv; up-projections r_q a (d_n + d_r) (h a (d_n + d_r) without a
+// query latent) and r_kv a (d_n + d_v); output a d_v h. DeepSeek-V3 (h 7168, a 128, r_q 1536,
+// r_kv 512, d_n 128, d_r 64, d_v 128): 187,105,280 a layer, its KV cache 576 values a token a
+// layer (kept whole on every TP rank), against 2 x 128 x 128 for its heads' keys and values.
+COSMIC_HD inline bool mla(const ModelSpec& m) { return m.kv_lora_rank > 0; }
+COSMIC_HD inline double head_width(const ModelSpec& m) {
+  return m.head_dim > 0 ? double(m.head_dim) : double(m.hidden) / m.heads;
+}
+COSMIC_HD inline double mla_qk_width(const ModelSpec& m) { return head_width(m) + m.rope_head_dim; }  // a head's
+COSMIC_HD inline double mla_v_width(const ModelSpec& m) { return m.v_head_dim > 0 ? double(m.v_head_dim) : head_width(m); }
+COSMIC_HD inline double mla_down_params(const ModelSpec& m) {  // whole on every TP rank, with the norms
+  const double h = m.hidden, rq = m.q_lora_rank, rkv = m.kv_lora_rank;
+  return (rq > 0 ? h * rq + rq : 0.0) + h * (rkv + m.rope_head_dim) + rkv;
+}
+COSMIC_HD inline double mla_matmul_params(const ModelSpec& m) {  // every projection's weights
+  const double h = m.hidden, a = m.heads, rq = m.q_lora_rank, rkv = m.kv_lora_rank, dv = mla_v_width(m);
+  return (rq > 0 ? h * rq : 0.0) + h * (rkv + m.rope_head_dim) + (rq > 0 ? rq : h) * a * mla_qk_width(m) +
+         rkv * a * (head_width(m) + dv) + a * dv * h;
+}
+
 // Tokens of an inference prompt: the workload's prompt_tokens, else the model's sequence length.
 COSMIC_HD inline int32_t prompt_tokens(const ModelSpec& m, const Workload& w) {
   return w.prompt_tokens > 0 ? w.prompt_tokens : m.seq;
@@ -242,7 +268,7 @@ COSMIC_HD inline double mlp_params(const ModelSpec& m) {
 COSMIC_HD inline double layer_params(const ModelSpec& m) {
   const double h = m.hidden, F = m.ffn, kv = double(m.kv_heads) / m.heads, q = q_width(m);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
-  double p = h * q * (2 + 2 * kv) + nmat * h * F + 2 * h;
+  double p = (mla(m) ? mla_matmul_params(m) + m.q_lora_rank + m.kv_lora_rank : h * q * (2 + 2 * kv)) + nmat * h * F + 2 * h;
   if (m.biases) p += q * (1 + 2 * kv) + h + (nmat - 1) * F + h + 2 * h;  // QKV, proj, MLP up (gate), down, LNs
   if (m.experts > 0) p += (m.experts - 1 + m.shared_experts) * mlp_params(m) + h * m.experts;  // other experts, router
   return p;
@@ -268,6 +294,12 @@ COSMIC_HD inline double active_params(const ModelSpec& m) {
   return m.experts > 0 ? model_params(m) - main_layers(m) * (m.experts - m.top_k) * mlp_params(m) : model_params(m);
 }
 
+// MLA's attention FLOPs a layer: every projection once per token; scores over d_n + d_r, values
+// d_v wide.
+COSMIC_HD inline double mla_layer_forward_flops(const ModelSpec& m, double s_q, double s_kv) {
+  return 2 * s_q * mla_matmul_params(m) + 2 * s_q * s_kv * m.heads * (mla_qk_width(m) + mla_v_width(m));
+}
+
 // Forward FLOPs of one sequence of s_q query tokens attending to s_kv keys, whole model
 // (2 FLOPs per multiply-add). Per layer: QKV 2 s h (q + 2 q g/a), output 2 s h q, MLP
 // 2 nmat s h F, attention scores and values 4 s_q s_kv q; logits 2 s_q h V (q = q_width = h
@@ -282,6 +314,7 @@ COSMIC_HD inline double layer_forward_flops(const ModelSpec& m, double s_q, doub
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double mlps = mlps_per_token(m);
   double layer = 2 * s_q * h * q * (1 + 2 * kv) + 2 * s_q * h * q + 2 * nmat * s_q * h * F * mlps + 4 * s_q * s_kv * q;
+  if (mla(m)) layer = mla_layer_forward_flops(m, s_q, s_kv) + 2 * nmat * s_q * h * F * mlps;
   if (m.experts > 0) layer += 2 * s_q * h * m.experts;  // router
   return layer;
 }
@@ -308,8 +341,9 @@ COSMIC_HD inline double kv_width_per_rank(const ModelSpec& m, int32_t tp) {
 
 // K and V projection parameters a tensor-parallel rank holds beyond its 1/t share of a layer's:
 // with t > g each rank keeps a whole KV head (kv_width_per_rank), replicated over t / g ranks.
-// 0 when t <= g (an even split).
+// 0 when t <= g (an even split). MLA: the down-projections, which every rank holds whole.
 COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
+  if (mla(m)) return mla_down_params(m) * (1 - 1.0 / tp);  // MLA's down-projections: whole on every rank
   if (m.kv_heads >= tp) return 0.0;
   const double h = m.hidden, kv_width = double(m.kv_heads) * q_width(m) / m.heads, per_rank = kv_width_per_rank(m, tp);
   return (2 * h + (m.biases ? 2 : 0)) * (per_rank - kv_width / tp);
@@ -344,6 +378,11 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   // of the shared experts, and the routed copies the rank's expert slices take as input.
   const double mlps = mlps_per_token(m);
   double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
+  if (mla(m))  // Q, K (d_n + d_r a head), V and the output-projection input (d_v) of a / t heads;
+               // the latents and the RoPE key, the up-projections' inputs, whole on every rank
+    split = D * T * ((double(m.heads) / t) * 2 * (mla_qk_width(m) + mla_v_width(m)) + m.q_lora_rank + m.kv_lora_rank +
+                     m.rope_head_dim) +
+            D * T * F * nmat / t * mlps;
   split += expert_input_bytes(m, w, D, T);
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
   const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
@@ -372,7 +411,11 @@ COSMIC_HD inline double inference_activation_bytes(const ModelSpec& m, const Wor
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double input = D * T * h / (w.seq_parallel ? t : 1.0);
   const double scores = w.flash_attention ? 0.0 : 2 * D * b * (double(m.heads) / t) * s_q * s_kv;
-  const double attention = D * T * (h + q_width(m) / t + 2 * kv_width_per_rank(m, w.tp)) + scores;
+  const double attention =
+      mla(m) ? D * T * (h + m.q_lora_rank + m.kv_lora_rank + m.rope_head_dim +
+                        (double(m.heads) / t) * (2 * mla_qk_width(m) + mla_v_width(m))) +
+                   scores
+             : D * T * (h + q_width(m) / t + 2 * kv_width_per_rank(m, w.tp)) + scores;
   double mlp = D * T * (h + double(m.ffn) * nmat / t * mlps_per_token(m));
   mlp += expert_input_bytes(m, w, D, T);
   return input + (attention > mlp ? attention : mlp) + D * b * double(m.vocab) / t;
@@ -431,8 +474,40 @@ COSMIC_HD inline double gemm_s(const Config& c, double M, double K, double N, do
 // unfused 2x. Element-wise kernels (LayerNorm, bias, dropout, residual, activation) stream
 // 10 h values (LayerNorms 2+2, two bias-dropout-residuals 3+3; / t with sequence parallelism)
 // and 2F (GELU) or 3F (SwiGLU) values / t per token, forward; twice that backward.
+// MLA's attention projections (their GEMMs' time) and its attention core (FLOPs and bytes), as
+// layer_time describes.
+struct MlaAttention {
+  double gemms_s = 0, flops = 0, bytes = 0;
+};
+COSMIC_HD inline MlaAttention mla_attention(const Config& c, const ModelSpec& m, double b, double s_q,
+                                                        double s_kv, bool absorbed, double peak, double mem_Bps) {
+  const double h = m.hidden, t = c.work.tp, T = b * s_q, D = act_bytes(m), W = m.dtype_bytes;
+  const double a_t = double(m.heads) / t, rq = m.q_lora_rank, rkv = m.kv_lora_rank, dr = m.rope_head_dim;
+  const double dn = head_width(m), qk = mla_qk_width(m), dv = mla_v_width(m);
+  MlaAttention r;
+  r.gemms_s = (rq > 0 ? gemm_s(c, T, h, rq, peak, mem_Bps, W) + gemm_s(c, T, rq, a_t * qk, peak, mem_Bps, W)
+                      : gemm_s(c, T, h, a_t * qk, peak, mem_Bps, W)) +  // queries
+              gemm_s(c, T, h, rkv + dr, peak, mem_Bps, W) +           // KV latent and RoPE key
+              gemm_s(c, T, a_t * dv, h, peak, mem_Bps, W);            // output projection
+  r.gemms_s += absorbed ? a_t * (gemm_s(c, T, dn, rkv, peak, mem_Bps, W) + gemm_s(c, T, rkv, dv, peak, mem_Bps, W))
+                        : gemm_s(c, T, rkv, a_t * (dn + dv), peak, mem_Bps, W);  // keys and values of the T tokens
+  // The attention core: Q and K d_n + d_r wide a head, V and O d_v (absorbed: Q and O r_kv + d_r
+  // and r_kv wide, K and V the latent and RoPE key, one for all heads).
+  r.flops = absorbed ? 2 * b * s_q * s_kv * a_t * (2 * rkv + dr) : 2 * b * s_q * s_kv * a_t * (qk + dv);
+  r.bytes = absorbed ? D * b * (s_q * a_t * (2 * rkv + dr) + s_kv * (rkv + dr)) : D * b * (s_q + s_kv) * a_t * (qk + dv);
+  return r;
+}
+
 // `m`: the layer's model, c.model or a mixture's dense layer (dense_layer_model).
-COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, double b, double s_q, double s_kv) {
+// MLA (`mla`): the down-projections over the rank's T tokens whole, the up-projections and the
+// output over its a / t heads. Training and prefill up-project the keys and values of their own
+// tokens (Megatron-LM, the prefill kernels) and attend over d_n + d_r and d_v; a decode step
+// (`absorbed`) attends in the latent, as FlashMLA and the serving engines do: each head's
+// query is multiplied into the key up-projection (d_n x r_kv) and its output out of the value
+// one (r_kv x d_v), per-head GEMMs, and the scores and values read the cached latent and RoPE key
+// (r_kv + d_r a token, read once for the a / t heads): 2 s_kv (2 r_kv + d_r) FLOPs a head a query.
+COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, double b, double s_q, double s_kv,
+                                      bool absorbed = false) {
   const double h = m.hidden, F = m.ffn, t = c.work.tp, D = act_bytes(m);
   const double peak = peak_flops(c.compute, m.dtype_bytes);
   const double peak16 = act_peak_flops(c.compute, m);
@@ -445,6 +520,11 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   const double q = q_width(m);
   double gemms = gemm_s(c, T, h, q / t + 2 * kvw, peak, mem_Bps, W)  // QKV projection
                  + gemm_s(c, T, q / t, h, peak, mem_Bps, W);         // output projection
+  MlaAttention mla_attn;  // the attention core's (below)
+  if (mla(m)) {
+    mla_attn = mla_attention(c, m, b, s_q, s_kv, absorbed, peak, mem_Bps);
+    gemms = mla_attn.gemms_s;
+  }
   if (m.experts == 0) {
     gemms = gemms + gemm_s(c, T, h, (nmat - 1) * F / t, peak, mem_Bps, W)  // MLP up (and gate)
             + gemm_s(c, T, F / t, h, peak, mem_Bps, W);                    // MLP down
@@ -470,8 +550,9 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
   // QK^T writes them (D), the fused scale-mask-softmax reads and writes them (2D), dropout
   // reads them and writes its output and a 1-byte mask (2D + 1), PV reads them (D): 6D + 1.
-  const double attn_flops = 4 * b * s_q * s_kv * q / t;
-  double attn_bytes = D * b * (2 * s_q * q / t + 2 * s_kv * kvw);
+  // MLA: mla_attn_flops and mla_attn_bytes above.
+  const double attn_flops = mla(m) ? mla_attn.flops : 4 * b * s_q * s_kv * q / t;
+  double attn_bytes = mla(m) ? mla_attn.bytes : D * b * (2 * s_q * q / t + 2 * s_kv * kvw);
   if (!c.work.flash_attention) attn_bytes += (6 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
   const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
@@ -524,6 +605,10 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
       !(m.dtype_bytes == 1 || m.dtype_bytes == 2 || m.dtype_bytes == 4) || m.experts < 0 || m.experts == 1 ||
       (m.experts > 1 && (m.top_k < 1 || m.top_k > m.experts)) || m.head_dim < 0 || m.shared_experts < 0 ||
       (m.shared_experts > 0 && m.experts == 0))
+    return Reason::InvalidInput;
+  // MLA: every head its own keys and values, no biases; its widths only with it.
+  if (m.kv_lora_rank < 0 || m.q_lora_rank < 0 || m.rope_head_dim < 0 || m.v_head_dim < 0 ||
+      (mla(m) ? m.kv_heads != m.heads || m.biases : (m.q_lora_rank | m.rope_head_dim | m.v_head_dim) != 0))
     return Reason::InvalidInput;
   // Dense layers among the experts: a mixture's, leaving it an expert layer.
   if ((m.first_dense_layers != 0 || m.moe_layer_step != 1 || m.dense_ffn != 0) &&
@@ -738,12 +823,16 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
       // DeepSpeed-Ulysses (Jacobs et al. 2023): the local tokens' queries, keys and values go to
       // the ranks of their heads (an all-to-all of D T (q/t + 2 kv-width)) and the attention
       // output comes back (D T q/t); backward sends their gradients the same ways.
-      const double out = D * T * q_width(m) / c.work.tp;  // Q and the attention output alike
-      lc.cp_fwd_s = lc.cp_bwd_s =
-          keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out + D * T * 2 * kvw, npus) +
-                  collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
+      // MLA: queries and keys d_n + d_r a head, values and the output d_v.
+      const double a_t = double(m.heads) / c.work.tp;
+      const double out = mla(m) ? D * T * a_t * mla_v_width(m) : D * T * q_width(m) / c.work.tp;  // the attention output
+      const double in = mla(m) ? D * T * a_t * (2 * mla_qk_width(m) + mla_v_width(m)) : out + D * T * 2 * kvw;
+      lc.cp_fwd_s = lc.cp_bwd_s = keep * (collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, in, npus) +
+                                          collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllToAll, out, npus));
     } else {
-      const double bytes = D * c.work.cp * T * 2 * kvw;
+      // MLA: each head's keys (d_n + d_r) and values (d_v), up-projected, as Megatron-LM gathers them.
+      const double bytes = mla(m) ? D * c.work.cp * T * (double(m.heads) / c.work.tp) * (mla_qk_width(m) + mla_v_width(m))
+                                  : D * c.work.cp * T * 2 * kvw;
       lc.cp_fwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, bytes, npus);
       lc.cp_bwd_s = keep * collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, bytes, npus) +
                     lc.cp_fwd_s;
@@ -972,6 +1061,8 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
   const double embedding = embedding_params_per_rank(m, w);
   mb.weights = m.dtype_bytes * (P.total() - embedding) + D * embedding;
   mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * 2 * D * kv_width_per_rank(m, w.tp);
+  if (mla(m))  // the latent and the RoPE key, whole on every TP rank
+    mb.kv_cache = resident * kv_tokens / w.cp * stage_layers * D * (double(m.kv_lora_rank) + m.rope_head_dim);
   // A decode step attends to the rank's share of the cache, kv_len / cp keys (Serve: at the
   // last output token); a prefill's micro-batch (Serve: one prompt) to its prompt.
   const double step_kv = (w.mode == Mode::Decode ? double(w.kv_len) : prompt + w.output_tokens) / w.cp;
@@ -1008,16 +1099,16 @@ struct StageLayers {
 };
 template <Conventions kConv, class Cost>
 COSMIC_HD inline StageLayers stage_layers_for(const Config& c, const Groups& g, double b, double s_q, double s_kv,
-                                              int64_t npus, Cost cost) {
+                                              bool absorbed, int64_t npus, Cost cost) {
   const ModelSpec& m = c.model;
   const double T = b * s_q;
   StageLayers k;
-  k.lt = layer_time(c, m, b, s_q, s_kv);
+  k.lt = layer_time(c, m, b, s_q, s_kv, absorbed);
   k.lc = layer_comm<kConv>(c, m, g, T, npus);
   const bool mixed = has_dense_layers(m);
   if (mixed) {
     const ModelSpec md = dense_layer_model(m);
-    k.ltd = layer_time(c, md, b, s_q, s_kv);
+    k.ltd = layer_time(c, md, b, s_q, s_kv, absorbed);
     k.lcd = layer_comm<kConv>(c, md, g, T, npus);
   }
   k.mix = stage_mix(m, c.work, mixed && cost(k.ltd, k.lcd) > cost(k.lt, k.lc));
@@ -1115,7 +1206,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };
-    const StageLayers k = stage_layers_for<kConv>(c, g, b, s_q, s_kv, npus, layer_of);
+    const StageLayers k = stage_layers_for<kConv>(c, g, b, s_q, s_kv, false, npus, layer_of);
     const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, b, T, true, npus);
     const RankParams P = stage_params_per_rank(m, w, k.mix);
 
@@ -1225,7 +1316,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const bool prefill = s_q_total >= w.cp;
       const double decode_cp = w.cp > 1 && !prefill ? cp_keep * collective_time_s<kConv>(
                                                           c.net, c.compute, c.cal, g.span[int(Group::CP)],
-                                                          Coll::AllReduce, D * bb * q_width(m) / t, npus)
+                                                          Coll::AllReduce,
+                                                          D * bb * (mla(m) ? m.heads * mla_v_width(m) : q_width(m)) / t, npus)
                                                     : 0.0;
       const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
       const auto tp_of = [](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s; };
@@ -1234,7 +1326,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
         return fwd_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
       };
-      const StageLayers k = stage_layers_for<kConv>(c, g, bb, s_q, keys, npus, layer_of);
+      const bool decode = s_q_total == 1;  // a decode step: MLA attends in the latent
+      const StageLayers k = stage_layers_for<kConv>(c, g, bb, s_q, keys, decode, npus, layer_of);
       const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, bb, T, false, npus);
       Pass p;
       p.fwd = k.sum(1.0, fwd_of) + lg.fwd_s;

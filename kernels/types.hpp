@@ -40,6 +40,14 @@ struct ModelSpec {
   int32_t first_dense_layers = 0;
   int32_t moe_layer_step = 1;
   int32_t dense_ffn = 0;         // the dense layers' MLP width; 0 = ffn
+  // Multi-head latent attention (DeepSeek-V2 / V3) when kv_lora_rank > 0: keys and values
+  // up-projected from a latent of kv_lora_rank a token (the KV cache), queries from one of
+  // q_lora_rank (0: from the input); a head's query and key are head_dim + rope_head_dim wide
+  // (the RoPE key shared by the heads), its value v_head_dim (0: head_dim).
+  int32_t kv_lora_rank = 0;
+  int32_t q_lora_rank = 0;
+  int32_t rope_head_dim = 0;
+  int32_t v_head_dim = 0;
 };
 
 enum class Mode : int8_t {

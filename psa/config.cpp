@@ -221,7 +221,8 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "active_params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
                 "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
-                "first_dense_layers", "moe_layer_step", "dense_ffn"});
+                "first_dense_layers", "moe_layer_step", "dense_ffn", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
+                "v_head_dim"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -258,6 +259,17 @@ ModelSpec convert_model(const Section& s) {
                                  std::to_string(m.first_dense_layers) + ") of " + std::to_string(m.layers));
   if (m.dense_ffn > 0 && !has_dense_layers(m))
     s.fail("dense_ffn", "absent where every layer holds experts (first_dense_layers or moe_layer_step places dense layers)");
+  // Multi-head latent attention (kernels/model.hpp mla).
+  m.kv_lora_rank = int32_t(s.integer("kv_lora_rank", 0, 0, 1 << 20));
+  m.q_lora_rank = int32_t(s.integer("q_lora_rank", 0, 0, 1 << 20));
+  m.rope_head_dim = int32_t(s.integer("rope_head_dim", 0, 0, 1 << 16));
+  m.v_head_dim = int32_t(s.integer("v_head_dim", 0, 0, 1 << 16));
+  for (const char* k : {"q_lora_rank", "rope_head_dim", "v_head_dim"})
+    if (s.has(k) && m.kv_lora_rank == 0) s.fail(k, "absent without kv_lora_rank (multi-head latent attention)");
+  if (m.kv_lora_rank > 0 && m.kv_heads != m.heads)
+    s.fail("kv_heads", "heads (" + std::to_string(m.heads) + ") with kv_lora_rank: in multi-head latent attention every "
+                       "head has its own keys and values");
+  if (m.kv_lora_rank > 0 && m.biases) s.fail("biases", "false with kv_lora_rank (multi-head latent attention has none here)");
   return m;
 }
 

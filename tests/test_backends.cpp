@@ -17,7 +17,7 @@ namespace cosmic {
 namespace {
 
 // Random configurations (a quarter of them mixtures of experts, half of those with dense layers
-// among the expert layers); with `astra`, a third use the
+// among the expert layers; a quarter with multi-head latent attention); with `astra`, a third use the
 // ASTRA-sim convention, else none does (the CUDA backend then launches the kernel built without
 // the ASTRA-sim flow shop).
 std::vector<Config> sample_configs(size_t n, bool astra) {
@@ -51,6 +51,12 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
         c.model.moe_layer_step = 1 + int(rng() % 2);
         c.model.dense_ffn = 12288 * int(1 + rng() % 8);
       }
+    }
+    if (rng() % 4 == 0) {  // multi-head latent attention, queries from a latent or not
+      c.model.biases = false;
+      c.model.kv_lora_rank = 512;
+      c.model.q_lora_rank = rng() % 2 ? 1536 : 0;
+      c.model.rope_head_dim = 64;
     }
     c.work.mode = Mode(rng() % 4);  // training, prefill, decode, generate
     c.work.kv_len = 1024;

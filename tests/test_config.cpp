@@ -324,6 +324,18 @@ TEST(Config, MixtureOfExpertsKeys) {
       {{"model.experts=0", "model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent in a dense model"},
       {{"model.dense_ffn=4096"}, "key 'model.dense_ffn': expected absent where every layer holds experts"}};
   EXPECT_EQ(psa::load_config(mixtral, {"model.moe_layer_step=2", "model.dense_ffn=0"}).config.model.dense_ffn, 0);  // ffn
+  // Multi-head latent attention: its widths only with kv_lora_rank, every head its own keys, no biases.
+  const Config v3 = psa::load_config(mixtral, {"model=DeepSeek-V3"}).config;
+  EXPECT_EQ(v3.model.kv_lora_rank, 512);
+  EXPECT_EQ(v3.model.rope_head_dim, 64);
+  const std::pair<std::vector<std::string>, const char*> latent[] = {
+      {{"model.rope_head_dim=64"}, "key 'model.rope_head_dim': expected absent without kv_lora_rank"},
+      {{"model.kv_lora_rank=512"}, "key 'model.kv_heads': expected heads (32) with kv_lora_rank"},
+      {{"model=DeepSeek-V3", "model.biases=true"}, "key 'model.biases': expected false with kv_lora_rank"}};
+  for (const auto& [sets, want] : latent) {
+    const std::string e = error_of(mixtral, sets);
+    EXPECT_NE(e.find(want), std::string::npos) << e;
+  }
   for (const auto& [sets, want] : placements) {
     const std::string e = error_of(mixtral, sets);
     EXPECT_NE(e.find(want), std::string::npos) << e;

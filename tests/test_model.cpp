@@ -1551,6 +1551,119 @@ TEST(MixtureOfExperts, DenseLayersOfAMixtureOnly) {
   }
 }
 
+// Multi-head latent attention (DeepSeek-V2 / V3): kernels/model.hpp mla.
+ModelSpec deepseek_v3() {
+  ModelSpec m{61, 7168, 2048, 128, 128, 4096, 129280, Mlp::SwiGLU, 2, false, false, 256, 8};
+  m.shared_experts = 1;
+  m.head_dim = 128;
+  m.first_dense_layers = 3;
+  m.dense_ffn = 18432;
+  m.kv_lora_rank = 512;
+  m.q_lora_rank = 1536;
+  m.rope_head_dim = 64;
+  m.v_head_dim = 128;
+  return m;
+}
+
+TEST(MultiHeadLatentAttention, DeepSeekV3ParametersByHand) {
+  // Attention: queries 7168 x 1536 = 11,010,048 down and 1536 x 128 x (128 + 64) = 37,748,736
+  // up; keys and values 7168 x (512 + 64) = 4,128,768 down and 512 x 128 x (128 + 128) =
+  // 16,777,216 up; output 128 x 128 x 7168 = 117,440,512: 187,105,280, with the latents' norms
+  // (1536 + 512) and the layer's (2 x 7168) 187,121,664.
+  const ModelSpec m = deepseek_v3();
+  EXPECT_EQ(mla_matmul_params(m), 187105280.0);
+  // A dense layer: 3 x 7168 x 18432 = 396,361,728 more; an expert layer 257 experts of
+  // 3 x 7168 x 2048 = 44,040,192 and a router of 7168 x 256: 11,507,286,016.
+  EXPECT_EQ(layer_params(dense_layer_model(m)), 187121664.0 + 396361728.0);
+  EXPECT_EQ(layer_params(m), 187121664.0 + 257 * 44040192.0 + 7168 * 256.0);
+  // 58 expert layers, 3 dense, 2 x 129280 x 7168 of embeddings: 671,026,397,184 (671 B); active,
+  // all but 248 experts of each expert layer: 37,552,275,456 (37 B).
+  EXPECT_EQ(model_params(m), 58 * 11507286016.0 + 3 * 583483392.0 + 2 * 129280.0 * 7168);
+  EXPECT_EQ(active_params(m), 671026397184.0 - 58 * 248 * 44040192.0);
+  // FLOPs of a dense layer: every projection once a token, scores over 192 and values 128 wide
+  // a head.
+  const double s = 4096;
+  ModelSpec d = dense_layer_model(m);
+  d.layers = 1;
+  d.first_dense_layers = 0;
+  const double want = 2 * s * 187105280.0 + 2 * 3 * s * 7168 * 18432.0 + 2 * s * s * 128 * (192 + 128) +
+                      2 * s * 7168 * 129280.0;
+  EXPECT_NEAR(forward_flops_per_sequence(d, s, s, s), want, 1e-12 * want);
+}
+
+// A dense MLA model (GPT-3 175B's shape, heads 128 wide) on the test cluster: tp 8, pp 8.
+Config mla_cluster() {
+  Config c = test::gpt175b_cluster();
+  c.model.biases = false;
+  c.model.kv_lora_rank = 512;
+  c.model.q_lora_rank = 1536;
+  c.model.rope_head_dim = 64;
+  return c;
+}
+
+TEST(MultiHeadLatentAttention, TpRanksHoldTheDownProjectionsAndTheLatentCacheWhole) {
+  Config c = mla_cluster();
+  const ModelSpec& m = c.model;
+  // Down-projections 12288 x 1536 + 1536 and 12288 x 576 + 512: 25,954,304, whole on each of the
+  // 8 ranks; the rest of a layer split 8 ways. 12 layers a stage, the embedding V h / t.
+  const double down = 12288.0 * 1536 + 1536 + 12288.0 * 576 + 512;
+  const double rest = layer_params(m) - down;
+  const RankParams p = stage_params_per_rank(m, c.work, stage_mix(m, c.work, false));
+  EXPECT_NEAR(p.dense, 12 * (rest / 8 + down) + 51200.0 * 12288 / 8, 1e-6);
+  // A decode step's cache: every resident sequence's kv_len + 1 tokens, 512 + 64 values each a
+  // layer, in 2 bytes, whole on every TP rank (a head's keys and values would be 2 x 128 / tp).
+  c.work.mode = Mode::Decode;
+  c.work.kv_len = 1024;
+  c.work.micro_batch = 8;
+  c.work.global_batch = 64;
+  const Result r = evaluate(c);
+  ASSERT_EQ(r.reason, Reason::Ok);
+  EXPECT_EQ(r.kv_cache_bytes, 64.0 * 1025 * 12 * 2 * 576);
+  c.work.tp = 4;
+  c.work.dp = 2;
+  c.work.global_batch = 128;  // the same 64 sequences a replica
+  EXPECT_EQ(evaluate(c).kv_cache_bytes, 64.0 * 1025 * 12 * 2 * 576);
+}
+
+TEST(MultiHeadLatentAttention, ADecodeStepAttendsInTheLatent) {
+  // Absorbed, a decode step's attention reads the cached latent once for the rank's heads; the
+  // keys and values up-projected (as training and prefill do) would be 12 heads x 256 values a
+  // token: so the MLA model's decode step takes less time than its own prefill-style attention
+  // would at a long context, and grows with the context by about the cache's read.
+  Config c = mla_cluster();
+  c.work.mode = Mode::Decode;
+  c.work.micro_batch = 8;
+  c.work.global_batch = 64;
+  c.work.seq_parallel = false;
+  auto fwd = [&](int32_t kv_len) {
+    c.work.kv_len = kv_len;
+    const Result r = evaluate(c);
+    EXPECT_EQ(r.reason, Reason::Ok);
+    return r.forward_s;
+  };
+  // 8 sequences x 1024 tokens x 576 values x 2 bytes more a layer, 12 layers, 8 micro-batches:
+  // at 2,039 GB/s (the ideal machine's mem_eff 1) when memory-bound. 2 x 12 heads x (1024 + 64)
+  // FLOPs a byte read (24 x 1088 / (2 x 576) = 22.7) is below the machine balance
+  // (312e12 / 2039e9 = 153): memory-bound.
+  const double more = fwd(2048) - fwd(1024);
+  EXPECT_NEAR(more, 8 * 12 * 8 * 1024.0 * 576 * 2 / 2039e9, 0.02 * more);
+}
+
+TEST(MultiHeadLatentAttention, InvalidWithoutItsShape) {
+  const std::pair<void (*)(Config&), Reason> cases[] = {
+      {[](Config& c) { c.model.kv_heads = 8; }, Reason::InvalidInput},  // every head its own keys
+      {[](Config& c) { c.model.biases = true; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.kv_lora_rank = 0; }, Reason::InvalidInput},  // its widths without it
+      {[](Config& c) { c.model.q_lora_rank = 0; }, Reason::Ok},              // queries from the input
+      {[](Config& c) { c.model.v_head_dim = 64; }, Reason::Ok},
+  };
+  for (const auto& [edit, want] : cases) {
+    Config c = mla_cluster();
+    edit(c);
+    EXPECT_EQ(evaluate(c).reason, want);
+  }
+}
+
 TEST(Cost, LibraStudySystems) {
   // shared/reference/cosmic-study.md §4: System 1 = 768,000 + 716,800 + 614,400 + 6,676,480 = $8,775,680.
   using test::dim;
