@@ -156,6 +156,12 @@ COSMIC_HD inline double head_width(const ModelSpec& m) {
 }
 COSMIC_HD inline double mla_qk_width(const ModelSpec& m) { return head_width(m) + m.rope_head_dim; }  // a head's
 COSMIC_HD inline double mla_v_width(const ModelSpec& m) { return m.v_head_dim > 0 ? double(m.v_head_dim) : head_width(m); }
+// With a query latent (r_q > 0) every projection of the attention's input is a down-projection
+// held whole on every TP rank, so tensor parallelism moves the latents and the RoPE key, r_q + r_kv
+// + d_r a token, instead of the layer's input (layer_comm); without one the queries need the input.
+COSMIC_HD inline double mla_latent_width(const ModelSpec& m) {
+  return mla(m) && m.q_lora_rank > 0 ? double(m.q_lora_rank) + m.kv_lora_rank + m.rope_head_dim : 0.0;
+}
 COSMIC_HD inline double mla_down_params(const ModelSpec& m) {  // whole on every TP rank, with the norms
   const double h = m.hidden, rq = m.q_lora_rank, rkv = m.kv_lora_rank;
   return (rq > 0 ? h * rq + rq : 0.0) + h * (rkv + m.rope_head_dim) + rkv;
@@ -379,9 +385,11 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double mlps = mlps_per_token(m);
   double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
   if (mla(m))  // Q, K (d_n + d_r a head), V and the output-projection input (d_v) of a / t heads;
-               // the latents and the RoPE key, the up-projections' inputs, whole on every rank
+               // the latents and the RoPE key, the up-projections' inputs, whole on every rank, and
+               // the latents before their norms (on the rank's T / t tokens where gathered after)
     split = D * T * ((double(m.heads) / t) * 2 * (mla_qk_width(m) + mla_v_width(m)) + m.q_lora_rank + m.kv_lora_rank +
                      m.rope_head_dim) +
+            D * T * (double(m.q_lora_rank) + m.kv_lora_rank) / (mla_latent_width(m) > 0 ? sp_div : 1.0) +
             D * T * F * nmat / t * mlps;
   split += expert_input_bytes(m, w, D, T);
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
@@ -485,9 +493,12 @@ COSMIC_HD inline MlaAttention mla_attention(const Config& c, const ModelSpec& m,
   const double a_t = double(m.heads) / t, rq = m.q_lora_rank, rkv = m.kv_lora_rank, dr = m.rope_head_dim;
   const double dn = head_width(m), qk = mla_qk_width(m), dv = mla_v_width(m);
   MlaAttention r;
-  r.gemms_s = (rq > 0 ? gemm_s(c, T, h, rq, peak, mem_Bps, W) + gemm_s(c, T, rq, a_t * qk, peak, mem_Bps, W)
+  // With a query latent the down-projections run on the rank's own tokens, T / t under sequence
+  // parallelism (their outputs, not the layer's input, are then gathered: layer_comm).
+  const double T_down = c.work.seq_parallel && mla_latent_width(m) > 0 ? T / t : T;
+  r.gemms_s = (rq > 0 ? gemm_s(c, T_down, h, rq, peak, mem_Bps, W) + gemm_s(c, T, rq, a_t * qk, peak, mem_Bps, W)
                       : gemm_s(c, T, h, a_t * qk, peak, mem_Bps, W)) +  // queries
-              gemm_s(c, T, h, rkv + dr, peak, mem_Bps, W) +           // KV latent and RoPE key
+              gemm_s(c, T_down, h, rkv + dr, peak, mem_Bps, W) +      // KV latent and RoPE key
               gemm_s(c, T, a_t * dv, h, peak, mem_Bps, W);            // output projection
   r.gemms_s += absorbed ? a_t * (gemm_s(c, T, dn, rkv, peak, mem_Bps, W) + gemm_s(c, T, rkv, dv, peak, mem_Bps, W))
                         : gemm_s(c, T, rkv, a_t * (dn + dv), peak, mem_Bps, W);  // keys and values of the T tokens
@@ -791,6 +802,26 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
     } else {
       lc.tp_ar_s = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, bytes, npus);
       lc.tp_fwd_s = lc.tp_bwd_s = keep * halves * lc.tp_ar_s;
+    }
+    // MLA with a query latent (mla_latent_width): the attention's input side carries the latents
+    // and the RoPE key, D T (r_q + r_kv + d_r), not the layer's input (with sequence parallelism
+    // gathered forward and reduce-scattered backward, gathered again for the up-projections'
+    // weight gradients; without, the backward all-reduce of their gradient); its output side is
+    // the usual D T h.
+    if (mla_latent_width(m) > 0) {
+      const double latent = act_bytes(m) * T * mla_latent_width(m);
+      const double others = halves - 1;  // the MLP's half (the shared experts' with experts)
+      if (c.work.seq_parallel) {
+        const double ag = lc.tp_ag_s, rs = lc.tp_rs_s;
+        const double ag_in = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllGather, latent, npus);
+        const double rs_in = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::ReduceScatter, latent, npus);
+        lc.tp_fwd_s = keep * (ag_in + rs + others * (ag + rs));
+        lc.tp_bwd_s = keep * (ag + rs_in + ag_in + others * (ag + rs + ag));
+      } else {
+        const double ar_in = collective_time_s<kConv>(c.net, c.compute, c.cal, s, Coll::AllReduce, latent, npus);
+        lc.tp_fwd_s = keep * (1 + others) * lc.tp_ar_s;
+        lc.tp_bwd_s = keep * (ar_in + others * lc.tp_ar_s);
+      }
     }
   }
   // The routed experts' half, over the experts' TP group (e = expert_tp ranks; the TP group

@@ -1625,6 +1625,39 @@ TEST(MultiHeadLatentAttention, TpRanksHoldTheDownProjectionsAndTheLatentCacheWho
   EXPECT_EQ(evaluate(c).kv_cache_bytes, 64.0 * 1025 * 12 * 2 * 576);
 }
 
+TEST(MultiHeadLatentAttention, TensorParallelismMovesTheLatentsIntoAttention) {
+  // The down-projections are whole on every TP rank, so the attention's input side gathers (and
+  // in backward reduce-scatters) the latents and the RoPE key, 1536 + 512 + 64 = 2,112 values a
+  // token, where the usual layer gathers its input, 12,288. With no latency every collective's
+  // time is its bytes over the bandwidth, an all-reduce twice a gather's: per layer and
+  // micro-batch, in units of a 12,288-wide gather or reduce-scatter,
+  //   sequence parallel, usual: forward 2 x (ag + rs), backward 2 x (ag + rs + ag): 10;
+  //     MLA: forward ag(latent) + rs + (ag + rs), backward ag + rs(latent) + ag(latent)
+  //     + (ag + rs + ag): 7 + 3 x 2112 / 12288;
+  //   no sequence parallelism, usual: 2 all-reduces a pass: 8; MLA: forward 2 all-reduces,
+  //     backward one of the latents and one of the MLP's: 6 + 2 x 2112 / 12288.
+  Config mla = mla_cluster();
+  mla.net.dim[0].latency_ns = 0;
+  mla.net.endpoint_delay_ns = 0;
+  Config usual = mla;
+  usual.model.kv_lora_rank = usual.model.q_lora_rank = usual.model.rope_head_dim = 0;
+  Groups g;
+  ASSERT_EQ(place_groups(mla.net, mla.work, g.span), Reason::Ok);
+  const double T = 2048, w = 2112.0 / 12288;
+  auto per_layer = [&](const Config& c) {
+    const LayerComm lc = layer_comm(c, c.model, g, T, 64);
+    return lc.tp_fwd_s + lc.tp_bwd_s;
+  };
+  for (const bool sp : {true, false}) {
+    mla.work.seq_parallel = usual.work.seq_parallel = sp;
+    ASSERT_GT(per_layer(usual), 0);
+    EXPECT_NEAR(per_layer(mla) / per_layer(usual), sp ? (7 + 3 * w) / 10 : (6 + 2 * w) / 8, 1e-12) << sp;
+  }
+  // Without a query latent the queries need the layer's input: the usual traffic.
+  mla.model.q_lora_rank = 0;
+  EXPECT_EQ(per_layer(mla), per_layer(usual));
+}
+
 TEST(MultiHeadLatentAttention, ADecodeStepAttendsInTheLatent) {
   // Absorbed, a decode step's attention reads the cached latent once for the rank's heads; the
   // keys and values up-projected (as training and prefill do) would be 12 heads x 256 values a
