@@ -64,7 +64,12 @@ namespace cosmic {
 //    all-gather a layer less). workload.etp (MoE parallel folding), workload.ep_dispatch
 //    (dedup) and calibration.ep_overlap added; their defaults give every other result as
 //    revision 8 did. Dense models and MoE without TP unchanged.
-constexpr int64_t kModelRevision = 9;
+// 10: multi-head latent attention with a query latent under tensor parallelism: the attention's
+//    input-side collectives carry the latents and the RoPE key (was the layer's input), the
+//    down-projections run on the rank's T / t tokens under sequence parallelism, the latents'
+//    norm inputs are held. (Dense layers among the expert layers and MLA came with the last
+//    builds of revision 9.) Every model without MLA unchanged.
+constexpr int64_t kModelRevision = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
