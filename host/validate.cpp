@@ -284,8 +284,8 @@ ValidationReport validate_collectives(const CsvTable& t) {
 // - model from its shape columns; SwiGLU when arch_family says so (3 matrices, untied, no
 //   biases), else a 2-matrix GELU-style MLP (squared-ReLU Nemotron too, untied and without
 //   biases as the Nemotron-4 report gives); vocabulary 51200 when blank;
-// - system: the dgx-a100, dgx-h100, dgx-h200 or dgx-b200 preset by gpu_type (memory and calibration), with
-//   the row's peak for its precision, NVLink Switch dimension of gpus_per_node at
+// - system: the dgx-a100, dgx-h100, dgx-h200, dgx-h800 or dgx-b200 preset by gpu_type (memory
+//   and calibration), with the row's peak for its precision, NVLink Switch dimension of gpus_per_node at
 //   intra_node_bw_GBps_per_dir and an InfiniBand Switch dimension of num_gpus / gpus_per_node at
 //   inter_node_bw_Gbps_per_gpu / 8;
 // - workload from the parallelism columns; unstated settings take the recipe defaults:
@@ -415,12 +415,14 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   }
 
   const std::string gpu = get("gpu_type");
-  // H200: the H100's chip with more and faster memory (GH200, a Grace-Hopper superchip with its
+  // H200 (H800): the H100's chip with more and faster memory (with less NVLink bandwidth, which
+  // the row's column gives) (GH200, a Grace-Hopper superchip with its
   // own memory system, has no preset). B200 on the DGX-B200 preset; GB200 rows are not mapped (how
   // many GPUs share an NVLink domain, 4 or 72, is not in the columns).
   const char* preset = contains(gpu, "a100")                              ? "dgx-a100"
                        : contains(gpu, "h100")                            ? "dgx-h100"
                        : contains(gpu, "h200") && !contains(gpu, "gh200") ? "dgx-h200"
+                       : contains(gpu, "h800")                            ? "dgx-h800"
                        : contains(gpu, "b200") && !contains(gpu, "gb200") ? "dgx-b200"
                                                                           : nullptr;
   if (!preset) {

@@ -524,7 +524,7 @@ TEST(Config, ModelPresetsCountTheirPublishedParameters) {
 // The cluster presets run collectives as NCCL does: rings, and all-to-alls (expert parallelism,
 // Ulysses) point to point.
 TEST(Config, ClusterPresetsSendAllToAllsDirect) {
-  for (const char* preset : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"}) {
+  for (const char* preset : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-h800", "dgx-b200", "gb200-nvl72"}) {
     const Config c = psa::load_config(write_temp(std::string("a2a-") + preset + ".yaml",
                                                  std::string("model: GPT-22B\nsystem: ") + preset + "\nworkload: {}\n"))
                          .config;

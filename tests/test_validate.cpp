@@ -257,7 +257,7 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(config(row7, {{"precision", "mixed (BF16)"}}).second.model.dtype_bytes, 2);
   EXPECT_EQ(config(row7, {{"precision", "FP8 hybrid"}}).second.model.dtype_bytes, 1);
   EXPECT_EQ(config(row7, {{"precision", "BF16 (FP8 disabled)"}}).second.model.dtype_bytes, 2);  // the first named
-  // GPU types: the A100 40 GB's memory; H200 and B200 rows on their presets; none for GH200, GB200.
+  // GPU types: the A100 40 GB's memory; H200, H800 and B200 rows on their presets; none for GH200, GB200.
   for (const char* a100_40 : {"A100-SXM4-40GB", "A100 40 GB"}) {
     const auto a40 = config(row7, {{"gpu_type", a100_40}}).second;
     EXPECT_EQ(a40.compute.mem_capacity_bytes, 40.0 * (1 << 30)) << a100_40;
@@ -271,6 +271,13 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   const auto b200 = config(row7, {{"gpu_type", "B200 SXM 180GB"}}).second;  // the dgx-b200 preset: 179 GiB
   EXPECT_EQ(b200.compute.mem_capacity_bytes, 179.0 * (1 << 30));
   EXPECT_EQ(b200.compute.mem_bw_GBps, 8000);
+  // H800: the H100's chip on the dgx-h800 preset, with the row's NVLink figure.
+  const auto h800 = config(row7, {{"gpu_type", "H800 SXM5"}, {"intra_node_bw_GBps_per_dir", "200"}}, &why);
+  ASSERT_TRUE(h800.first) << why;
+  EXPECT_EQ(h800.second.compute.mem_capacity_bytes, 80.0 * (1 << 30));
+  EXPECT_EQ(h800.second.compute.mem_bw_GBps, 3350);
+  EXPECT_EQ(h800.second.net.dim[0].link_bw_GBps, 200);
+  EXPECT_TRUE(h800.second.work.flash_attention);
   for (const char* unmapped : {"GH200", "GB200"}) {
     EXPECT_FALSE(config(row7, {{"gpu_type", unmapped}}, &why).first) << unmapped;
     EXPECT_NE(why.find(std::string("no system preset for gpu_type '") + unmapped + "'"), std::string::npos) << why;
