@@ -384,6 +384,9 @@ std::string to_text(const EvalReport& rep) {
   }
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
+       << (model.expert_groups > 0 ? " in " + std::to_string(model.groups_per_token) + " of " +
+                                         std::to_string(model.expert_groups) + " groups"
+                                   : "")
        << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << placed
        << " ep " << w.ep
        << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "")

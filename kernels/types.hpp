@@ -48,6 +48,11 @@ struct ModelSpec {
   int32_t q_lora_rank = 0;
   int32_t rope_head_dim = 0;
   int32_t v_head_dim = 0;
+  // Group-limited routing (DeepSeek-V3's node-limited routing; Hugging Face n_group /
+  // topk_group): the routed experts form expert_groups groups of consecutive experts, and a
+  // token's top_k lie in groups_per_token of them. 0, 0: any top_k of all the experts.
+  int32_t expert_groups = 0;
+  int32_t groups_per_token = 0;
 };
 
 enum class Mode : int8_t {

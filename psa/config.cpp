@@ -222,7 +222,7 @@ ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "active_params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
                 "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
                 "first_dense_layers", "moe_layer_step", "dense_ffn", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
-                "v_head_dim"});
+                "v_head_dim", "expert_groups", "groups_per_token"});
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -248,6 +248,22 @@ ModelSpec convert_model(const Section& s) {
   if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
   m.shared_experts = int32_t(s.integer("shared_experts", 0, 0, 1 << 20));
   if (m.shared_experts > 0 && m.experts == 0) s.fail("shared_experts", "0 in a dense model (experts: 0)");
+  // Group-limited routing (kernels/model.hpp node_dedup_scale).
+  m.expert_groups = int32_t(s.integer("expert_groups", 0, 1, 1 << 20));
+  m.groups_per_token = int32_t(s.integer("groups_per_token", 0, 1, 1 << 20));
+  for (const char* k : {"expert_groups", "groups_per_token"})
+    if (s.has(k) && m.experts == 0) s.fail(k, "absent in a dense model (experts: 0): it limits a token's experts to groups");
+  if (s.has("expert_groups") != s.has("groups_per_token"))
+    s.fail(s.has("expert_groups") ? "expert_groups" : "groups_per_token",
+           "given with " + std::string(s.has("expert_groups") ? "groups_per_token" : "expert_groups") +
+               " (group-limited routing takes both)");
+  if (m.expert_groups > 0 && m.experts % m.expert_groups != 0)
+    s.fail("expert_groups", "a divisor of experts (" + std::to_string(m.experts) + ")");
+  if (m.groups_per_token > m.expert_groups) s.fail("groups_per_token", "at most expert_groups (" + std::to_string(m.expert_groups) + ")");
+  if (m.expert_groups > 0 && m.top_k > int64_t(m.groups_per_token) * (m.experts / m.expert_groups))
+    s.fail("groups_per_token", "enough groups for top_k (" + std::to_string(m.top_k) + ") experts: " +
+                                   std::to_string(m.groups_per_token) + " groups of " +
+                                   std::to_string(m.experts / m.expert_groups) + " hold fewer");
   // Dense layers among the expert layers (kernels/model.hpp has_dense_layers).
   m.first_dense_layers = int32_t(s.integer("first_dense_layers", 0, 0, m.layers - 1));
   m.moe_layer_step = int32_t(s.integer("moe_layer_step", 1, 1, m.layers));

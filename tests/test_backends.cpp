@@ -46,6 +46,11 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
       c.model.top_k = 1 + int(rng() % 2);
       c.work.ep = 1 << (rng() % 4);
       while (c.work.dp % c.work.ep != 0) c.work.ep /= 2;
+      c.work.ep_dispatch = EpDispatch(rng() % 2);  // every copy, or once a node
+      if (rng() % 2 == 0) {  // group-limited routing: a token's experts in 1 of 2 or 2 of 4 groups
+        c.model.expert_groups = 2 << (rng() % 2);
+        c.model.groups_per_token = c.model.expert_groups / 2;
+      }
       if (rng() % 2 == 0) {  // with dense layers: the first 0-2, and every other one
         c.model.first_dense_layers = int(rng() % 3);
         c.model.moe_layer_step = 1 + int(rng() % 2);

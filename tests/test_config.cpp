@@ -336,6 +336,21 @@ TEST(Config, MixtureOfExpertsKeys) {
     const std::string e = error_of(mixtral, sets);
     EXPECT_NE(e.find(want), std::string::npos) << e;
   }
+  // Group-limited routing: both keys, a mixture's, groups dividing the experts and holding top_k.
+  EXPECT_EQ(v3.model.expert_groups, 8);
+  EXPECT_EQ(v3.model.groups_per_token, 4);
+  const std::pair<std::vector<std::string>, const char*> grouped[] = {
+      {{"model.expert_groups=4"}, "key 'model.expert_groups': expected given with groups_per_token"},
+      {{"model.expert_groups=3", "model.groups_per_token=1"}, "key 'model.expert_groups': expected a divisor of experts (8)"},
+      {{"model.expert_groups=4", "model.groups_per_token=5"}, "key 'model.groups_per_token': expected at most expert_groups (4)"},
+      {{"model.expert_groups=8", "model.groups_per_token=1"},
+       "key 'model.groups_per_token': expected enough groups for top_k (2) experts: 1 groups of 1 hold fewer"},
+      {{"model.experts=0", "model.expert_groups=1", "model.groups_per_token=1"},
+       "key 'model.expert_groups': expected absent in a dense model"}};
+  for (const auto& [sets, want] : grouped) {
+    const std::string e = error_of(mixtral, sets);
+    EXPECT_NE(e.find(want), std::string::npos) << e;
+  }
   for (const auto& [sets, want] : placements) {
     const std::string e = error_of(mixtral, sets);
     EXPECT_NE(e.find(want), std::string::npos) << e;

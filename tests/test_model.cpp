@@ -1337,6 +1337,74 @@ TEST(MixtureOfExperts, FoldedExpertsTakeTheirOwnLayout) {
   EXPECT_EQ(evaluate(bad).reason, Reason::InvalidInput);
 }
 
+// Group-limited routing (DeepSeek-V3's node-limited routing): the nodes a token reaches under
+// ep_dispatch dedup, each node 8 EP ranks (dim 0) and `nodes` of them on dim 1.
+double nodes_reached(int32_t E, int32_t k, int32_t G, int32_t g, int32_t nodes) {
+  ModelSpec m;
+  m.experts = E;
+  m.top_k = k;
+  m.expert_groups = G;
+  m.groups_per_token = g;
+  Workload w;
+  w.ep = 8 * nodes;
+  Span ep;
+  ep.k[0] = 8;
+  ep.k[1] = nodes;
+  return node_dedup_scale(m, w, ep, 2) * k;
+}
+
+TEST(MixtureOfExperts, GroupLimitedRoutingReachesFewerNodes) {
+  // DeepSeek-V3 over 8 nodes, a group a node: a token's 4 groups are 4 nodes, and each misses all
+  // 8 of its experts (drawn from the 128 of the 4 groups) with probability prod_{i<8} (96 - i) /
+  // (128 - i) = 0.0927473: 4 x 0.9072527 = 3.6290109 nodes, against 8 x (1 - prod_{i<8} (224 - i)
+  // / (256 - i)) = 5.2946520 unlimited.
+  EXPECT_NEAR(nodes_reached(256, 8, 8, 4, 8), 3.6290109244, 1e-9);
+  EXPECT_NEAR(nodes_reached(256, 8, 0, 0, 8), 5.2946520004, 1e-9);
+  EXPECT_EQ(nodes_reached(256, 8, 8, 8, 8), nodes_reached(256, 8, 0, 0, 8));  // every group allowed
+  // Groups that do not fall on whole nodes (6 groups over 4 nodes) are taken as unlimited.
+  EXPECT_EQ(nodes_reached(96, 6, 6, 2, 4), nodes_reached(96, 6, 0, 0, 4));
+  // Against a simulation of the routing (seeded): g of the G groups, then k distinct experts of
+  // theirs, uniformly; experts on consecutive nodes. Groups spanning nodes (16 nodes), nodes
+  // holding 2 or 4 groups (4 and 2 nodes; 5 groups of 8 a token on 2 nodes: at least one on each).
+  struct Case {
+    int32_t E, k, G, g, nodes;
+  };
+  std::mt19937_64 rng(7);
+  for (const Case& c : {Case{256, 8, 8, 4, 8}, Case{256, 8, 8, 4, 16}, Case{256, 8, 8, 3, 4}, Case{64, 6, 8, 5, 2},
+                        Case{128, 4, 16, 2, 8}}) {
+    const int32_t per_group = c.E / c.G, per_node = c.E / c.nodes;
+    std::vector<int32_t> groups(size_t(c.G), 0), experts;
+    double total = 0;
+    const int kTokens = 200000;
+    for (int t = 0; t < kTokens; ++t) {
+      for (int32_t i = 0; i < c.G; ++i) groups[size_t(i)] = i;
+      std::shuffle(groups.begin(), groups.end(), rng);
+      experts.clear();
+      for (int32_t i = 0; i < c.g; ++i)
+        for (int32_t e = 0; e < per_group; ++e) experts.push_back(groups[size_t(i)] * per_group + e);
+      std::shuffle(experts.begin(), experts.end(), rng);
+      std::vector<bool> hit(size_t(c.nodes), false);
+      for (int32_t i = 0; i < c.k; ++i) hit[size_t(experts[size_t(i)] / per_node)] = true;
+      total += double(std::count(hit.begin(), hit.end(), true));
+    }
+    EXPECT_NEAR(nodes_reached(c.E, c.k, c.G, c.g, c.nodes), total / kTokens, 0.01)
+        << c.E << " " << c.k << " " << c.G << " " << c.g << " " << c.nodes;
+  }
+  // Invalid: without experts, groups not dividing them, too few experts in a token's groups.
+  const std::pair<void (*)(Config&), Reason> cases[] = {
+      {[](Config& c) { c.model.expert_groups = 4; c.model.groups_per_token = 2; }, Reason::Ok},
+      {[](Config& c) { c.model.expert_groups = 4; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.expert_groups = 3; c.model.groups_per_token = 1; }, Reason::InvalidInput},
+      {[](Config& c) { c.model.expert_groups = 8; c.model.groups_per_token = 1; }, Reason::InvalidInput},  // top-2
+      {[](Config& c) { c.model.expert_groups = 4; c.model.groups_per_token = 5; }, Reason::InvalidInput},
+  };
+  for (const auto& [edit, want] : cases) {
+    Config c = moe_cluster(8);
+    edit(c);
+    EXPECT_EQ(evaluate(c).reason, want) << c.model.expert_groups << " " << c.model.groups_per_token;
+  }
+}
+
 // The experts a pass reaches, in expectation under uniform top-k routing: E (1 - (1 - k/E)^T).
 // Mixtral (8 experts, top 2): one token 8 x (1 - 0.75) = 2, two 8 x (1 - 0.5625) = 3.5, four
 // 8 x (1 - 0.31640625) = 5.46875; a rank of an EP group of 8 holding 1 expert, one top-1 token
