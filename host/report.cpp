@@ -87,7 +87,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"micro_batch", w.micro_batch}, {"global_batch", w.global_batch},
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
-                   {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)},
+                   {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)}, {"overlap_ep_comm", w.overlap_ep_comm},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)},
                    {"precision_bits", 8 * rep.config.model.dtype_bytes}};
@@ -382,6 +382,12 @@ std::string to_text(const EvalReport& rep) {
              "; " + std::to_string(model.layers - moe) + " dense, ffn " + std::to_string(dense_layer_model(model).ffn) +
              ")";
   }
+  // How the all-to-alls are sent and hidden, e.g. " (dispatch dedup, all-to-alls beside a paired micro-batch)".
+  std::string a2a;
+  if (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup) a2a = "dispatch dedup";
+  if (w.ep > 1 && w.overlap_ep_comm && w.mode == Mode::Training)
+    a2a += (a2a.empty() ? "" : ", ") + std::string("all-to-alls beside a paired micro-batch");
+  if (!a2a.empty()) a2a = " (" + a2a + ")";
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
        << (model.expert_groups > 0 ? " in " + std::to_string(model.groups_per_token) + " of " +
@@ -390,7 +396,7 @@ std::string to_text(const EvalReport& rep) {
        << (model.shared_experts > 0 ? " + " + std::to_string(model.shared_experts) + " shared" : "") << placed
        << " ep " << w.ep
        << (w.etp > 0 ? " etp " + std::to_string(w.etp) + " (folded)" : "")
-       << (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup ? " (dispatch dedup)" : "");
+       << a2a;
   else if (w.ep > 1 || w.etp > 0)
     os << (w.ep > 1 ? ", ep " + std::to_string(w.ep) : "") << (w.etp > 0 ? ", etp " + std::to_string(w.etp) : "")
        << " (a dense model: no experts)";

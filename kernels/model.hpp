@@ -69,7 +69,8 @@ namespace cosmic {
 //    down-projections run on the rank's T / t tokens under sequence parallelism, the latents'
 //    norm inputs are held. (Dense layers among the expert layers and MLA came with the last
 //    builds of revision 9.) Group-limited routing (model keys expert_groups, groups_per_token)
-//    added: the DeepSeek-V3 preset uses it. Every model without MLA or it unchanged.
+//    added: the DeepSeek-V3 preset uses it. workload.overlap_ep_comm added (default off).
+//    Every model without MLA or group-limited routing unchanged.
 constexpr int64_t kModelRevision = 10;
 
 // ---------------------------------------------------------------------------------------------
@@ -1285,7 +1286,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double rec = k.sum(1.0, rec_of);
     const double tpc = k.sum(1.0, tp_of) + ec.fwd_s + ec.bwd_s;
     const double cpc = k.sum(1.0, cp_of);
-    const double epc = k.sum(1.0, ep_of);
+    // overlap_ep_comm: a forward chunk runs beside another micro-batch's backward chunk, each
+    // one's all-to-alls while the other computes (DeepSeek-V3's DualPipe; Megatron-Core's MoE
+    // all-to-all overlap), so a micro-batch's all-to-alls are hidden up to its compute (forward,
+    // backward, recompute) and only what exceeds it is exposed. Assumed: the SMs the
+    // communication kernels occupy (DeepSeek: 20 of 132) do not slow the compute; ep_overlap's
+    // fraction is hidden first.
+    const double ep_all = k.sum(1.0, ep_of);
+    const double epc = w.overlap_ep_comm ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
     const double p2p = 2 * v * p2p_s(T);
 
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective

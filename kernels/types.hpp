@@ -94,6 +94,8 @@ struct Workload {
   int32_t ep = 1;               // expert parallelism: each layer's experts split over ep ranks of the DP group
                                 // (folded, etp > 0: of the TP x CP x DP ranks after the ETP group)
   EpDispatch ep_dispatch = EpDispatch::AllToAll;
+  bool overlap_ep_comm = false; // training: the experts' all-to-alls run while a paired micro-batch computes
+                                // (DualPipe; kernels/model.hpp evaluate)
   int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp
                                 // and EP inside DP; else each expert split over etp ranks and EP taken from
                                 // the TP x CP x DP ranks after them (kernels/model.hpp place_experts)

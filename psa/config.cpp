@@ -291,7 +291,7 @@ ModelSpec convert_model(const Section& s) {
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "uneven_stages", "ep", "etp", "ep_dispatch", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -309,6 +309,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.ep = int32_t(s.integer("ep", 1, 1, 1 << 24));
   w.etp = int32_t(s.integer("etp", 0, 0, 1 << 24));  // 0: not folded
   w.ep_dispatch = s.choice("ep_dispatch", EpDispatch::AllToAll, names::kEpDispatch);
+  w.overlap_ep_comm = s.boolean("overlap_ep_comm", false);
+  if (w.overlap_ep_comm && model.experts == 0) s.fail("overlap_ep_comm", "false in a dense model (experts: 0): it has no all-to-alls");
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.flash_attention = s.boolean("flash_attention", true);

@@ -47,6 +47,7 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
       c.work.ep = 1 << (rng() % 4);
       while (c.work.dp % c.work.ep != 0) c.work.ep /= 2;
       c.work.ep_dispatch = EpDispatch(rng() % 2);  // every copy, or once a node
+      c.work.overlap_ep_comm = rng() % 2;
       if (rng() % 2 == 0) {  // group-limited routing: a token's experts in 1 of 2 or 2 of 4 groups
         c.model.expert_groups = 2 << (rng() % 2);
         c.model.groups_per_token = c.model.expert_groups / 2;

@@ -346,7 +346,9 @@ TEST(Config, MixtureOfExpertsKeys) {
       {{"model.expert_groups=8", "model.groups_per_token=1"},
        "key 'model.groups_per_token': expected enough groups for top_k (2) experts: 1 groups of 1 hold fewer"},
       {{"model.experts=0", "model.expert_groups=1", "model.groups_per_token=1"},
-       "key 'model.expert_groups': expected absent in a dense model"}};
+       "key 'model.expert_groups': expected absent in a dense model"},
+      {{"model.experts=0", "workload.overlap_ep_comm=true"},
+       "key 'workload.overlap_ep_comm': expected false in a dense model (experts: 0): it has no all-to-alls"}};
   for (const auto& [sets, want] : grouped) {
     const std::string e = error_of(mixtral, sets);
     EXPECT_NE(e.find(want), std::string::npos) << e;

@@ -1405,6 +1405,32 @@ TEST(MixtureOfExperts, GroupLimitedRoutingReachesFewerNodes) {
   }
 }
 
+// overlap_ep_comm: a micro-batch's all-to-alls hidden behind its compute (forward, backward,
+// recompute), only what exceeds it exposed, in the step and in the bubble alike.
+TEST(MixtureOfExperts, AllToAllsBesideAPairedMicroBatch) {
+  for (const double inter_GBps : {25.0, 0.5}) {  // hidden whole, then exceeding the compute
+    Config c = moe_cluster(4);  // EP 4 over DP ranks: across dim 1
+    c.work.pp = 2;
+    c.work.dp = 4;
+    c.work.tp = 8;
+    c.work.global_batch = 16;  // 4 micro-batches a DP rank
+    c.net.dim[1].link_bw_GBps = inter_GBps;
+    const Result off = evaluate(c);
+    c.work.overlap_ep_comm = true;
+    const Result on = evaluate(c);
+    ASSERT_EQ(off.reason, Reason::Ok);
+    ASSERT_EQ(on.reason, Reason::Ok);
+    ASSERT_GT(off.ep_comm_s, 0);
+    const double compute = off.forward_s + off.backward_s + off.recompute_s;
+    const double exposed = off.ep_comm_s > compute ? off.ep_comm_s - compute : 0.0;
+    EXPECT_NEAR(on.ep_comm_s, exposed, 1e-12 * off.time_s) << inter_GBps;
+    EXPECT_EQ(inter_GBps == 25.0, exposed == 0.0) << off.ep_comm_s << " " << compute;
+    // The bubble is (pp - 1) micro-batch times, each shorter by what was hidden (of 4).
+    EXPECT_NEAR(off.bubble_s - on.bubble_s, (off.ep_comm_s - exposed) / 4, 1e-9 * off.time_s);
+    EXPECT_NEAR(off.time_s - on.time_s, (off.ep_comm_s - exposed) * 5 / 4, 1e-9 * off.time_s);
+  }
+}
+
 // The experts a pass reaches, in expectation under uniform top-k routing: E (1 - (1 - k/E)^T).
 // Mixtral (8 experts, top 2): one token 8 x (1 - 0.75) = 2, two 8 x (1 - 0.5625) = 3.5, four
 // 8 x (1 - 0.31640625) = 5.46875; a rank of an EP group of 8 holding 1 expert, one top-1 token
