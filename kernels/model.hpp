@@ -9,7 +9,8 @@
 //               (a mixture of experts with dense layers: each kind's layers of the worst stage)
 //               + logits and the output layer's TP collectives (last stage; the embedding's
 //               too when pp = 1) + pipeline p2p + exposed ZeRO-3 gathers
-//   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks)
+//   bubble    = (pp - 1) / v x t_mb    (1F1B and GPipe: v = 1; interleaved: v chunks; DualPipe:
+//               (pp / 2 - 1) (t_mb + B - 3 W), evaluate)
 // Each GEMM and the attention core are timed with a roofline: max(FLOPs / (peak x eff),
 // bytes / (memory bandwidth x mem_eff)); eff grows with GEMM size, eff = max x f / (f + half).
 // The whole depth of the model is modelled (every layer of every stage), not a slice.
@@ -69,7 +70,8 @@ namespace cosmic {
 //    down-projections run on the rank's T / t tokens under sequence parallelism, the latents'
 //    norm inputs are held. (Dense layers among the expert layers and MLA came with the last
 //    builds of revision 9.) Group-limited routing (model keys expert_groups, groups_per_token)
-//    added: the DeepSeek-V3 preset uses it. workload.overlap_ep_comm added (default off).
+//    added: the DeepSeek-V3 preset uses it. workload.overlap_ep_comm and schedule dualpipe
+//    added.
 //    Every model without MLA or group-limited routing unchanged.
 constexpr int64_t kModelRevision = 10;
 
@@ -677,6 +679,12 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   // assume m >= p, and below that they would undercut one micro-batch crossing all stages.
   if (w.mode == Mode::Training && vchunks > 1 && (w.global_batch / (int64_t(w.dp) * w.micro_batch)) % w.pp != 0)
     return Reason::BatchNotDivisible;
+  // DualPipe feeds micro-batches from both ends of the pipeline, pairing stage i with pp - 1 - i:
+  // an even pp, and (our reading of its schedule) an even number of micro-batches, at least pp.
+  if (w.mode == Mode::Training && w.schedule == Schedule::DualPipe) {
+    const int64_t micro = w.global_batch / (int64_t(w.dp) * w.micro_batch);
+    if (w.pp % 2 != 0 || micro % 2 != 0 || micro < w.pp) return Reason::BatchNotDivisible;
+  }
   // Uneven stages (Megatron's first / last stage layer counts; Llama 3's 126 layers on 16 stages):
   // every model chunk needs at least one layer.
   if (w.uneven_stages ? m.layers < w.pp * vchunks : m.layers % (w.pp * vchunks) != 0) return Reason::LayersNotDivisible;
@@ -1036,15 +1044,19 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
   const double layers = mix.main + mix.dense;
   const double embedding = embedding_params_per_rank(m, w);
   const double kv_replicas = layers * kv_replica_params(m, w.tp);
+  // DualPipe: a rank holds two stages, i and pp - 1 - i (DeepSeek-V3 report, Table 2: "2x"
+  // parameters); taken as twice the worst stage, an upper bound.
+  const double stages = w.mode == Mode::Training && w.schedule == Schedule::DualPipe ? 2.0 : 1.0;
   RankParams p;
   if (m.experts == 0) {
-    p.dense = layers * layer_params(m) / w.tp + embedding + kv_replicas;
+    p.dense = stages * (layers * layer_params(m) / w.tp + embedding + kv_replicas);
     return p;
   }
   const double experts = double(m.experts) / w.ep * mlp_params(m);
-  p.expert = mix.main * experts / expert_tp(w);
+  p.expert = stages * mix.main * experts / expert_tp(w);
   p.dense = mix.main * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
   if (mix.dense > 0) p.dense += mix.dense * layer_params(dense_layer_model(m)) / w.tp;
+  p.dense *= stages;
   return p;
 }
 
@@ -1085,7 +1097,8 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
     const double s_q = double(m.seq) / w.cp, s_kv = m.seq, T = b * s_q;
     const double inflight_1f1b = micro < pp ? micro : pp;
-    double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b;
+    // DualPipe keeps pp + 1 (DeepSeek-V3 report, Table 2).
+    double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b + (w.schedule == Schedule::DualPipe ? 1 : 0);
     // Korthikanti's factor for v >= 2 chunks; with one chunk the interleaved schedule is 1F1B
     // (its time already is), and the factor (2 - 1/p there) does not apply.
     if (w.schedule == Schedule::Interleaved && v > 1) inflight *= 1 + (pp - 1) / (pp * v);
@@ -1370,6 +1383,11 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
     r.bubble_s = (pp - 1) / v * t_mb;
+    // DualPipe (DeepSeek-V3 report, Table 2): (pp / 2 - 1) (F&B + B - 3 W), F&B a forward and
+    // a backward chunk run together (t_mb: the all-to-alls hidden as overlap_ep_comm says), B
+    // a backward chunk (with its recompute), W its weight-gradient half (our assumption: half
+    // the backward, which overstates it by the attention core's share).
+    if (w.schedule == Schedule::DualPipe) r.bubble_s = (pp / 2 - 1) * (t_mb + (bwd + rec) - 3 * (bwd / 2));
 
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
     const double tokens = double(w.global_batch) * m.seq;

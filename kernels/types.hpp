@@ -62,7 +62,7 @@ enum class Mode : int8_t {
   Generate = 3,  // inference: prefill + output_tokens decode steps (the study's Chat / QA latency)
   Serve = 4,     // inference: continuous batching in its steady state (global_batch sequences in flight)
 };
-enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2 };
+enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2, DualPipe = 3 };
 enum class Sharding : int8_t { None = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };  // Zero3 = FSDP = study's weight sharding
 enum class Recompute : int8_t { None = 0, Selective = 1, Full = 2 };
 // How context parallelism exchanges a layer's attention inputs: AllGather gathers keys and values

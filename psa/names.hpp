@@ -24,7 +24,7 @@ inline const Entry<Mode> kMode[] = {{"training", Mode::Training}, {"prefill", Mo
                                     {"decode", Mode::Decode}, {"generate", Mode::Generate},
                                     {"serve", Mode::Serve}};
 inline const Entry<Schedule> kSchedule[] = {{"1f1b", Schedule::OneF1B}, {"gpipe", Schedule::GPipe},
-                                            {"interleaved", Schedule::Interleaved}};
+                                            {"interleaved", Schedule::Interleaved}, {"dualpipe", Schedule::DualPipe}};
 inline const Entry<Sharding> kSharding[] = {{"none", Sharding::None}, {"zero1", Sharding::Zero1},
                                             {"zero2", Sharding::Zero2}, {"zero3", Sharding::Zero3},
                                             {"fsdp", Sharding::Zero3}};
@@ -118,7 +118,7 @@ inline const char* reason_message(Reason r) {
              "width by tp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch, or (interleaved schedule only) the micro-batches per "
-             "pipeline not a multiple of pp";
+             "pipeline not a multiple of pp (dualpipe: pp odd, or the micro-batches per pipeline odd or fewer than pp)";
     case Reason::LayersNotDivisible:
       return "layers not divisible by pp (x vpp when interleaved), or with uneven_stages fewer layers than chunks";
     case Reason::SeqNotDivisible:

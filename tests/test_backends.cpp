@@ -32,7 +32,7 @@ std::vector<Config> sample_configs(size_t n, bool astra) {
     c.work.micro_batch = 1 << (rng() % 3);
     c.work.sharding = Sharding(rng() % 4);
     c.work.recompute = Recompute(rng() % 3);
-    c.work.schedule = Schedule(rng() % 3);
+    c.work.schedule = Schedule(rng() % 4);  // GPipe, 1F1B, interleaved, DualPipe
     c.work.vpp = c.work.schedule == Schedule::Interleaved ? 2 : 1;
     c.work.seq_parallel = rng() % 2;
     c.work.flash_attention = rng() % 2;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "kernels/model.hpp"
@@ -152,6 +153,43 @@ TEST(Pipeline, InterleavedMemoryFactor) {
   c.work.vpp = 2;
   const Result two = evaluate(c);
   EXPECT_NEAR(two.activation_bytes, base.activation_bytes * (1 + 7.0 / 16), 1e-12 * two.activation_bytes);
+}
+
+// DualPipe (DeepSeek-V3 report, Table 2): bubble (p/2 - 1)(F&B + B - 3W), twice the parameters,
+// p + 1 micro-batches of activations; an even p and an even number of micro-batches, >= p.
+TEST(Pipeline, DualPipe) {
+  Config c = test::gpt175b_cluster();  // pp 8, m = 64, selective recompute, no ZeRO
+  c.compute.mem_capacity_bytes = 1e15;  // twice the weights do not fit in 80 GiB
+  const Result one = evaluate(c);
+  c.work.schedule = Schedule::DualPipe;
+  const Result dual = evaluate(c);
+  ASSERT_EQ(one.reason, Reason::Ok);
+  ASSERT_EQ(dual.reason, Reason::Ok);
+  // A micro-batch's work (1F1B's bubble is 7 of them), a backward chunk with its recompute, and
+  // its weight-gradient half: 3 x (8 / 2 - 1) = 3 bubbles of t_mb + B - 3 W.
+  const double t_mb = one.bubble_s / 7, B = (one.backward_s + one.recompute_s) / 64, W = one.backward_s / 64 / 2;
+  EXPECT_NEAR(dual.bubble_s, 3 * (t_mb + B - 3 * W), 1e-9 * dual.bubble_s);
+  EXPECT_LT(dual.bubble_s, one.bubble_s);
+  EXPECT_EQ(dual.forward_s, one.forward_s);
+  EXPECT_EQ(dual.weights_bytes, 2 * one.weights_bytes);
+  EXPECT_EQ(dual.grads_bytes, 2 * one.grads_bytes);
+  EXPECT_EQ(dual.optimizer_bytes, 2 * one.optimizer_bytes);
+  EXPECT_NEAR(dual.activation_bytes, one.activation_bytes * 9 / 8, 1e-12 * dual.activation_bytes);
+  // Inference ignores the schedule.
+  Config serve = c;
+  serve.work.mode = Mode::Prefill;
+  Config serve_1f1b = serve;
+  serve_1f1b.work.schedule = Schedule::OneF1B;
+  EXPECT_EQ(evaluate(serve).time_s, evaluate(serve_1f1b).time_s);
+  EXPECT_EQ(evaluate(serve).memory_bytes, evaluate(serve_1f1b).memory_bytes);
+  // pp odd (1, with dp 8: 8 micro-batches); 7 micro-batches (odd); 4 (fewer than pp 8).
+  for (const auto& [pp, dp, global_batch] : {std::tuple<int32_t, int32_t, int64_t>{1, 8, 64}, {8, 1, 7}, {8, 1, 4}}) {
+    Config bad = c;
+    bad.work.pp = pp;
+    bad.work.dp = dp;
+    bad.work.global_batch = global_batch;
+    EXPECT_EQ(evaluate(bad).reason, Reason::BatchNotDivisible) << pp << " " << global_batch;
+  }
 }
 
 TEST(Pipeline, UnevenStagesTakeTheHeaviestStage) {
@@ -821,7 +859,7 @@ Config random_valid_config(std::mt19937_64& rng) {
   w.output_tokens = int(pick({1, 200}));
   w.seq_parallel = rng() % 2;
   w.flash_attention = rng() % 2;
-  w.schedule = Schedule(rng() % 3);
+  w.schedule = Schedule(rng() % 4);
   w.vpp = w.schedule == Schedule::Interleaved ? int(pick({1, 2, 3})) : 1;
   w.sharding = Sharding(rng() % 4);
   w.recompute = Recompute(rng() % 3);
@@ -829,8 +867,13 @@ Config random_valid_config(std::mt19937_64& rng) {
   const bool decodes = w.mode == Mode::Decode || w.mode == Mode::Generate;
   w.micro_batch = int(pick({1, 2, 4})) * (decodes && w.seq_parallel ? w.tp : 1);
   w.global_batch = int64_t(w.dp) * w.micro_batch * int64_t(pick({1, 8, 64}));
-  // Interleaving needs a multiple of pp micro-batches per pipeline.
+  // Interleaving needs a multiple of pp micro-batches per pipeline, DualPipe an even pp and an
+  // even number of them, at least pp (else 1F1B).
   if (w.schedule == Schedule::Interleaved && w.vpp > 1) w.global_batch *= w.pp;
+  if (w.schedule == Schedule::DualPipe) {
+    if (w.pp % 2 == 0) w.global_batch = int64_t(w.dp) * w.micro_batch * w.pp * int64_t(pick({1, 2}));
+    else w.schedule = Schedule::OneF1B;
+  }
 
   // Peaks ordered as on real parts: fp32 <= 16-bit <= fp8.
   const double peak16 = pick({1e-3, 312, 989});
