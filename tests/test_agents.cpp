@@ -1198,11 +1198,12 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
 // Three objectives (fronts as staircases) against ENS-SS, which a fourth, constant objective
 // sends them through without changing who dominates whom: the same ranks, on sizes and values
 // that make many fronts, long fronts, ties in every objective and duplicates, and staircases
-// longer than the 64 steps kept in an array (trials 8 and 9: f2 falls and f3 rises with f1,
-// give or take some noise, so most of a front's points are steps, each before the last).
+// longer than the 256 steps kept in an array (trials 8 and 9: f2 falls and f3 rises with f1,
+// give or take some noise, so most of a front's points are steps, each before the last), and
+// thousands of fronts (trials 10 and 11).
 TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
   agents::Rng r(31);
-  for (int trial = 0; trial < 10; ++trial) {
+  for (int trial = 0; trial < 12; ++trial) {
     const size_t n = trial < 4 ? 600 : 6000;
     const uint64_t values = trial % 2 == 0 && trial < 8 ? 8 : 0;  // 0: continuous
     std::vector<double> obj(4 * n, 1.0);                          // objective 3: constant
@@ -1214,6 +1215,13 @@ TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
         obj[n + i] = -obj[i] + (trial == 8 ? 0.02 : 0.002) * obj[n + i];
         obj[2 * n + i] = obj[i] + 0.02 * obj[2 * n + i];
       }
+    // Thousands of fronts (past the sort's 1,024, where it first asks whether the last front
+    // dominates a group of points): a chain, each point dominating the next (trial 10, with
+    // repeats), and a noisy one whose neighbours are often incomparable (11).
+    if (trial >= 10)
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < 3; ++j)
+          obj[j * n + i] = trial == 10 ? double(i / 2) : double(i) / 3 + 0.9 * obj[j * n + i];
     if (values) obj[0] = -0.0, obj[1] = 0.0;
     const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
     EXPECT_EQ(three, agents::nondominated_sort(obj.data(), n, 4, n)) << trial;
