@@ -680,10 +680,11 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.mode == Mode::Training && vchunks > 1 && (w.global_batch / (int64_t(w.dp) * w.micro_batch)) % w.pp != 0)
     return Reason::BatchNotDivisible;
   // DualPipe feeds micro-batches from both ends of the pipeline, pairing stage i with pp - 1 - i:
-  // an even pp, and (our reading of its schedule) an even number of micro-batches, at least pp.
+  // an even pp, and an even number of micro-batches, at least 2 pp (its implementation asserts
+  // both; its bubble assumes that steady state).
   if (w.mode == Mode::Training && w.schedule == Schedule::DualPipe) {
     const int64_t micro = w.global_batch / (int64_t(w.dp) * w.micro_batch);
-    if (w.pp % 2 != 0 || micro % 2 != 0 || micro < w.pp) return Reason::BatchNotDivisible;
+    if (w.pp % 2 != 0 || micro % 2 != 0 || micro < 2 * int64_t(w.pp)) return Reason::BatchNotDivisible;
   }
   // Uneven stages (Megatron's first / last stage layer counts; Llama 3's 126 layers on 16 stages):
   // every model chunk needs at least one layer.
@@ -754,8 +755,9 @@ COSMIC_HD inline bool place_experts(const Config& c, Groups& g) {
 }
 
 // The experts' dispatch with ep_dispatch: dedup (DeepEP-style): a token is sent once to each node
-// (the innermost dimension the EP group spans holds one) that holds any of its top_k experts,
-// then fanned out inside it; the combine returns the same way. Under uniform routing a node
+// (the network's innermost dimension, dimension 0: it holds ep.k[0] of the EP group's ranks, one
+// where the EP group does not span it) that holds any of its top_k experts, then fanned out
+// inside it; the combine returns the same way. Under uniform routing a node
 // holding E / n of the E experts gets none of a token's k distinct experts with probability
 // prod_{i<k} (E - E/n - i) / (E - i), so a token reaches n (1 - that) of the n nodes where the
 // all-to-all sends k copies: the scale of what crosses the outer dimensions (1 within a node).
@@ -779,14 +781,8 @@ COSMIC_HD inline double none_of_k(double candidates, double here, int32_t k) {  
   for (int32_t i = 0; i < k && none > 0; ++i) none = candidates - here - i > 0 ? none * (candidates - here - i) / (candidates - i) : 0.0;
   return none;
 }
-COSMIC_HD inline double node_dedup_scale(const ModelSpec& m, const Workload& w, const Span& ep, int32_t ndims) {
-  int32_t inner = 1;
-  for (int32_t i = 0; i < ndims; ++i)
-    if (ep.k[i] > 1) {
-      inner = ep.k[i];
-      break;
-    }
-  const int32_t nodes = w.ep / inner, G = m.expert_groups, g = m.groups_per_token;
+COSMIC_HD inline double node_dedup_scale(const ModelSpec& m, const Workload& w, const Span& ep) {
+  const int32_t nodes = w.ep / ep.k[0], G = m.expert_groups, g = m.groups_per_token;  // ep.k[0]: the EP ranks a node holds
   const double n = nodes, E = m.experts, per_node = E / n;
   if (n <= 1 || m.experts <= 0) return 1.0;
   if (G > 0 && g < G && G < nodes && nodes % G == 0)  // a group spans n / G nodes
@@ -920,7 +916,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
   if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
     const double bytes = act_bytes(m) * T / c.work.tp * m.top_k * m.hidden;
     const double outer =
-        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, g.ep, c.net.ndims) : 1.0;
+        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, g.ep) : 1.0;
     lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * 2 *
                                 collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus, outer);
   }
@@ -1299,14 +1295,17 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double rec = k.sum(1.0, rec_of);
     const double tpc = k.sum(1.0, tp_of) + ec.fwd_s + ec.bwd_s;
     const double cpc = k.sum(1.0, cp_of);
-    // overlap_ep_comm: a forward chunk runs beside another micro-batch's backward chunk, each
-    // one's all-to-alls while the other computes (DeepSeek-V3's DualPipe; Megatron-Core's MoE
-    // all-to-all overlap), so a micro-batch's all-to-alls are hidden up to its compute (forward,
-    // backward, recompute) and only what exceeds it is exposed. Assumed: the SMs the
-    // communication kernels occupy (DeepSeek: 20 of 132) do not slow the compute; ep_overlap's
-    // fraction is hidden first.
+    // overlap_ep_comm: in the steady state a forward chunk runs beside another micro-batch's
+    // backward chunk, each one's all-to-alls while the other computes (DeepSeek-V3's DualPipe;
+    // Megatron-Core's MoE all-to-all overlap), so a micro-batch's all-to-alls are hidden up to
+    // its compute (forward, backward, recompute) and only what exceeds it is exposed. Nothing is
+    // paired with one micro-batch, nor under GPipe (all forwards, then all backwards), nor in the
+    // 1F1B and interleaved schedules' warm-up and cool-down (their bubble, below, keeps the
+    // all-to-alls whole). Assumed: the SMs the communication kernels occupy (DeepSeek: 20 of 132)
+    // do not slow the compute; ep_overlap's fraction is hidden first.
     const double ep_all = k.sum(1.0, ep_of);
-    const double epc = w.overlap_ep_comm ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
+    const bool paired = w.overlap_ep_comm && micro > 1 && w.schedule != Schedule::GPipe;
+    const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
     const double p2p = 2 * v * p2p_s(T);
 
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
@@ -1323,6 +1322,15 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     };
     const double gather_w = sync && w.sharding != Sharding::None ? replica_coll(Coll::AllGather, D) : 0.0;
     const double scatter_g = sync && w.sharding != Sharding::None ? replica_coll(Coll::ReduceScatter, c.cal.grad_bytes) : 0.0;
+    // DualPipe's rank holds two stages (P counts both) but a micro-batch passes through one:
+    // what each micro-batch gathers or reduce-scatters (ZeRO-3, ZeRO-2) is one stage's.
+    const double pass_share = w.schedule == Schedule::DualPipe ? 0.5 : 1.0;
+    const double pass_gather = pass_share < 1 && sync && w.sharding != Sharding::None
+                                   ? replica_coll(Coll::AllGather, pass_share * D)
+                                   : gather_w;
+    const double pass_scatter = pass_share < 1 && sync && w.sharding != Sharding::None
+                                    ? replica_coll(Coll::ReduceScatter, pass_share * c.cal.grad_bytes)
+                                    : scatter_g;
     // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
     // layer ahead; backward also reduce-scatters the gradients (Zhao et al. 2023, FSDP). This is
     // data-parallel traffic like the gradient synchronisation below, so the same usable fraction
@@ -1330,9 +1338,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // compute is exposed; our assumption, not validated: no measured run uses ZeRO-3).
     double z3 = 0;
     if (zero3 && sync) {
-      const double back = gather_w + scatter_g;
+      const double back = pass_gather + pass_scatter;
       const double fwd_window = c.cal.dp_overlap * fwd, bwd_window = c.cal.dp_overlap * (bwd + rec);
-      z3 = (gather_w > fwd_window ? gather_w - fwd_window : 0.0) + (back > bwd_window ? back - bwd_window : 0.0);
+      z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + (back > bwd_window ? back - bwd_window : 0.0);
     }
     // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
     // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
@@ -1340,7 +1348,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // micro-batch is the end-of-step case below.
     const double bwd_window = k.sum(c.cal.dp_overlap, bwd_of);
     const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
-    const double z2 = z2_each && scatter_g > bwd_window ? scatter_g - bwd_window : 0.0;
+    const double z2 = z2_each && pass_scatter > bwd_window ? pass_scatter - bwd_window : 0.0;
     const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
 
     // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
@@ -1382,7 +1390,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
     }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
-    r.bubble_s = (pp - 1) / v * t_mb;
+    r.bubble_s = (pp - 1) / v * (t_mb + (ep_all - epc));  // warm-up and cool-down: nothing paired
     // DualPipe (DeepSeek-V3 report, Table 2): (pp / 2 - 1) (F&B + B - 3 W), F&B a forward and
     // a backward chunk run together (t_mb: the all-to-alls hidden as overlap_ep_comm says), B
     // a backward chunk (with its recompute), W its weight-gradient half (our assumption: half

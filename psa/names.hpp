@@ -118,7 +118,7 @@ inline const char* reason_message(Reason r) {
              "width by tp)";
     case Reason::BatchNotDivisible:
       return "global batch not divisible by dp x micro_batch, or (interleaved schedule only) the micro-batches per "
-             "pipeline not a multiple of pp (dualpipe: pp odd, or the micro-batches per pipeline odd or fewer than pp)";
+             "pipeline not a multiple of pp (dualpipe: pp odd, or the micro-batches per pipeline odd or fewer than 2 pp)";
     case Reason::LayersNotDivisible:
       return "layers not divisible by pp (x vpp when interleaved), or with uneven_stages fewer layers than chunks";
     case Reason::SeqNotDivisible:
