@@ -71,8 +71,8 @@ namespace cosmic {
 //    norm inputs are held. (Dense layers among the expert layers and MLA came with the last
 //    builds of revision 9.) Group-limited routing (model keys expert_groups, groups_per_token)
 //    added: the DeepSeek-V3 preset uses it. workload.overlap_ep_comm and schedule dualpipe
-//    added.
-//    Every model without MLA or group-limited routing unchanged.
+//    added. ep_dispatch dedup counts nodes as the network's innermost dimension (it found none
+//    where the EP group had one rank a node). Every other result unchanged.
 constexpr int64_t kModelRevision = 10;
 
 // ---------------------------------------------------------------------------------------------
