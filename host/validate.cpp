@@ -415,9 +415,9 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   }
 
   const std::string gpu = get("gpu_type");
-  // H200 (H800): the H100's chip with more and faster memory (with less NVLink bandwidth, which
-  // the row's column gives) (GH200, a Grace-Hopper superchip with its
-  // own memory system, has no preset). B200 on the DGX-B200 preset; GB200 rows are not mapped (how
+  // H200: the H100's chip with more and faster memory; H800: the H100's chip with less NVLink
+  // bandwidth, which the row's column gives (GH200, a Grace-Hopper superchip with its own memory
+  // system, has no preset). B200 on the DGX-B200 preset; GB200 rows are not mapped (how
   // many GPUs share an NVLink domain, 4 or 72, is not in the columns).
   const char* preset = contains(gpu, "a100")                              ? "dgx-a100"
                        : contains(gpu, "h100")                            ? "dgx-h100"

@@ -1045,14 +1045,15 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
   const double stages = w.mode == Mode::Training && w.schedule == Schedule::DualPipe ? 2.0 : 1.0;
   RankParams p;
   if (m.experts == 0) {
-    p.dense = stages * (layers * layer_params(m) / w.tp + embedding + kv_replicas);
-    return p;
+    p.dense = layers * layer_params(m) / w.tp + embedding + kv_replicas;
+  } else {
+    const double experts = double(m.experts) / w.ep * mlp_params(m);
+    p.expert = mix.main * experts / expert_tp(w);
+    p.dense = mix.main * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
+    if (mix.dense > 0) p.dense += mix.dense * layer_params(dense_layer_model(m)) / w.tp;
   }
-  const double experts = double(m.experts) / w.ep * mlp_params(m);
-  p.expert = stages * mix.main * experts / expert_tp(w);
-  p.dense = mix.main * (rank_layer_params(m, w) - experts) / w.tp + embedding + kv_replicas;
-  if (mix.dense > 0) p.dense += mix.dense * layer_params(dense_layer_model(m)) / w.tp;
   p.dense *= stages;
+  p.expert *= stages;
   return p;
 }
 
@@ -1320,17 +1321,16 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
         s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
       return s;
     };
-    const double gather_w = sync && w.sharding != Sharding::None ? replica_coll(Coll::AllGather, D) : 0.0;
-    const double scatter_g = sync && w.sharding != Sharding::None ? replica_coll(Coll::ReduceScatter, c.cal.grad_bytes) : 0.0;
+    auto sharded_coll = [&](Coll coll, double per_param) {  // ZeRO's weight gathers and gradient scatters
+      return sync && w.sharding != Sharding::None ? replica_coll(coll, per_param) : 0.0;
+    };
+    const double gather_w = sharded_coll(Coll::AllGather, D);
+    const double scatter_g = sharded_coll(Coll::ReduceScatter, c.cal.grad_bytes);
     // DualPipe's rank holds two stages (P counts both) but a micro-batch passes through one:
     // what each micro-batch gathers or reduce-scatters (ZeRO-3, ZeRO-2) is one stage's.
     const double pass_share = w.schedule == Schedule::DualPipe ? 0.5 : 1.0;
-    const double pass_gather = pass_share < 1 && sync && w.sharding != Sharding::None
-                                   ? replica_coll(Coll::AllGather, pass_share * D)
-                                   : gather_w;
-    const double pass_scatter = pass_share < 1 && sync && w.sharding != Sharding::None
-                                    ? replica_coll(Coll::ReduceScatter, pass_share * c.cal.grad_bytes)
-                                    : scatter_g;
+    const double pass_gather = pass_share < 1 ? sharded_coll(Coll::AllGather, pass_share * D) : gather_w;
+    const double pass_scatter = pass_share < 1 ? sharded_coll(Coll::ReduceScatter, pass_share * c.cal.grad_bytes) : scatter_g;
     // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
     // layer ahead; backward also reduce-scatters the gradients (Zhao et al. 2023, FSDP). This is
     // data-parallel traffic like the gradient synchronisation below, so the same usable fraction
