@@ -119,6 +119,9 @@ nlohmann::json to_json(const EvalReport& rep) {
   const double price = rep.config.compute.price_usd;  // per NPU; 0: not given
   j["npu_price_usd"] = price > 0 ? nlohmann::json(price) : nlohmann::json();
   j["cluster_cost_usd"] = number_or_null(rep.cluster_cost_usd);
+  j["npu_power_W"] = rep.config.compute.power_W > 0 ? nlohmann::json(rep.config.compute.power_W) : nlohmann::json();
+  j["energy_per_token_J"] = number_or_null(rep.energy_per_token_J);
+  j["usd_per_token"] = number_or_null(rep.usd_per_token);
   j["model_flops"] = r.model_flops;
   j["tokens_per_s"] = r.tokens_per_s;
   j["npu_s_per_token"] = r.tokens_per_s > 0 ? nlohmann::json(objective_value(Objective::NpuSPerToken, rep.config, r))
@@ -126,13 +129,16 @@ nlohmann::json to_json(const EvalReport& rep) {
   j["mfu"] = r.mfu;
   // Every PSA objective's value (docs/psa.md: lower is better, in the units result files write
   // them), so that a result file's objective columns can be checked against eval: null where
-  // the layout was not timed, cluster_cost where no NPU price is given.
+  // the layout was not timed, cluster_cost where no NPU price is given, energy_per_token and
+  // usd_per_token where they lack a figure.
   j["objectives"] = nlohmann::json::object();
   for (int k = 0; k < kNumObjectives; ++k) {
     const Objective o = Objective(k);
     const bool dollars = o == Objective::Cost || o == Objective::RuntimeXCost || o == Objective::ClusterCost;
     const bool defined = r.time_s > 0 && (o != Objective::ClusterCost || rep.config.compute.price_usd > 0) &&
-                         !(dollars && std::isnan(rep.network_cost_usd));  // a Switch without a price
+                         !(dollars && std::isnan(rep.network_cost_usd)) &&  // a Switch without a price
+                         !(o == Objective::EnergyPerToken && std::isnan(rep.energy_per_token_J)) &&
+                         !(o == Objective::UsdPerToken && std::isnan(rep.usd_per_token));
     j["objectives"][psa::objective_name(o)] = defined ? number_or_null(objective_value(o, rep.config, r)) : nlohmann::json();
   }
   if (rep.config.work.mode == Mode::Generate || rep.config.work.mode == Mode::Serve) {
@@ -265,6 +271,12 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (priced) {
     rep.network_cost_usd = network_usd;
     if (c.compute.price_usd > 0) rep.cluster_cost_usd = cluster_cost_usd(c, network_usd);
+  }
+  const double tokens_per_s = rep.result.time_s > 0 ? rep.result.tokens_per_s : 0;
+  if (tokens_per_s > 0 && c.compute.power_W > 0) {
+    rep.energy_per_token_J = energy_per_token_J(c, tokens_per_s);
+    if (!std::isnan(rep.cluster_cost_usd) && c.op.usd_per_kWh > 0 && c.op.lifetime_years > 0)
+      rep.usd_per_token = usd_per_token(c, rep.cluster_cost_usd, tokens_per_s);
   }
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
@@ -490,6 +502,22 @@ std::string to_text(const EvalReport& rep) {
   std::snprintf(buf, sizeof buf, "throughput        %16.1f %s  (%.1f per NPU)\nMFU               %16.1f %%\n",
                 r.tokens_per_s, counted, r.tokens_per_s / double(total_npus(rep.config.net)), 100 * r.mfu);
   os << buf;
+  const Config& cfg = rep.config;
+  if (!std::isnan(rep.energy_per_token_J)) {
+    std::snprintf(buf, sizeof buf, "energy            %16.4g J/token  (%lld NPUs x %.6g W x PUE %.6g = %.6g kW)\n",
+                  rep.energy_per_token_J, (long long)total_npus(cfg.net), cfg.compute.power_W, cfg.op.pue,
+                  double(total_npus(cfg.net)) * cfg.compute.power_W * cfg.op.pue / 1e3);
+    os << buf;
+  }
+  if (!std::isnan(rep.usd_per_token)) {
+    const double energy_usd = rep.energy_per_token_J * cfg.op.usd_per_kWh / 3.6e6;  // kernels/cost.hpp's two parts
+    char usd[32];
+    std::snprintf(usd, sizeof usd, "$%.4g", rep.usd_per_token * 1e6);
+    std::snprintf(buf, sizeof buf,
+                  "cost per token    %16s per million tokens  (the cluster over %.6g years $%.4g, electricity at $%.6g/kWh $%.4g)\n",
+                  usd, cfg.op.lifetime_years, (rep.usd_per_token - energy_usd) * 1e6, cfg.op.usd_per_kWh, energy_usd * 1e6);
+    os << buf;
+  }
   // What the times and MFU above rest on: how the collectives are split, and the system's
   // efficiencies where they differ from the ideal machine (which a system file without them gets).
   const Network& net = rep.config.net;

@@ -28,6 +28,10 @@ struct EvalReport {
   // layout (the model stops before pricing one it rejects early); NaN where undefined: a Switch
   // without a price, or (cluster) no price per NPU.
   double network_cost_usd = NAN, cluster_cost_usd = NAN;
+  // Energy and cost per token (kernels/cost.hpp); NaN where the layout was not timed or the
+  // configuration lacks a figure they need (power_W; and for the cost the cluster's cost and
+  // system.operation's electricity price and lifetime).
+  double energy_per_token_J = NAN, usd_per_token = NAN;
   // Where the parallel groups lie: for tp, cp, dp, pp (and ep, with experts) of degree > 1, the
   // group's ranks along each dimension (empty when the groups cannot be placed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> placement;

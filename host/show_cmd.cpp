@@ -261,6 +261,8 @@ std::string objective_text(const std::string& objective, double v) {
   if (objective == "cost" || objective == "cluster_cost") return "$" + fmt_g(v / 1e6) + "M";
   if (objective == "npus") return fmt_g(v) + " NPUs";
   if (objective == "npu_s_per_token") return fmt_g(v) + " NPU-s/token";
+  if (objective == "energy_per_token") return fmt_g(v) + " J/token";
+  if (objective == "usd_per_token") return "$" + fmt_g(v * 1e6) + " per million tokens";
   return fmt_g(v);
 }
 

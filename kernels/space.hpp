@@ -77,8 +77,10 @@ enum class Objective : int8_t {
   Npus = 8,         // the NPUs of the network (the product over dimensions): fewest that do the job
   ClusterCost = 9,  // network_cost_usd + NPUs x compute.price_usd: what the cluster costs to buy
   NpuSPerToken = 10,  // NPU-seconds per token, NPUs / tokens_per_s: the run's NPU-hours per token
+  EnergyPerToken = 11,  // joules per token, NPUs x compute.power_W x op.pue / tokens_per_s
+  UsdPerToken = 12,     // dollars per token: the cluster's price over its lifetime, and the electricity
 };
-constexpr int kNumObjectives = 11;
+constexpr int kNumObjectives = 13;
 constexpr int kStudyObjectives = 6;  // `objectives: all`: the first six, the study's and the usual ones
 
 // An NPU type of a Device gene: a system's compute figures and calibration (the efficiencies
@@ -415,6 +417,8 @@ COSMIC_HD inline double objective_value(Objective o, const Config& c, const Resu
     case Objective::ClusterCost: return cluster_cost_usd(c, r.network_cost_usd);
     // A training run of T tokens takes T x this / 3600 NPU-hours (times an hourly price: its cost).
     case Objective::NpuSPerToken: return r.tokens_per_s > 0 ? double(total_npus(c.net)) / r.tokens_per_s : 0.0;
+    case Objective::EnergyPerToken: return energy_per_token_J(c, r.tokens_per_s);
+    case Objective::UsdPerToken: return usd_per_token(c, cluster_cost_usd(c, r.network_cost_usd), r.tokens_per_s);
   }
   return 0;
 }

@@ -15,7 +15,9 @@
 
 namespace cosmic {
 
-constexpr int kMaxSweepObjectives = kNumObjectives;  // objectives reduced per sweep: up to all of them
+// Objectives reduced per sweep: a bound of its own, below kNumObjectives, since the candidate
+// records and the GPU blocks' histograms are sized by it.
+constexpr int kMaxSweepObjectives = 11;
 
 // Objective histogram: log-spaced, 10 bins per decade over [1e-12, 1e18), one underflow bin
 // (below 1e-12, zero, negative or NaN) and one overflow bin (1e18 and above). The range covers

@@ -160,6 +160,15 @@ struct Compute {
   double mem_bw_GBps = 0;
   double mem_capacity_bytes = 0;
   double price_usd = 0;  // what one NPU costs, with its share of the servers around it; 0: not given
+  double power_W = 0;    // what one NPU draws running, with its share of the servers and network; 0: not given
+};
+
+// Where and how long a cluster runs, for the cost of a token (kernels/cost.hpp): none of it has a
+// default but the PUE, since prices and lifetimes vary too much to ship one.
+struct Operation {
+  double pue = 1.0;            // power usage effectiveness: the facility's draw over the IT equipment's
+  double usd_per_kWh = 0;      // electricity price; 0: not given
+  double lifetime_years = 0;   // years over which the cluster's price is written off; 0: not given
 };
 
 // The few efficiency factors that turn peak figures into achieved ones. Each is a physical
@@ -205,6 +214,7 @@ struct Config {
   Network net;
   Compute compute;
   Calibration cal;
+  Operation op;
 };
 
 // Why a configuration cannot run. Ok = feasible. Codes are stable: they are written to result files.

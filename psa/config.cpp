@@ -396,7 +396,7 @@ void convert_network(const Section& s, Network& net) {
 }
 
 void convert_compute(const Section& s, Compute& c) {
-  s.check_keys({"peak_tflops", "memory_bw_GBps", "memory_GiB", "memory_GB", "price_usd"});
+  s.check_keys({"peak_tflops", "memory_bw_GBps", "memory_GiB", "memory_GB", "price_usd", "power_W"});
   if (!s.has("peak_tflops")) s.fail("peak_tflops", "a number or a mapping {fp32, fp16, bf16, fp8} (required)");
   if (s.raw("peak_tflops").IsScalar()) {
     c.peak_tflops[1] = s.number("peak_tflops", 0, 1e-12, 1e12);
@@ -416,6 +416,14 @@ void convert_compute(const Section& s, Compute& c) {
   c.mem_capacity_bytes = s.has("memory_GiB") ? s.number("memory_GiB", 0, 1e-9, 1e12) * 1073741824.0
                                              : s.number("memory_GB", 0, 1e-9, 1e12) * 1e9;
   c.price_usd = s.number("price_usd", 0, 1e-9, 1e12);  // a price, if given (0 would read as none)
+  c.power_W = s.number("power_W", 0, 1e-9, 1e9);       // likewise a draw
+}
+
+void convert_operation(const Section& s, Operation& o) {
+  s.check_keys({"pue", "usd_per_kWh", "lifetime_years"});
+  o.pue = s.number("pue", o.pue, 1, 10);
+  o.usd_per_kWh = s.number("usd_per_kWh", 0, 1e-9, 1e6);
+  o.lifetime_years = s.number("lifetime_years", 0, 1e-6, 1e3);
 }
 
 void convert_calibration(const Section& s, Calibration& k) {
@@ -692,7 +700,7 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   const Section model(root["model"], "model", sources);
   c.model = convert_model(model);
   const Section sys(root["system"], "system", sources);
-  sys.check_keys({"name", "description", "source", "nodes", "compute", "network", "calibration"});
+  sys.check_keys({"name", "description", "source", "nodes", "compute", "network", "calibration", "operation"});
   if (sys.has("nodes")) sys.integer("nodes", 1, 1, 1 << 24);
   if (!sys.has("compute")) sys.fail("compute", "a mapping (required)");
   if (!sys.has("network")) sys.fail("network", "a mapping (required)");
@@ -700,6 +708,7 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   convert_network(sys.sub("network"), c.net);
   const Section cal = sys.sub("calibration");
   convert_calibration(cal, c.cal);
+  convert_operation(sys.sub("operation"), c.op);
   if (!top.has("workload")) top.fail("workload", "a mapping (required; {} takes every default)");
   const Section work(root["workload"], "workload", sources);
   c.work = convert_workload(work, c.model);

@@ -613,10 +613,11 @@ const ObjectiveName kObjectives[] = {
     {"per_output_token", Objective::PerOutputToken}, {"ttft", Objective::FirstToken},
     {"tpot", Objective::PerOutputToken},        {"npus", Objective::Npus},
     {"cluster_cost", Objective::ClusterCost},   {"npu_s_per_token", Objective::NpuSPerToken},
+    {"energy_per_token", Objective::EnergyPerToken}, {"usd_per_token", Objective::UsdPerToken},
 };
 const char* kObjectiveChoices =
     "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, npus, cluster_cost, "
-    "npu_s_per_token, all";
+    "npu_s_per_token, energy_per_token, usd_per_token, all";
 
 // Finds the base configuration file: relative to the PSA file, the working directory, then
 // the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
@@ -684,6 +685,8 @@ const char* objective_units(Objective o) {
     case Objective::RuntimeXCost: return "s x USD";
     case Objective::Npus: return "NPUs";
     case Objective::NpuSPerToken: return "NPU-s/token";
+    case Objective::EnergyPerToken: return "J/token";
+    case Objective::UsdPerToken: return "USD/token";
     default: return "s";  // the times
   }
 }
@@ -695,6 +698,7 @@ std::string limit_text(Objective o, double v) {
   if (o == Objective::Throughput) std::snprintf(buf, sizeof buf, " (%.6g tokens/s)", 1 / v);
   else if (o == Objective::Memory) std::snprintf(buf, sizeof buf, " (%.4g GiB)", v / 1073741824.0);
   else if (o == Objective::NpuSPerToken) std::snprintf(buf, sizeof buf, " (%.6g tokens/s per NPU)", 1 / v);
+  else if (o == Objective::UsdPerToken) std::snprintf(buf, sizeof buf, " ($%.6g per million tokens)", v * 1e6);
   else buf[0] = '\0';
   return text + buf;
 }
@@ -1079,25 +1083,46 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   }
 
   // Objectives: a name or a list; `all` = the first kStudyObjectives; pareto: true with no list = all.
-  // cluster_cost, as an objective or a limit, needs the NPUs' price.
-  // With a compute.device gene, every NPU type needs its own price (the base's is not used).
-  std::string unpriced = view->base.compute.price_usd > 0
-                             ? ""
-                             : "the base configuration gives none (set system.compute.price_usd, dollars per NPU: --set "
-                               "base.system.compute.price_usd=30000)";
-  for (int32_t g = 0; g < view->ngenes; ++g)
-    if (view->gene[g].param == Param::Device) {
-      unpriced = "";
-      for (int32_t k = 0; k < view->gene[g].card && unpriced.empty(); ++k)
-        if (!(view->device[k].compute.price_usd > 0))
-          unpriced = "NPU type " + ds.genes[size_t(g)].labels[size_t(k)] +
-                     " gives none (compute.price_usd in its system; for a preset, inline: {name: NAME, preset: " +
-                     ds.genes[size_t(g)].labels[size_t(k)] + ", compute: {price_usd: 30000}})";
-    }
+  // cluster_cost, as an objective or a limit, needs the NPUs' price; energy_per_token their
+  // power; usd_per_token both, the electricity's price and the cluster's lifetime. With a
+  // compute.device gene, every NPU type needs its own figures (the base's are not used).
+  const auto npu_lacks = [&](const char* key, double Compute::*field) -> std::string {
+    for (int32_t g = 0; g < view->ngenes; ++g)
+      if (view->gene[g].param == Param::Device) {
+        for (int32_t k = 0; k < view->gene[g].card; ++k)
+          if (!(view->device[k].compute.*field > 0)) {
+            const std::string& type = ds.genes[size_t(g)].labels[size_t(k)];
+            return "NPU type " + type + " gives no compute." + key + " (in its system; for a preset, inline: {name: NAME, preset: " +
+                   type + ", compute: {" + key + ": ...}})";
+          }
+        return "";
+      }
+    if (view->base.compute.*field > 0) return "";
+    return std::string("the base configuration gives none: set system.compute.") + key + " (--set base.system.compute." + key +
+           "=...)";
+  };
+  const auto lacks = [&](Objective o) -> std::string {
+    std::string why;
+    if (o == Objective::ClusterCost || o == Objective::UsdPerToken) why = npu_lacks("price_usd", &Compute::price_usd);
+    if (why.empty() && (o == Objective::EnergyPerToken || o == Objective::UsdPerToken)) why = npu_lacks("power_W", &Compute::power_W);
+    if (why.empty() && o == Objective::UsdPerToken)
+      for (auto [key, value] : {std::pair{"usd_per_kWh", view->base.op.usd_per_kWh}, {"lifetime_years", view->base.op.lifetime_years}})
+        if (!(value > 0)) {
+          why = std::string("the base configuration gives none: set system.operation.") + key + " (--set base.system.operation." +
+                key + "=...)";
+          break;
+        }
+    return why;
+  };
   const auto check_priced = [&](const Section& in, const YAML::Node& node, const std::string& kp, Objective o) {
-    if (o == Objective::ClusterCost && !unpriced.empty())
-      in.fail_node(node, kp, "an objective the space can price: cluster_cost adds the NPUs' price to the network's, and " +
-                                 unpriced);
+    const std::string why = lacks(o);
+    if (!why.empty())
+      in.fail_node(node, kp, std::string("an objective the space has the figures for: ") + objective_name(o) + " needs " +
+                                 (o == Objective::ClusterCost      ? "the NPUs' price (dollars an NPU)"
+                                  : o == Objective::EnergyPerToken ? "the NPUs' power draw (watts an NPU)"
+                                                                   : "the NPUs' price and power, the electricity's price and the "
+                                                                     "cluster's lifetime") +
+                                 ", and " + why);
   };
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");

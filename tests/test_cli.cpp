@@ -164,6 +164,26 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_EQ(o["npus"].get<double>(), 1024.0);
   EXPECT_EQ(o["cluster_cost"].get<double>(), 8775680.0 + 1024 * 25000.0);
   EXPECT_EQ(o["memory"].get<double>(), pj["memory_bytes"].get<double>());
+  // Energy and dollars per token (kernels/cost.hpp) need figures the System 1 file lacks: null
+  // without them. With them: 1,024 NPUs x 1,000 W x PUE 1.2 = 1,228.8 kW over the tokens/s, and
+  // the cluster's $34,375,680 over 4 years (126,230,400 s) plus 1,228.8 kW at $0.10 a kWh.
+  EXPECT_TRUE(pj["energy_per_token_J"].is_null() && pj["usd_per_token"].is_null() && pj["npu_power_W"].is_null());
+  EXPECT_TRUE(o["energy_per_token"].is_null() && o["usd_per_token"].is_null());
+  const std::string figures = " --set system.compute.price_usd=25000 --set system.compute.power_W=1000 --set system.operation.pue=1.2"
+                              " --set system.operation.lifetime_years=4";
+  const auto ej = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json" + figures).out);
+  const double tokens_per_s = ej["tokens_per_s"].get<double>();
+  EXPECT_EQ(ej["npu_power_W"], 1000.0);
+  EXPECT_DOUBLE_EQ(ej["energy_per_token_J"].get<double>(), 1228800 / tokens_per_s);
+  EXPECT_EQ(ej["objectives"]["energy_per_token"], ej["energy_per_token_J"]);
+  EXPECT_TRUE(ej["usd_per_token"].is_null());  // no electricity price
+  const std::string kwh = figures + " --set system.operation.usd_per_kWh=0.1";
+  const auto uj2 = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json" + kwh).out);
+  EXPECT_DOUBLE_EQ(uj2["usd_per_token"].get<double>(), (34375680.0 / 126230400 + 1228.8 * 0.1 / 3600) / tokens_per_s);
+  EXPECT_EQ(uj2["objectives"]["usd_per_token"], uj2["usd_per_token"]);
+  const std::string et = test::run_cli("eval " + cfg + kwh).out;
+  EXPECT_NE(et.find(" J/token  (1024 NPUs x 1000 W x PUE 1.2 = 1228.8 kW)\n"), std::string::npos) << et;
+  EXPECT_NE(et.find(" per million tokens  (the cluster over 4 years $"), std::string::npos) << et;
   // A layout of another size than the network: both products, to see which to change.
   const std::string wrong = test::run_cli("eval " + cfg + " --set workload.dp=16").out;
   EXPECT_NE(wrong.find("PRODUCT_MISMATCH"), std::string::npos) << wrong;

@@ -181,7 +181,7 @@ TEST(Psa, DeviceGeneSetsAnNpuType) {
             std::string::npos);
   // cluster_cost needs every type's price (the presets give none; my-npu.yaml does).
   EXPECT_NE(error_of(write_psa("devices-price.yaml", head + devices + "objectives: [cluster_cost]\n"))
-                .find("NPU type dgx-a100 gives none"),
+                .find("NPU type dgx-a100 gives no compute.price_usd"),
             std::string::npos);
   EXPECT_EQ(error_of(write_psa("devices-priced.yaml", head + "    device: [my-npu.yaml]\nobjectives: [cluster_cost]\n")), "");
   // Inline, as a result file's recorded space has them: the same NPU types, under the same labels.
@@ -741,7 +741,7 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"deep_signs.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"" + std::string(30000, '-') + "1 < 0\"\nobjectives: [latency]\n",
        {"deep_signs.yaml:6:5:", "nested more than 64 deep"}},
       {"limit_name.yaml", head + "    dp: [1, 2]\nlimits:\n  latncy: 2.5\nobjectives: [latency]\n",
-       {"limit_name.yaml:6:3:", "key 'limits.latncy'", "an objective to limit (latency, throughput,", "npu_s_per_token; or", "tpot)"}},
+       {"limit_name.yaml:6:3:", "key 'limits.latncy'", "an objective to limit (latency, throughput,", "usd_per_token; or", "tpot)"}},
       {"limit_zero.yaml", head + "    dp: [1, 2]\nlimits:\n  memory: 0\nobjectives: [latency]\n",
        {"limit_zero.yaml:6:11:", "key 'limits.memory'", "expected a positive upper bound in bytes per NPU"}},
       {"limit_negative.yaml", head + "    dp: [1, 2]\nlimits:\n  latency: -2\nobjectives: [latency]\n",

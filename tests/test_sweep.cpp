@@ -317,6 +317,61 @@ TEST(Sweep, ClusterCostAndNpuSecondsPerToken) {
   EXPECT_EQ(got.top[1][0].obj[1], leanest);
 }
 
+// Energy and dollars per token (kernels/cost.hpp), by hand: 1,024 NPUs at 1,000 W in a facility
+// of PUE 1.2 draw 1,228.8 kW; at 8,192 tokens/s that is 150 J a token. The cluster's $34,375,680
+// over 4 years (126,230,400 s) is $0.272325 a second, $33.2428 per million tokens at that rate;
+// 150 J at $0.10 a kWh (3.6 MJ) is $4.16667 per million: $37.4095 in all. A sweep over the
+// space's layouts finds the least of each, as a brute force over the points computes them from
+// the model's time; without the figures they need the space is refused, saying which is missing.
+TEST(Sweep, EnergyAndDollarsPerToken) {
+  Config c = psa::load_config(std::string(COSMIC_DATA_DIR) + "/configs/cosmic-system1-baseline.yaml").config;
+  c.compute.power_W = 1000, c.op.pue = 1.2, c.op.usd_per_kWh = 0.1, c.op.lifetime_years = 4;
+  EXPECT_DOUBLE_EQ(energy_per_token_J(c, 8192), 150.0);
+  EXPECT_NEAR(usd_per_token(c, 34375680, 8192) * 1e6, 37.4095, 1e-4);
+  EXPECT_NEAR(usd_per_token(c, 34375680, 8192) * 1e6 - 150 * 0.1 / 3.6, 33.2428, 1e-4);
+  EXPECT_EQ(energy_per_token_J(c, 0), 0.0);  // a layout the model did not time
+
+  const std::string psa_path = ::testing::TempDir() + "energy.yaml";
+  std::ofstream(psa_path) << "base: " << COSMIC_DATA_DIR << "/configs/cosmic-system1-baseline.yaml\n"
+                          << "parameters:\n  workload: {dp: [1, 2, 4, 8, 16, 32], pp: [1, 2, 4]}\n"
+                          << "  network: {npus.3: [1, 2, 4, 8]}\nderived: {tp: auto}\n"
+                          << "objectives: [energy_per_token, usd_per_token]\n";
+  const auto error = [](const std::string& path, const std::vector<std::string>& sets) -> std::string {
+    try {
+      psa::load_psa(path, sets);
+    } catch (const psa::ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string no_power = error(psa_path, {});
+  EXPECT_EQ(no_power.rfind(psa_path + ":6:14: key 'objectives.0'", 0), 0u) << no_power;
+  EXPECT_NE(no_power.find("energy_per_token needs the NPUs' power draw (watts an NPU), and the base configuration gives none: "
+                          "set system.compute.power_W"),
+            std::string::npos)
+      << no_power;
+  const std::vector<std::string> figures = {"base.system.compute.power_W=1000", "base.system.compute.price_usd=25000",
+                                            "base.system.operation.pue=1.2", "base.system.operation.lifetime_years=4"};
+  const std::string no_kwh = error(psa_path, figures);
+  EXPECT_EQ(no_kwh.rfind(psa_path + ":6:32: key 'objectives.1'", 0), 0u) << no_kwh;
+  EXPECT_NE(no_kwh.find("set system.operation.usd_per_kWh"), std::string::npos) << no_kwh;
+  std::vector<std::string> all = figures;
+  all.push_back("base.system.operation.usd_per_kWh=0.1");
+  const psa::DesignSpace ds = psa::load_psa(psa_path, all);
+  double least_j = INFINITY, least_usd = INFINITY;
+  for_each_runnable(ds, [&](const Config& p, const Result& e) {
+    const double npus = double(p.net.dim[0].npus) * p.net.dim[1].npus * p.net.dim[2].npus * p.net.dim[3].npus;
+    const double lifetime_s = 4 * 365.25 * 86400;
+    least_j = std::min(least_j, npus * 1000 * 1.2 / e.tokens_per_s);
+    least_usd = std::min(least_usd, ((e.network_cost_usd + npus * 25000) / lifetime_s + npus * 1000 * 1.2 * 0.1 / 3.6e6) /
+                                        e.tokens_per_s);
+  });
+  const SweepState got = cpu_sweep(ds, 0, space_size(*ds.view), 4);
+  ASSERT_GT(got.feasible(), 0u);
+  EXPECT_DOUBLE_EQ(got.top[0][0].obj[0], least_j);
+  EXPECT_DOUBLE_EQ(got.top[1][0].obj[1], least_usd);
+}
+
 // derived.dp: auto: DP follows the network's size and the other degrees (a space over the
 // number of nodes that needs no list of DP values). Every point's DP is NPUs / (tp x cp x pp),
 // 0 where that is not whole (PRODUCT_MISMATCH); the walk, which sets low genes alone, derives it
@@ -486,7 +541,8 @@ TEST(Sweep, EvaluatedCountEqualsFeasibleCountOfTheSpace) {
 // convention and on the ASTRA-sim one (the kernel's general Conventions::Any form), and Mixtral's
 // in training and in generate mode (a decode step's few tokens reach some experts only:
 // experts_reached's power, which both must take the same way), and with DeepSeekMoE 16B's dense
-// first layer (and dense layers between its expert layers in generate mode) in its place.
+// first layer (and dense layers between its expert layers in generate mode) in its place; and
+// the cluster's cost, energy and dollars per token as objectives.
 TEST(Sweep, CudaMatchesCpu) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "CUDA sweep not tested: " << dev.why;
@@ -500,9 +556,12 @@ TEST(Sweep, CudaMatchesCpu) {
                                              "base.workload.prompt_tokens=512"};
   std::vector<std::string> dense_layers = generate;
   dense_layers.insert(dense_layers.end(), {"base.model=DeepSeekMoE-16B", "base.model.moe_layer_step=2"});
-  for (int which = 0; which < 10; ++which) {
+  for (int which = 0; which < 11; ++which) {
     const psa::DesignSpace ds =
-        which == 9   ? psa::load_psa(moe, dense_layers)
+        which == 10  ? psa::load_psa(derived, {"base.system.compute.price_usd=25000", "base.system.compute.power_W=1000",
+                                               "base.system.operation.pue=1.3", "base.system.operation.usd_per_kWh=0.12",
+                                               "base.system.operation.lifetime_years=5", "objectives=[energy_per_token, usd_per_token]"})
+        : which == 9 ? psa::load_psa(moe, dense_layers)
         : which == 8 ? psa::load_psa(moe, {"base.model=DeepSeekMoE-16B"})
         : which == 7 ? psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/compute/mixtral-npu-types.yaml")  // NPU types
         : which == 0 ? test::small_system1()
