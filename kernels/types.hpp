@@ -160,7 +160,7 @@ struct Compute {
   double mem_bw_GBps = 0;
   double mem_capacity_bytes = 0;
   double price_usd = 0;  // what one NPU costs, with its share of the servers around it; 0: not given
-  double power_W = 0;    // what one NPU draws running, with its share of the servers and network; 0: not given
+  double power_W = 0;    // what one NPU draws under load, with its share of the servers around it; 0: not given
 };
 
 // Where and how long a cluster runs, for the cost of a token (kernels/cost.hpp): none of it has a
