@@ -1,5 +1,6 @@
 #include "host/h5.hpp"
 
+#include "host/child.hpp"
 #include "host/provenance.hpp"
 
 #include <hdf5_hl.h>
@@ -11,6 +12,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -189,9 +191,9 @@ Handle open_file(const std::string& path, bool write) {
   if (write && (being_written(path) || being_written(path + ".partial"))) throw Error(path + kBusy);
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
-    throw Error(path + ": HDF5 cannot open it: another program has it open (HDF5 locks a file that a cosmic run is " +
+    throw Error(path + ": HDF5 cannot open it: it is damaged or cut short, another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
-                "), it is not " + (write ? "writable" : "readable") + ", or it is damaged");
+                "), or it is not " + (write ? "writable" : "readable"));
   Handle f(id, H5Fclose, "open " + path);
   if (write && !lock_writer(f.id())) throw Error(path + kBusy);
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
@@ -200,6 +202,57 @@ Handle open_file(const std::string& path, bool write) {
   // (it would fail to write there: "addr overflow").
   if (write) check(H5Fincrement_filesize(f.id(), 0), "H5Fincrement_filesize " + path);
   return f;
+}
+
+namespace {
+// Every variable-length string attribute of `obj` and of the groups and datasets below it, and
+// every such string dataset, read (soft links are not followed: they point inside the file).
+void read_all_strings(hid_t obj) {
+  std::vector<std::string> names;
+  hsize_t at = 0;
+  const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->push_back(name);
+    return 0;
+  };
+  check(H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, &at, collect, &names), "list attributes");
+  for (const std::string& name : names) {
+    Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+    Handle t(H5Aget_type(a.id()), H5Tclose, "attribute type " + name);
+    if (H5Tis_variable_str(t.id()) > 0) attr_strings(obj, name);  // (fixed-length ones use no heap)
+  }
+  if (H5Iget_type(obj) != H5I_GROUP && H5Iget_type(obj) != H5I_FILE) return;  // (the root is the file's id)
+  for (const std::string& name : member_names(obj)) {
+    if (!soft_link_target(obj, name).empty()) continue;
+    Handle o(H5Oopen(obj, name.c_str(), H5P_DEFAULT), H5Oclose, "open " + name);
+    read_all_strings(o.id());
+    if (H5Iget_type(o.id()) != H5I_DATASET) continue;
+    Handle t(H5Dget_type(o.id()), H5Tclose, "dataset type " + name);
+    if (H5Tis_variable_str(t.id()) > 0) read_strings(obj, name);
+  }
+}
+}  // namespace
+
+void check_readable(const std::string& path) {
+  if (!is_hdf5(path)) return;
+  const int status = run_in_child(
+      [&] {
+        quiet();
+        const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (id < 0) return 0;  // locked, or no HDF5 file: open_file says which
+        try {
+          Handle f(id, H5Fclose, "");
+          read_all_strings(f.id());
+          return 0;
+        } catch (const std::exception&) {  // HDF5 refused a read, or memory ran out
+          return 3;
+        }
+      },
+      ChildLimits{size_t(1) << 30, 60});
+  if (status == 0) return;
+  const std::string why = status == -SIGALRM ? "HDF5 took over 60 s reading its attributes"
+                          : status < 0       ? std::string("HDF5 crashed reading its attributes (") + strsignal(-status) + ")"
+                                             : "HDF5 could not read its attributes (invalid, or over 1 GiB)";
+  throw Error(path + ": the file is damaged: " + why);
 }
 
 std::string result_kind(hid_t file) { return has_attr(file, "kind") ? attr_string(file, "kind") : "sweep"; }
@@ -237,6 +290,11 @@ NewFile::NewFile(const std::string& out, const std::string& kind) : out_(out), p
     const std::string keep = "; cosmic replaces only its own result files (choose another -o, or remove it)";
     if (::access(out.c_str(), R_OK) != 0) throw Error(out + ": exists and cannot be read (permissions?)" + keep);
     if (!is_hdf5(out)) throw Error(being_written(out) ? out + kBusy : out + ": exists and is not an HDF5 file" + keep);
+    try {
+      check_readable(out);
+    } catch (const Error& e) {
+      throw Error(e.what() + keep);
+    }
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (id < 0)  // a run that published it since the check above holds it locked
       throw Error(being_written(out) ? out + kBusy : out + ": HDF5 cannot open it (damaged?)" + keep);

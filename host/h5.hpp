@@ -41,6 +41,14 @@ class Handle {
 
 Handle create_file(const std::string& path);      // truncates
 Handle open_file(const std::string& path, bool write);  // an HDF5 file that exists, or Error saying why not
+// Reads every string attribute and string dataset of the file at `path` in a child process,
+// with 1 GiB of memory and 60 s: HDF5 trusts the heap where variable-length strings live (its
+// checks there are assertions, compiled out of release builds), and a damaged one crashed it or
+// made it allocate without end. Throws Error saying the file is damaged where the child crashed,
+// ran out of memory or time, or failed to read; returns where it read them all, and where it
+// could not open the file (open_file says why). For a file about to be read here, before any
+// other thread uses HDF5 (host/child.hpp).
+void check_readable(const std::string& path);
 
 // A result file's `kind` attribute: "search", or "sweep" (sweep and merged files; those written
 // before 2026-12-02 have none).

@@ -159,6 +159,7 @@ psa::DesignSpace file_space(hid_t f, const std::string& file) {
 }
 
 psa::DesignSpace resumed_space(const std::string& out, const std::string& kind) {
+  h5::check_readable(out);
   h5::Handle f = h5::open_file(out, false);
   if (h5::result_kind(f.id()) != kind ||
       !h5::has_attr(f.id(), "tool_version"))

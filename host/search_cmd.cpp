@@ -26,6 +26,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
   agents::Params params;  // "agent.key" -> value, as recorded
   uint64_t seed = 0, population = 0, asked = 0;  // asked: a population the budget cut to `population`
   try {
+    h5::check_readable(out);
     h5::Handle f = h5::open_file(out, false);
     if (h5::result_kind(f.id()) != "search") return "";
     agent = h5::attr_string(f.id(), "agent");

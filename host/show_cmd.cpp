@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host/child.hpp"
 #include "host/cli.hpp"
 #include "host/commands.hpp"
 #include "host/h5.hpp"
@@ -698,29 +699,12 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
 // Runs `read` (which reads `file` and prints) in a child process and returns its exit status.
 // HDF5 trusts the heap that a file's variable-length strings live in (its checks there are
 // assertions, compiled out of release builds): a damaged heap crashed it inside memcpy. A
-// child's crash is reported as a damaged file instead. (A damaged heap can also make HDF5 loop;
-// that is not caught.) Where no process can be made, `read` runs here.
+// child's crash is reported as a damaged file instead. (The attributes, where a damaged heap
+// also made HDF5 allocate without end, are read first under limits: h5::check_readable.)
 int in_child(const std::string& file, const std::function<int()>& read) {
-  std::cout.flush();
-  std::cerr.flush();
-  signal(SIGCHLD, SIG_DFL);  // ignored (inherited so), the child would be reaped unseen
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) return read();
-  if (pid == 0) {
-    // Ends with its parent (a SIGTERM or kill to the parent alone), rather than read on for no one.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    const int status = read();
-    std::cout.flush();
-    std::cerr.flush();
-    _exit(status);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  const int sig = WTERMSIG(status);
+  const int status = run_in_child(read);
+  if (status >= 0) return status;
+  const int sig = -status;
   if (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL) {
     std::cerr << "cosmic show: " << file << ": HDF5 crashed reading it (" << strsignal(sig) << "): the file is damaged\n";
     return 1;
@@ -795,6 +779,12 @@ int cmd_show(int argc, const char* const* argv) {
   const std::string file = args["file"].as<std::string>();
   if (args.count("base") + args.count("psa") + args.count("json") + args.count("config") + args.count("csv") > 1)
     return usage_error(opts, "--json, --base, --psa, --config and --csv: one at a time");
+  try {
+    h5::check_readable(file);
+  } catch (const std::exception& e) {
+    std::cerr << "cosmic show: " << e.what() << "\n";
+    return 1;
+  }
   return in_child(file, [&] { return show_file(args, file, top); });
 }
 

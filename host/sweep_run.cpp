@@ -780,6 +780,7 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
       std::cerr << "cosmic merge: the output " << out << " is also an input; write the merge to a new file\n";
       return 1;
     }
+    h5::check_readable(path);
     h5::Handle f = h5::open_file(path, false);
     In in{path, read_meta(f.id(), path), {}, 0};
     in.st = read_state(f.id(), in.m);

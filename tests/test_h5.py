@@ -156,6 +156,28 @@ def same_result(test, a, b):
                 np.testing.assert_array_equal(fa["top"][obj][col][:], fb["top"][obj][col][:], f"top/{obj}/{col}")
 
 
+def damage_heap_object(test, path, content):
+    """Makes the size of the global heap object holding `content` huge (its 8 bytes after the
+    object's index, reference count and reserved bytes), in the file at `path`."""
+    data = bytearray(open(path, "rb").read())
+    damaged = 0
+    at = data.find(b"GCOL")
+    while at >= 0 and not damaged:
+        end, o = at + struct.unpack_from("<Q", data, at + 8)[0], at + 16
+        while o + 16 <= end:
+            index, size = struct.unpack_from("<H", data, o)[0], struct.unpack_from("<Q", data, o + 8)[0]
+            if index == 0:
+                break
+            if data[o + 16:o + 16 + size] == content:
+                struct.pack_into("<Q", data, o + 8, size | 0x80000000)
+                damaged += 1
+                break
+            o += 16 + (size + 7) // 8 * 8
+        at = data.find(b"GCOL", at + 4)
+    test.assertEqual(damaged, 1)
+    open(path, "wb").write(data)
+
+
 class SweepFile(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -164,34 +186,30 @@ class SweepFile(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def test_show_reports_a_damaged_string_heap_as_a_damaged_file(self):
+    def test_show_and_resume_report_a_damaged_string_heap_as_a_damaged_file(self):
         # HDF5 trusts the global heap that variable-length strings live in: an object's size
-        # made huge crashed it inside memcpy (`cosmic show` died of SIGSEGV). The size field
-        # (8 bytes after the object's index, reference count and reserved bytes) of the heap
-        # object holding a gene's name is damaged; show must exit 1 and say the file is damaged.
+        # made huge crashed it inside memcpy (`cosmic show` died of SIGSEGV, and so did `sweep
+        # --resume` and `search --resume`, which read the file's attributes). The size field of
+        # the heap object holding a gene's name is damaged; show and --resume must exit 1 and say
+        # the file is damaged, leaving it as it was.
         out = os.path.join(self.dir, "heap.h5")
         sweep("workload-system1.yaml", out, "--backend", "cpu")
-        data = bytearray(open(out, "rb").read())
-        damaged = 0
-        at = data.find(b"GCOL")
-        while at >= 0 and not damaged:
-            end, o = at + struct.unpack_from("<Q", data, at + 8)[0], at + 16
-            while o + 16 <= end:
-                index, size = struct.unpack_from("<H", data, o)[0], struct.unpack_from("<Q", data, o + 8)[0]
-                if index == 0:
-                    break
-                if data[o + 16:o + 16 + size] == b"workload.sharding":
-                    struct.pack_into("<Q", data, o + 8, size | 0x80000000)
-                    damaged += 1
-                    break
-                o += 16 + (size + 7) // 8 * 8
-            at = data.find(b"GCOL", at + 4)
-        self.assertEqual(damaged, 1)
-        open(out, "wb").write(data)
+        damage_heap_object(self, out, b"workload.sharding")
+        before = open(out, "rb").read()
         for extra in ([], ["--json"]):
             r = subprocess.run([COSMIC, "show", out, *extra], capture_output=True, text=True)
             self.assertEqual(r.returncode, 1, r.stderr)
             self.assertIn("the file is damaged", r.stderr)
+        r = subprocess.run([COSMIC, "sweep", "--resume", "-o", out, "-q"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
+        self.assertEqual(open(out, "rb").read(), before)
+        searched = os.path.join(self.dir, "heap-search.h5")
+        subprocess.run([COSMIC, "search", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "--agent", "ga",
+                        "--budget", "200", "--population", "50", "-o", searched, "-q"], check=True)
+        damage_heap_object(self, searched, b"workload.sharding")
+        r = subprocess.run([COSMIC, "search", "--resume", "--budget", "400", "-o", searched, "-q"], capture_output=True,
+                           text=True)
+        self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
 
     def test_csv_export_of_a_point_table(self):
         # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the
