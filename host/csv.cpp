@@ -1,20 +1,14 @@
 #include "host/csv.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include "psa/config.hpp"
+
 #include <stdexcept>
 
 namespace cosmic {
 
 CsvTable read_csv(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, expected a CSV file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  std::string text = psa::read_input(path, "a CSV file", size_t(256) << 20);
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark, as spreadsheets write
 
   std::vector<std::vector<std::string>> records;
   std::vector<int> starts;

@@ -77,6 +77,17 @@ std::string not_a_number(const std::string& column, const std::string& text) {
   return text.empty() ? column + " is blank" : column + " '" + text + "' is not a finite number";
 }
 
+// An optional column of counts: blank (false), or a whole number in [1, hi] (true, in `out`);
+// anything else sets `why` (the row is skipped rather than read with a default).
+bool count_or_blank(const std::string& column, const std::string& text, double hi, double& out, std::string& why) {
+  if (text.empty()) return false;
+  if (!number(text, out) || out < 1 || out > hi || out != std::floor(out)) {
+    why = column + " '" + text + "' is not a whole number from 1 to " + std::to_string((long long)hi);
+    return false;
+  }
+  return true;
+}
+
 // "forward=7.7 ms; backward=11.9 ms; combined=19.6 ms" -> 0.0196
 bool per_layer_combined_s(const std::string& text, double& out) {
   const auto at = text.find("combined=");
@@ -152,8 +163,10 @@ ValidationReport validate_training(const CsvTable& t) {
                                                       : unreadable});
         continue;
       }
-      if (!(v.measured_s > 0)) {
-        rep.skipped.push_back({id, v.measured_from + " is not positive"});
+      if (!(v.measured_s > 0 && v.measured_s <= 1e9)) {
+        char s[32];
+        std::snprintf(s, sizeof s, "%g", v.measured_s);
+        rep.skipped.push_back({id, v.measured_from + " gives " + s + " s an iteration, not a time above 0 and at most 1e9 s"});
         continue;
       }
       const Result r = evaluate(c);
@@ -400,9 +413,10 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   model["hidden"] = get("hidden_size");
   model["ffn"] = get("ffn_hidden_size");
   model["heads"] = get("num_heads");
-  model["kv_heads"] = number(get("num_kv_heads"), v) ? get("num_kv_heads") : get("num_heads");
+  model["kv_heads"] = count_or_blank("num_kv_heads", get("num_kv_heads"), 1e6, v, why) ? get("num_kv_heads") : get("num_heads");
   model["seq"] = get("seq_len");
-  model["vocab"] = number(get("vocab_size"), v) ? get("vocab_size") : "51200";
+  model["vocab"] = count_or_blank("vocab_size", get("vocab_size"), 1e9, v, why) ? get("vocab_size") : "51200";
+  if (!why.empty()) return false;
   model["mlp"] = swiglu ? "swiglu" : "gelu";
   if (experts >= 2 && top_k >= 1) {
     model["experts"] = experts;
@@ -438,6 +452,9 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
       return false;
     } else if (!(*x > 0)) {
       why = std::string(k) + " '" + get(k) + "' is not above 0";
+      return false;
+    } else if (*x > 1e9) {  // (GPU counts then go into 32-bit fields)
+      why = std::string(k) + " '" + get(k) + "' is above 1e9";
       return false;
     }
   if (gpus != std::floor(gpus) || per_node != std::floor(per_node) || (gpus > per_node && std::fmod(gpus, per_node) != 0)) {
@@ -503,7 +520,9 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   if (!get("ep").empty()) work["ep"] = get("ep");
   work["sequence_parallel"] = sp_on || (sp_default && tp > 1);
   double vpp = 1;
-  if (number(get("vpp_chunks"), vpp) && vpp > 1) {
+  const bool vpp_given = count_or_blank("vpp_chunks", get("vpp_chunks"), 65536, vpp, why);
+  if (!why.empty()) return false;
+  if (vpp_given && vpp > 1) {
     work["schedule"] = "interleaved";
     work["vpp"] = int(vpp);
   }

@@ -47,6 +47,11 @@ int cmd_validate(int argc, const char* const* argv) {
     const ValidationReport rep = validate_file(args["file"].as<std::string>());
     if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
     else std::cout << to_text(rep);
+    if (rep.rows.empty()) {  // nothing compared: not a success
+      std::cerr << "cosmic validate: no row of " << args["file"].as<std::string>() << " could be modelled"
+                << (rep.skipped.empty() ? " (it has none)" : " (the skipped rows say why)") << "\n";
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::cerr << "cosmic validate: " << e.what() << "\n";
     return 1;

@@ -114,23 +114,33 @@ void check_utf8(const std::string& text, const std::string& path) {
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
+std::string read_input(const std::string& path, const char* expected, size_t max_bytes) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
+  if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected " + expected);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  check_utf8(text.str(), path);
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, size_t(in.gcount()));
+    if (text.size() > max_bytes)
+      throw ConfigError(path + ": more than " + std::to_string(max_bytes >> 20) + " MiB, expected " + expected);
+  }
+  return text;
+}
+
+YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
+  const std::string text = read_input(path, "a YAML file");
+  check_utf8(text, path);
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text.str());
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
     // A second document ("---") would be ignored: more likely a mistake than an intent.
     if (docs.size() > 1)
       throw ConfigError(path + ":" + std::to_string(docs[1].Mark().line + 1) +
                         ": a second YAML document ('---'); a file holds one");
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     check_unique_keys(root, path);
-    if (text_out) *text_out = text.str();
+    if (text_out) *text_out = text;
     return root;
   } catch (const YAML::Exception& e) {
     std::ostringstream os;

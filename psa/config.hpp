@@ -61,6 +61,11 @@ std::vector<std::string> application_order(const std::vector<std::string>& sets)
 // A file's whole text ("" when it cannot be read).
 std::string read_text(const std::string& path);
 
+// The text of an input file (a configuration, design space or CSV), or an error naming it where
+// it is a directory, cannot be opened or holds more than `max_bytes` (what /dev/zero or a wrong
+// file would otherwise fill memory with; pipes such as <(...) are read as files).
+std::string read_input(const std::string& path, const char* expected, size_t max_bytes = size_t(64) << 20);
+
 struct LoadedConfig {
   Config config;
   std::string model_name;

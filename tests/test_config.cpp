@@ -493,6 +493,8 @@ TEST(Config, KeysGivenTwiceAreErrors) {
   EXPECT_NE(e.find(p + ":6:3: key 'workload.dp' is given twice (first on line 4)"), std::string::npos) << e;
   const std::string dir = error_of(::testing::TempDir());
   EXPECT_NE(dir.find("is a directory"), std::string::npos) << dir;
+  // An endless input (or a huge wrong file) is refused after 64 MiB, not read until memory runs out.
+  EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: more than 64 MiB, expected a YAML file");
 }
 
 TEST(Config, UnknownPresetListsTheKnownOnes) {

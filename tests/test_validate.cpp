@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "host/csv.hpp"
@@ -143,13 +145,27 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
   const std::pair<const char*, const char*> bad[] = {
       {"activation_recompute", "sometimes"}, {"precision", "int3"},   {"sequence_parallel", "perhaps"},
       {"optimizer_sharding", "zero9"},       {"measured_iteration_time_s", "nan"}, {"tp", "abc"},
-      {"num_layers", "1e400"}, {"gpus_per_node", "0"}, {"num_gpus", "33.5"}};
+      {"num_layers", "1e400"}, {"gpus_per_node", "0"}, {"num_gpus", "33.5"},
+      // optional columns read with a default when blank, not when they hold something else; and
+      // counts that would overflow the 32-bit fields they go into
+      {"vpp_chunks", "abc"}, {"vpp_chunks", "2147483648"}, {"num_kv_heads", "abc"}, {"vocab_size", "inf"},
+      {"gpus_per_node", "1e308"}, {"num_gpus", "2147483648"}};
   for (const auto& [column, text] : bad) {
     const ValidationReport r = validate_file(one_row_with(gt, column, text, "gt_bad.csv"));
     EXPECT_TRUE(r.rows.empty()) << column;
     ASSERT_EQ(r.skipped.size(), 1u) << column;
     EXPECT_NE(r.skipped[0].second.find(std::string(column) + " '" + text + "'"), std::string::npos) << r.skipped[0].second;
   }
+  // A measured time no run takes (1e308 s printed an error of -inf%).
+  const ValidationReport huge = validate_file(one_row_with(gt, "measured_iteration_time_s", "1e308", "gt_huge.csv"));
+  EXPECT_TRUE(huge.rows.empty());
+  ASSERT_EQ(huge.skipped.size(), 1u);
+  EXPECT_EQ(huge.skipped[0].second, "measured_iteration_time_s gives 1e+308 s an iteration, not a time above 0 and at most 1e9 s");
+  // A UTF-8 byte-order mark before the header (as spreadsheets write) is not part of row_id.
+  const std::string plain = one_row_with(gt, "row_id", gt.rows[0].at("row_id"), "gt_plain.csv");
+  std::ifstream in(plain);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(validate_file(write_csv("gt_bom.csv", ("\xEF\xBB\xBF" + text).c_str())).rows.size(), 1u);
   const CsvTable as = read_csv(test::data_path("validation/astrasim-collectives-dev.csv"));
   ASSERT_EQ(validate_file(one_row_with(as, "mode", as.rows[0].at("mode"), "as_ok.csv")).rows.size(), 1u);
   for (const auto& [column, text] : {std::pair<const char*, const char*>{"mode", "whatever"}, {"latency_ns", "-5"},
@@ -170,6 +186,24 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
     ASSERT_EQ(r.skipped.size(), 1u) << column;
     EXPECT_EQ(r.skipped[0].second.rfind(column, 0), 0u) << r.skipped[0].second;
     EXPECT_NE(r.skipped[0].second.find(text), std::string::npos) << r.skipped[0].second;
+  }
+}
+
+// The command: the shipped dev set's summary (docs/validation.md's figures), exit 0; a file none
+// of whose rows can be modelled (only a header, or every row skipped) exits 1 after its report.
+TEST(Validate, CommandExitsOneWhenNoRowIsModelled) {
+  const auto ok = test::run_cli("validate " + test::data_path("validation/groundtruth-dev.csv"));
+  EXPECT_EQ(ok.status, 0);
+  EXPECT_NE(ok.out.find("rows modelled: 52, skipped: 3\n"), std::string::npos) << ok.out;
+  const CsvTable gt = read_csv(test::data_path("validation/groundtruth-dev.csv"));
+  std::string header;
+  for (const std::string& h : gt.header) header += (header.empty() ? "" : ",") + h;
+  for (const std::string& file : {write_csv("gt_header.csv", (header + "\n").c_str()),
+                                  one_row_with(gt, "tp", "abc", "gt_none_modelled.csv")}) {
+    const auto r = test::run_cli("validate " + file);
+    EXPECT_EQ(r.status, 1) << file;
+    EXPECT_NE(r.out.find("rows modelled: 0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cosmic validate: no row of " + file + " could be modelled"), std::string::npos) << r.out;
   }
 }
 
