@@ -186,15 +186,16 @@ std::string node_text(const YAML::Node& n) {
 
 namespace {
 
-// Keys that say the same thing in other units: writing one over a preset replaces the other
-// (`--set system.compute.memory_GiB=141` on a preset that gives memory_GB), unless the writer
-// `over` gives both, which the reader then refuses.
+// Keys that say the same thing in other units or names: writing one over a preset replaces the
+// other (`--set system.compute.memory_GiB=141` on a preset that gives memory_GB; bf16 over the
+// A100 preset's fp16 peak, cosmic's one 16-bit peak), unless the writer `over` gives both, which
+// the reader then refuses.
 // Setting `algorithm` (every collective of a dimension) drops the per-collective `algorithms`
 // it was given with (a preset's all-to-all), unless the same override gives them too.
 void set_replacing_alternative(YAML::Node map, const std::string& key, const YAML::Node& value,
                                const YAML::Node& over = YAML::Node()) {
   for (const auto& [a, b] : {std::pair<const char*, const char*>{"memory_GiB", "memory_GB"}, {"memory_GB", "memory_GiB"},
-                             {"algorithm", "algorithms"}})
+                             {"fp16", "bf16"}, {"bf16", "fp16"}, {"algorithm", "algorithms"}})
     if (key == a && !(over.IsMap() && over[b])) map.remove(b);
   map[key] = value;
 }

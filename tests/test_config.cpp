@@ -277,6 +277,13 @@ TEST(Config, MemoryInEitherUnitReplacesThePresets) {
   const std::string both = write_temp("mem2.yaml", "model: GPT-22B\nsystem: {preset: dgx-h100, nodes: 1, compute: "
                                                    "{memory_GB: 100, memory_GiB: 90}}\nworkload: {tp: 8}\n");
   EXPECT_NE(error_of(both).find("exactly one of memory_GiB or memory_GB"), std::string::npos) << error_of(both);
+  // The same for the 16-bit peak: the A100 preset gives it as fp16 (312), an override as bf16
+  // replaces it (it was refused, blaming the preset file); both in one mapping, unequal, are not.
+  const std::string a100 = write_temp("a100.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 1}\nworkload: {tp: 8}\n");
+  EXPECT_EQ(psa::load_config(a100, {}).config.compute.peak_tflops[1], 312.0);
+  EXPECT_EQ(psa::load_config(a100, {"system.compute.peak_tflops.bf16=300"}).config.compute.peak_tflops[1], 300.0);
+  EXPECT_NE(error_of(a100, {"system.compute.peak_tflops={fp16: 300, bf16: 290}"}).find("the bf16 peak"), std::string::npos)
+      << error_of(a100, {"system.compute.peak_tflops={fp16: 300, bf16: 290}"});
 }
 
 // Mixture of experts: the Mixtral preset's experts and top-k, the workload's ep; top_k defaults
