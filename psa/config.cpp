@@ -57,7 +57,13 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
   if (!n.IsMap()) return;
   std::map<std::string, int> first_line;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (!it->first.IsScalar()) {  // `? [a, b] : 1`, which yaml-cpp reads and no key of ours is
+      std::ostringstream os;
+      os << path << ":" << it->first.Mark().line + 1 << ":" << it->first.Mark().column + 1 << ": a list or mapping as a key"
+         << (key_path.empty() ? "" : " under '" + key_path + "'") << "; expected a key name";
+      throw ConfigError(os.str());
+    }
+    const std::string key = it->first.Scalar();
     const std::string kp = key_path + (key_path.empty() ? "" : ".") + key;
     if (!key.empty()) {
       const auto [at, fresh] = first_line.emplace(key, it->first.Mark().line + 1);
@@ -503,7 +509,10 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
 // A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
 // A `nodes` the user wrote that no dimension takes is an error (it would change nothing).
 void expand_nodes(YAML::Node system, const Sources& src) {
-  if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence()) return;
+  // (no dimensions, or not a list of them: convert_network says what they must be)
+  if (!system.IsMap() || !system["network"].IsMap() || !system["network"]["dims"].IsSequence() ||
+      system["network"]["dims"].size() == 0)
+    return;
   YAML::Node dims = system["network"]["dims"];
   if (system["nodes"].IsDefined()) Section(system, "system", src).integer("nodes", 1, 1, 1 << 24);  // it is removed below
   bool used = false;

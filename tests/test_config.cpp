@@ -500,6 +500,14 @@ TEST(Config, KeysGivenTwiceAreErrors) {
   EXPECT_NE(e.find(p + ":6:3: key 'workload.dp' is given twice (first on line 4)"), std::string::npos) << e;
   const std::string dir = error_of(::testing::TempDir());
   EXPECT_NE(dir.find("is a directory"), std::string::npos) << dir;
+  // A list as a key (YAML allows it) is named where it is, not "unexpected structure".
+  const std::string listed = write_temp("listkey.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  ? [dp, tp]\n  : 8\n");
+  EXPECT_EQ(error_of(listed), listed + ":4:5: a list or mapping as a key under 'workload'; expected a key name");
+  // No dimensions over a preset whose dimensions use `nodes`: the dimensions are at fault, not `nodes`.
+  const std::string nodes = write_temp("nodes.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 2}\nworkload: {tp: 8}\n");
+  EXPECT_NE(error_of(nodes, {"system.network.dims=[]"}).find("key 'system.network.dims': expected a list of 1 to 8 dimensions"),
+            std::string::npos)
+      << error_of(nodes, {"system.network.dims=[]"});
   // An endless input (or a huge wrong file) is refused after 64 MiB, not read until memory runs out.
   EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: more than 64 MiB, expected a YAML file");
 }
