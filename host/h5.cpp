@@ -190,10 +190,14 @@ Handle open_file(const std::string& path, bool write) {
   // (also one starting to write it as path.partial: NewFile)
   if (write && (being_written(path) || being_written(path + ".partial"))) throw Error(path + kBusy);
   const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0)  // an HDF5 file all the same: locked by another program, not writable, or damaged
+  if (id < 0) {  // an HDF5 file all the same: being written, locked by another program, not writable, or damaged
+    if (!write && being_written(path))
+      throw Error(path + ": a cosmic run is writing it, and HDF5 locks it meanwhile (to read it all the same, set "
+                         "HDF5_USE_FILE_LOCKING=FALSE)");
     throw Error(path + ": HDF5 cannot open it: it is damaged or cut short, another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
                 "), or it is not " + (write ? "writable" : "readable"));
+  }
   Handle f(id, H5Fclose, "open " + path);
   if (write && !lock_writer(f.id())) throw Error(path + kBusy);
   // HDF5 writes the superblock, which records the end of the file's allocated space, last in a
@@ -205,6 +209,20 @@ Handle open_file(const std::string& path, bool write) {
 }
 
 namespace {
+// Reads the variable-length strings of attribute or dataset `id` (whose type is `type`) in the
+// file's own character set (another program's file may hold ASCII ones), then frees them.
+void read_vlen_strings(hid_t id, hid_t type, bool attribute) {
+  Handle mem(check(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose, "");
+  check(H5Tset_size(mem.id(), H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_cset(mem.id(), H5Tget_cset(type)), "H5Tset_cset");
+  Handle space(check(attribute ? H5Aget_space(id) : H5Dget_space(id), "get space"), H5Sclose, "");
+  std::vector<char*> p(size_t(check(hid_t(H5Sget_simple_extent_npoints(space.id())), "count strings")), nullptr);
+  if (p.empty()) return;
+  check(attribute ? H5Aread(id, mem.id(), p.data()) : H5Dread(id, mem.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()),
+        "read strings");
+  for (char* q : p) H5free_memory(q);
+}
+
 // Every variable-length string attribute of `obj` and of the groups and datasets below it, and
 // every such string dataset, read (soft links are not followed: they point inside the file).
 void read_all_strings(hid_t obj) {
@@ -216,18 +234,18 @@ void read_all_strings(hid_t obj) {
   };
   check(H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, &at, collect, &names), "list attributes");
   for (const std::string& name : names) {
-    Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
-    Handle t(H5Aget_type(a.id()), H5Tclose, "attribute type " + name);
-    if (H5Tis_variable_str(t.id()) > 0) attr_strings(obj, name);  // (fixed-length ones use no heap)
+    Handle a(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
+    Handle t(check(H5Aget_type(a.id()), "attribute type " + name), H5Tclose, "");
+    if (H5Tis_variable_str(t.id()) > 0) read_vlen_strings(a.id(), t.id(), true);  // (fixed-length ones use no heap)
   }
   if (H5Iget_type(obj) != H5I_GROUP && H5Iget_type(obj) != H5I_FILE) return;  // (the root is the file's id)
   for (const std::string& name : member_names(obj)) {
     if (!soft_link_target(obj, name).empty()) continue;
-    Handle o(H5Oopen(obj, name.c_str(), H5P_DEFAULT), H5Oclose, "open " + name);
+    Handle o(check(H5Oopen(obj, name.c_str(), H5P_DEFAULT), "open " + name), H5Oclose, "");
     read_all_strings(o.id());
     if (H5Iget_type(o.id()) != H5I_DATASET) continue;
-    Handle t(H5Dget_type(o.id()), H5Tclose, "dataset type " + name);
-    if (H5Tis_variable_str(t.id()) > 0) read_strings(obj, name);
+    Handle t(check(H5Dget_type(o.id()), "dataset type " + name), H5Tclose, "");
+    if (H5Tis_variable_str(t.id()) > 0) read_vlen_strings(o.id(), t.id(), false);
   }
 }
 }  // namespace
@@ -249,9 +267,9 @@ void check_readable(const std::string& path) {
       },
       ChildLimits{size_t(1) << 30, 60});
   if (status == 0) return;
-  const std::string why = status == -SIGALRM ? "HDF5 took over 60 s reading its attributes"
-                          : status < 0       ? std::string("HDF5 crashed reading its attributes (") + strsignal(-status) + ")"
-                                             : "HDF5 could not read its attributes (invalid, or over 1 GiB)";
+  const std::string why = status == -SIGALRM ? "HDF5 took over 60 s reading its strings"
+                          : status < 0       ? std::string("HDF5 crashed reading its strings (") + strsignal(-status) + ")"
+                                             : "HDF5 could not read its strings (their records are invalid, or claim over 1 GiB)";
   throw Error(path + ": the file is damaged: " + why);
 }
 
@@ -267,6 +285,11 @@ std::string unfinished_run(hid_t file) {
 
 bool is_unfinished_run(const std::string& path) {
   if (!is_hdf5(path) || being_written(path) || being_written(path + ".partial")) return false;  // a run's, not left
+  try {
+    check_readable(path);
+  } catch (const Error&) {
+    return false;
+  }
   quiet();
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) return false;
@@ -293,7 +316,7 @@ NewFile::NewFile(const std::string& out, const std::string& kind) : out_(out), p
     try {
       check_readable(out);
     } catch (const Error& e) {
-      throw Error(e.what() + keep);
+      throw Error(std::string(e.what()) + "; choose another -o, or remove it");
     }
     const hid_t id = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (id < 0)  // a run that published it since the check above holds it locked

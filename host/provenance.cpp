@@ -125,6 +125,7 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
 psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,
                               const std::string& out, bool resume) {
   if (!resume) return psa::load_psa(psa_file, sets);
+  h5::check_readable(out);
   std::vector<std::string> recorded;
   std::string recorded_text;
   try {

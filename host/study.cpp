@@ -359,6 +359,7 @@ bool reusable(const std::string& file, const psa::DesignSpace& ds, const psa::St
     // params), as the search records them.
     const agents::Params params =
         e.method == "sweep" ? agents::Params{} : budget_params(e.method, psa_agent_params(ds, e.method, study_params(e)), e.budget);
+    h5::check_readable(file);  // (a damaged one is run again: its replacing says it is damaged)
     h5::Handle f = h5::open_file(file, false);
     if (!h5::has_attr(f.id(), "complete") || h5::attr_int(f.id(), "complete") != 1) return false;
     if (h5::attr_string(f.id(), "psa") != ds.text || !provenance_mismatch(read_provenance(f.id()), ds).empty()) return false;

@@ -70,6 +70,11 @@ int cmd_sweep(int argc, const char* const* argv) {
     const psa::DesignSpace ds = args.count("psa")
                                     ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
                                     : resumed_space(o.out, "sweep");
+    if (ds.objectives.size() > size_t(kMaxSweepObjectives)) {
+      std::cerr << "cosmic sweep: " << ds.file << ": key 'objectives' lists " << ds.objectives.size() << "; a sweep reduces at most "
+                << kMaxSweepObjectives << " (cosmic search takes them all)\n";
+      return 1;
+    }
     if (ds.view->ngenes == 0) {
       std::cerr << "cosmic sweep: " << ds.file << " searches no parameter: nothing to sweep (cosmic eval scores its base)\n";
       return 1;

@@ -413,9 +413,12 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   model["hidden"] = get("hidden_size");
   model["ffn"] = get("ffn_hidden_size");
   model["heads"] = get("num_heads");
-  model["kv_heads"] = count_or_blank("num_kv_heads", get("num_kv_heads"), 1e6, v, why) ? get("num_kv_heads") : get("num_heads");
+  // (counts as whole numbers: "8.0" is 8)
+  if (count_or_blank("num_kv_heads", get("num_kv_heads"), 1e6, v, why)) model["kv_heads"] = (long long)v;
+  else model["kv_heads"] = get("num_heads");
   model["seq"] = get("seq_len");
-  model["vocab"] = count_or_blank("vocab_size", get("vocab_size"), 1e9, v, why) ? get("vocab_size") : "51200";
+  if (count_or_blank("vocab_size", get("vocab_size"), 1e9, v, why)) model["vocab"] = (long long)v;
+  else model["vocab"] = 51200;
   if (!why.empty()) return false;
   model["mlp"] = swiglu ? "swiglu" : "gelu";
   if (experts >= 2 && top_k >= 1) {
@@ -564,6 +567,8 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     out = psa::convert_config(root, src);
   } catch (const psa::ConfigError& e) {
     why = e.what();
+    const std::string place = src.config_file + ": ";  // the row, which the skipped list names already
+    if (why.rfind(place, 0) == 0) why.erase(0, place.size());
     return false;
   }
   return true;

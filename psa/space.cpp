@@ -1086,32 +1086,33 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   // cluster_cost, as an objective or a limit, needs the NPUs' price; energy_per_token their
   // power; usd_per_token both, the electricity's price and the cluster's lifetime. With a
   // compute.device gene, every NPU type needs its own figures (the base's are not used).
-  const auto npu_lacks = [&](const char* key, double Compute::*field) -> std::string {
+  // What the space lacks of them, each missing figure named with where to give it.
+  const auto npu_lacks = [&](const char* key, double Compute::*field, std::vector<std::string>& missing) {
     for (int32_t g = 0; g < view->ngenes; ++g)
       if (view->gene[g].param == Param::Device) {
+        std::string types;
         for (int32_t k = 0; k < view->gene[g].card; ++k)
-          if (!(view->device[k].compute.*field > 0)) {
-            const std::string& type = ds.genes[size_t(g)].labels[size_t(k)];
-            return "NPU type " + type + " gives no compute." + key + " (in its system; for a preset, inline: {name: NAME, preset: " +
-                   type + ", compute: {" + key + ": ...}})";
-          }
-        return "";
+          if (!(view->device[k].compute.*field > 0)) types += (types.empty() ? "" : ", ") + ds.genes[size_t(g)].labels[size_t(k)];
+        if (!types.empty())
+          missing.push_back("compute." + std::string(key) + " of NPU type(s) " + types +
+                            " (in each type's system file, or in its entry of compute.device: {name: NAME, preset: PRESET, "
+                            "compute: {" + key + ": ...}})");
+        return;
       }
-    if (view->base.compute.*field > 0) return "";
-    return std::string("the base configuration gives none: set system.compute.") + key + " (--set base.system.compute." + key +
-           "=...)";
+    if (!(view->base.compute.*field > 0))
+      missing.push_back(std::string("system.compute.") + key + " of the base configuration (--set base.system.compute." + key + "=...)");
   };
-  const auto lacks = [&](Objective o) -> std::string {
-    std::string why;
-    if (o == Objective::ClusterCost || o == Objective::UsdPerToken) why = npu_lacks("price_usd", &Compute::price_usd);
-    if (why.empty() && (o == Objective::EnergyPerToken || o == Objective::UsdPerToken)) why = npu_lacks("power_W", &Compute::power_W);
-    if (why.empty() && o == Objective::UsdPerToken)
+  const auto lacks = [&](Objective o) {
+    std::vector<std::string> missing;
+    if (o == Objective::ClusterCost || o == Objective::UsdPerToken) npu_lacks("price_usd", &Compute::price_usd, missing);
+    if (o == Objective::EnergyPerToken || o == Objective::UsdPerToken) npu_lacks("power_W", &Compute::power_W, missing);
+    if (o == Objective::UsdPerToken)
       for (auto [key, value] : {std::pair{"usd_per_kWh", view->base.op.usd_per_kWh}, {"lifetime_years", view->base.op.lifetime_years}})
-        if (!(value > 0)) {
-          why = std::string("the base configuration gives none: set system.operation.") + key + " (--set base.system.operation." +
-                key + "=...)";
-          break;
-        }
+        if (!(value > 0))
+          missing.push_back(std::string("system.operation.") + key + " of the base configuration (--set base.system.operation." + key +
+                            "=...)");
+    std::string why;
+    for (const std::string& m : missing) why += (why.empty() ? "" : "; ") + m;
     return why;
   };
   const auto check_priced = [&](const Section& in, const YAML::Node& node, const std::string& kp, Objective o) {
@@ -1122,7 +1123,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
                                   : o == Objective::EnergyPerToken ? "the NPUs' power draw (watts an NPU)"
                                                                    : "the NPUs' price and power, the electricity's price and the "
                                                                      "cluster's lifetime") +
-                                 ", and " + why);
+                                 "; missing: " + why);
   };
   const bool pareto = top.boolean("pareto", false);
   if (top.has("objective") && top.has("objectives")) top.fail("objective", "either objective or objectives, not both");
@@ -1180,6 +1181,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       const bool serving = named->value == Objective::FirstToken || named->value == Objective::PerOutputToken;
       const std::string units = named->value == Objective::Memory       ? "bytes per NPU (72 GiB: 7.73e10)"
                                 : named->value == Objective::Throughput ? "seconds per token (at least 5,000 tokens/s: 2e-4)"
+                                : named->value == Objective::UsdPerToken ? "dollars per token ($2 per million tokens: 2e-6)"
                                 : serving                               ? "seconds (200 ms: 0.2)"
                                                                         : "the objective's units (docs/psa.md)";
       double lim = NAN;
@@ -1190,11 +1192,13 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         } catch (const std::logic_error&) {
         }
       if (!(lim > 0) || !std::isfinite(lim)) limits.fail(key.c_str(), "a positive upper bound in " + units);
-      // Values no run can mean: a memory in GiB, a throughput in tokens per second, a serving
+      // Values no run can mean: a memory in GiB, a throughput in tokens per second, dollars per
+      // million tokens (over $1,000 per million), a serving
       // latency in milliseconds (over 100 s to the first token, or 10 s a token, in the modes
       // where they are serving latencies; elsewhere they are the run's time).
       const bool latency = serving_latency(named->value, view->base.work.mode);
       if ((named->value == Objective::Memory && lim < 1e6) || (named->value == Objective::Throughput && lim >= 1) ||
+          (named->value == Objective::UsdPerToken && lim > 1e-3) ||  // a price per million tokens, most likely
           (latency && named->value == Objective::FirstToken && lim > 100) ||
           (latency && named->value == Objective::PerOutputToken && lim > 10))
         limits.fail(key.c_str(), "an upper bound in " + units);

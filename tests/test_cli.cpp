@@ -781,6 +781,18 @@ TEST(Cli, ShowOrdersFrontsAndCountsMerges) {
   EXPECT_NE(m.out.find("incomplete: 400 of 600 points swept"), std::string::npos) << m.out;
 }
 
+// A sweep reduces at most kMaxSweepObjectives objectives: more is refused naming the PSA key.
+TEST(Cli, SweepRefusesMoreObjectivesThanItReduces) {
+  const test::CliRun r =
+      test::run_cli("sweep " + test::data_path("psa/cosmic/workload-system1.yaml") +
+                    " -q -o " + ::testing::TempDir() + "twelve.h5 --set 'objectives=[latency, throughput, memory, cost, runtime_x_bw, "
+                    "runtime_x_cost, first_token, per_output_token, npus, npu_s_per_token, energy_per_token, usd_per_token]' "
+                    "--set base.system.compute.power_W=700 --set base.system.compute.price_usd=1 "
+                    "--set base.system.operation.usd_per_kWh=0.1 --set base.system.operation.lifetime_years=3");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("workload-system1.yaml: key 'objectives' lists 12; a sweep reduces at most 11"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ShowRefusesOtherFiles) {
   test::CliRun r = test::run_cli("show /nonexistent.h5");
   EXPECT_EQ(r.status, 1);
@@ -791,6 +803,23 @@ TEST(Cli, ShowRefusesOtherFiles) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("not a result file"), std::string::npos) << r.out;
   EXPECT_EQ(test::run_cli("show " + other + " --top 0").status, 2);
+  // Another program's file whose strings are ASCII (netCDF-4 writes such): not ours, not damaged
+  // (the damage probe read it with cosmic's UTF-8 type and called it damaged).
+  const std::string ascii = ::testing::TempDir() + "ascii.h5";
+  {
+    h5::Handle f = h5::create_file(ascii);
+    h5::Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "copy");
+    H5Tset_size(t.id(), H5T_VARIABLE);
+    H5Tset_cset(t.id(), H5T_CSET_ASCII);
+    h5::Handle s(H5Screate(H5S_SCALAR), H5Sclose, "space");
+    h5::Handle a(H5Acreate2(f.id(), "title", t.id(), s.id(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "attribute");
+    const char* text = "an ASCII title";
+    ASSERT_GE(H5Awrite(a.id(), t.id(), &text), 0);
+  }
+  r = test::run_cli("show " + ascii);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("not a result file"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("damaged"), std::string::npos) << r.out;
   // An HDF5 file cut short (its signature there, the rest missing): HDF5 cannot open it, and the
   // message says the two reasons that happen (a writer's lock, damage).
   const std::string sweep = ::testing::TempDir() + "to-cut.h5", cut = ::testing::TempDir() + "cut.h5";

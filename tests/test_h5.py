@@ -159,7 +159,8 @@ def same_result(test, a, b):
 def damage_heap_object(test, path, content):
     """Makes the size of the global heap object holding `content` huge (its 8 bytes after the
     object's index, reference count and reserved bytes), in the file at `path`."""
-    data = bytearray(open(path, "rb").read())
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
     damaged = 0
     at = data.find(b"GCOL")
     while at >= 0 and not damaged:
@@ -175,7 +176,8 @@ def damage_heap_object(test, path, content):
             o += 16 + (size + 7) // 8 * 8
         at = data.find(b"GCOL", at + 4)
     test.assertEqual(damaged, 1)
-    open(path, "wb").write(data)
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 class SweepFile(unittest.TestCase):
@@ -195,21 +197,26 @@ class SweepFile(unittest.TestCase):
         out = os.path.join(self.dir, "heap.h5")
         sweep("workload-system1.yaml", out, "--backend", "cpu")
         damage_heap_object(self, out, b"workload.sharding")
-        before = open(out, "rb").read()
+        with open(out, "rb") as f:
+            before = f.read()
         for extra in ([], ["--json"]):
             r = subprocess.run([COSMIC, "show", out, *extra], capture_output=True, text=True)
             self.assertEqual(r.returncode, 1, r.stderr)
             self.assertIn("the file is damaged", r.stderr)
-        r = subprocess.run([COSMIC, "sweep", "--resume", "-o", out, "-q"], capture_output=True, text=True)
-        self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
-        self.assertEqual(open(out, "rb").read(), before)
+        psa = os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml")
+        for given in ([], [psa]):  # the recorded space, or the PSA file given again
+            r = subprocess.run([COSMIC, "sweep", *given, "--resume", "-o", out, "-q"], capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(), before)
         searched = os.path.join(self.dir, "heap-search.h5")
         subprocess.run([COSMIC, "search", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "--agent", "ga",
                         "--budget", "200", "--population", "50", "-o", searched, "-q"], check=True)
         damage_heap_object(self, searched, b"workload.sharding")
-        r = subprocess.run([COSMIC, "search", "--resume", "--budget", "400", "-o", searched, "-q"], capture_output=True,
-                           text=True)
-        self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
+        for given in ([], [psa]):
+            r = subprocess.run([COSMIC, "search", *given, "--resume", "--budget", "400", "-o", searched, "-q"],
+                               capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
 
     def test_csv_export_of_a_point_table(self):
         # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the

@@ -181,7 +181,7 @@ TEST(Psa, DeviceGeneSetsAnNpuType) {
             std::string::npos);
   // cluster_cost needs every type's price (the presets give none; my-npu.yaml does).
   EXPECT_NE(error_of(write_psa("devices-price.yaml", head + devices + "objectives: [cluster_cost]\n"))
-                .find("NPU type dgx-a100 gives no compute.price_usd"),
+                .find("missing: compute.price_usd of NPU type(s) dgx-a100, dgx-b200 (in each type's system file"),
             std::string::npos);
   EXPECT_EQ(error_of(write_psa("devices-priced.yaml", head + "    device: [my-npu.yaml]\nobjectives: [cluster_cost]\n")), "");
   // Inline, as a result file's recorded space has them: the same NPU types, under the same labels.

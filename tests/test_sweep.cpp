@@ -287,7 +287,9 @@ TEST(Sweep, ClusterCostAndNpuSecondsPerToken) {
   } catch (const psa::ConfigError& e) {
     const std::string m = e.what();
     EXPECT_EQ(m.rfind(psa_path + ":6:14: key 'objectives.0'", 0), 0u) << m;
-    EXPECT_NE(m.find("set system.compute.price_usd"), std::string::npos) << m;
+    EXPECT_NE(m.find("missing: system.compute.price_usd of the base configuration (--set base.system.compute.price_usd=...)"),
+              std::string::npos)
+        << m;
   }
   try {  // a limit on it too
     psa::load_psa(psa_path, {"objectives=[latency]", "limits={cluster_cost: 5.0e7}"});
@@ -346,17 +348,33 @@ TEST(Sweep, EnergyAndDollarsPerToken) {
   };
   const std::string no_power = error(psa_path, {});
   EXPECT_EQ(no_power.rfind(psa_path + ":6:14: key 'objectives.0'", 0), 0u) << no_power;
-  EXPECT_NE(no_power.find("energy_per_token needs the NPUs' power draw (watts an NPU), and the base configuration gives none: "
-                          "set system.compute.power_W"),
+  EXPECT_NE(no_power.find("energy_per_token needs the NPUs' power draw (watts an NPU); missing: system.compute.power_W of the "
+                          "base configuration"),
             std::string::npos)
       << no_power;
+  // Every missing figure at once.
+  const std::string none = error(psa_path, {"objectives=[usd_per_token]"});
+  for (const char* key : {"compute.price_usd", "compute.power_W", "operation.usd_per_kWh", "operation.lifetime_years"})
+    EXPECT_NE(none.find(std::string("system.") + key + " of the base configuration"), std::string::npos) << key << ": " << none;
   const std::vector<std::string> figures = {"base.system.compute.power_W=1000", "base.system.compute.price_usd=25000",
                                             "base.system.operation.pue=1.2", "base.system.operation.lifetime_years=4"};
   const std::string no_kwh = error(psa_path, figures);
   EXPECT_EQ(no_kwh.rfind(psa_path + ":6:32: key 'objectives.1'", 0), 0u) << no_kwh;
-  EXPECT_NE(no_kwh.find("set system.operation.usd_per_kWh"), std::string::npos) << no_kwh;
+  EXPECT_NE(no_kwh.find("missing: system.operation.usd_per_kWh of the base configuration (--set "
+                        "base.system.operation.usd_per_kWh=...), got"),
+            std::string::npos)
+      << no_kwh;
   std::vector<std::string> all = figures;
   all.push_back("base.system.operation.usd_per_kWh=0.1");
+  // A limit in dollars per million tokens is refused as the wrong units; per token it is taken.
+  std::vector<std::string> per_million = all;
+  per_million.push_back("limits={usd_per_token: 0.3}");
+  EXPECT_NE(error(psa_path, per_million).find("key 'limits.usd_per_token': expected an upper bound in dollars per token"),
+            std::string::npos)
+      << error(psa_path, per_million);
+  std::vector<std::string> per_token = all;
+  per_token.push_back("limits={usd_per_token: 3.0e-7}");
+  EXPECT_EQ(error(psa_path, per_token), "");
   const psa::DesignSpace ds = psa::load_psa(psa_path, all);
   double least_j = INFINITY, least_usd = INFINITY;
   for_each_runnable(ds, [&](const Config& p, const Result& e) {

@@ -156,6 +156,16 @@ TEST(Validate, UnknownWordsAndNonNumbersSkipTheRow) {
     ASSERT_EQ(r.skipped.size(), 1u) << column;
     EXPECT_NE(r.skipped[0].second.find(std::string(column) + " '" + text + "'"), std::string::npos) << r.skipped[0].second;
   }
+  // A count written as a whole decimal is that count (num_kv_heads '8.0' was refused later as
+  // not an integer, under the model's key and with the row named twice).
+  const ValidationReport as_int = validate_file(one_row_with(gt, "num_kv_heads", gt.rows[0].at("num_heads"), "gt_int.csv"));
+  const ValidationReport as_dec = validate_file(one_row_with(gt, "num_kv_heads", gt.rows[0].at("num_heads") + ".0", "gt_dec.csv"));
+  ASSERT_EQ(as_int.rows.size(), 1u);
+  ASSERT_EQ(as_dec.rows.size(), 1u);
+  EXPECT_EQ(as_dec.rows[0].predicted_s, as_int.rows[0].predicted_s);
+  const ValidationReport over = validate_file(one_row_with(gt, "num_kv_heads", "100000", "gt_over.csv"));
+  ASSERT_EQ(over.skipped.size(), 1u);
+  EXPECT_EQ(over.skipped[0].second.rfind("key 'model.kv_heads'", 0), 0u) << over.skipped[0].second;  // the row named once
   // A measured time no run takes (1e308 s printed an error of -inf%).
   const ValidationReport huge = validate_file(one_row_with(gt, "measured_iteration_time_s", "1e308", "gt_huge.csv"));
   EXPECT_TRUE(huge.rows.empty());
