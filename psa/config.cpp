@@ -404,7 +404,9 @@ void convert_network(const Section& s, Network& net) {
     if (!d.has("npus")) d.fail("npus", "a positive integer (required)");
     dim.npus = int32_t(d.integer("npus", 1, 1, 1 << 24));
     if (!d.has("bandwidth_GBps")) d.fail("bandwidth_GBps", "a positive number: per-link bandwidth, GB/s (required)");
-    dim.link_bw_GBps = d.number("bandwidth_GBps", 0, 1e-9, 1e12);
+    // Down to 1e-20 GB/s a link: a design space's per-NPU bandwidth (at least 1e-9) over up to
+    // 2^31 links, which `cosmic show --config` writes per link, reads back.
+    dim.link_bw_GBps = d.number("bandwidth_GBps", 0, 1e-20, 1e12);
     dim.latency_ns = d.number("latency_ns", 0, 0, 1e15);
     convert_algorithms(d, dim);
   }

@@ -61,6 +61,17 @@ TEST(Config, StudyBaselineLoads) {
   EXPECT_EQ(c.work.sharding, Sharding::Zero3);
 }
 
+// A link's bandwidth may be as small as a design space's smallest per-NPU bandwidth (1e-9 GB/s)
+// over a FullyConnected dimension's links, which `cosmic show --config` writes per link: a best
+// point a sweep reported was refused by eval (1e-9 / 7 below the old floor of 1e-9).
+TEST(Config, ALinkBandwidthAsSmallAsADesignSpaceMakes) {
+  const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
+  EXPECT_EQ(psa::load_config(base, {"system.network.dims.1.bandwidth_GBps=1.4285714285714285e-10"}).config.net.dim[1].link_bw_GBps,
+            1.4285714285714285e-10);
+  EXPECT_NE(error_of(base, {"system.network.dims.1.bandwidth_GBps=0"}).find("expected a number in [1e-20, 1e+12]"), std::string::npos)
+      << error_of(base, {"system.network.dims.1.bandwidth_GBps=0"});
+}
+
 TEST(Config, SetOverridesAnyKey) {
   const auto lc = psa::load_config(test::data_path("configs/cosmic-system1-baseline.yaml"),
                                    {"workload.dp=16", "workload.cp=4", "model.layers=48",
