@@ -27,11 +27,17 @@ size_t address_space_bytes() {
 int run_in_child(const std::function<int()>& work, const ChildLimits& limits) {
   std::cout.flush();
   std::cerr.flush();
-  signal(SIGCHLD, SIG_DFL);  // ignored (inherited so), the child would be reaped unseen
+  // SIGCHLD ignored (inherited so), the child would be reaped unseen: default while it runs.
+  struct sigaction chld {}, default_chld {};
+  default_chld.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &default_chld, &chld);
   const size_t used = limits.extra_memory_bytes ? address_space_bytes() : 0;
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return work();
+  if (pid < 0) {
+    sigaction(SIGCHLD, &chld, nullptr);
+    return work();
+  }
   if (pid == 0) {
     // Ends with its parent (a SIGTERM or kill to the parent alone), rather than work on for no one.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -50,8 +56,14 @@ int run_in_child(const std::function<int()>& work, const ChildLimits& limits) {
     _exit(status);
   }
   int status = 0;
+  bool waited = true;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 1;
+    if (errno != EINTR) {
+      waited = false;
+      break;
+    }
+  sigaction(SIGCHLD, &chld, nullptr);
+  if (!waited) return 1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
