@@ -473,7 +473,9 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
       if (it->first.Scalar() == key) at = where(src, key, it->first);
     throw ConfigError(at + ": key '" + key +
                       "': expected a preset name, a file or a mapping (required" +
-                      (n.IsDefined() ? ", got nothing)" : "; the file has no '" + std::string(key) + ":')"));
+                      (n.IsDefined() ? ", got nothing)"
+                                     : (src.config_file.rfind("--set", 0) == 0 ? "; the mapping has no '" : "; the file has no '") +
+                                           std::string(key) + ":')"));
   }
   std::string preset, preset_key = key;  // preset_key: where the name was written, for errors
   YAML::Node overrides;

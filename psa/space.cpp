@@ -918,7 +918,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     YAML::Node cfg = root["base"];
     if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
     Sources bsrc;
-    bsrc.config_file = path;
+    // (a base given whole by --set base={...}: its errors name that)
+    bsrc.config_file = src.override_from.count("base") ? src.override_from.at("base") + " base" : path;
     for (const auto& [kp, from] : src.override_from)  // --set base.X: errors in X name --set
       if (kp.rfind("base.", 0) == 0) bsrc.override_from[kp.substr(5)] = from;
     resolve_presets(cfg, bsrc);

@@ -41,9 +41,9 @@ uint64_t brute_force(const psa::DesignSpace& ds) {
   return count;
 }
 
-std::string error_of(const std::string& path) {
+std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
   try {
-    psa::load_psa(path);
+    psa::load_psa(path, sets);
   } catch (const psa::ConfigError& e) {
     return e.what();
   }
@@ -582,6 +582,9 @@ TEST(Psa, InlineBaseErrorsNameTheirPlace) {
     EXPECT_NE(m.find("(a key of the base configuration "), std::string::npos) << m;
     EXPECT_NE(m.find("cosmic-system1-baseline.yaml, set by --set base.KEY)"), std::string::npos) << m;
   }
+  // A whole base given by --set: what it lacks is the --set's, not the PSA file's.
+  EXPECT_EQ(error_of(file_base, {"base={model: GPT3-13B}"}),
+            "--set base: key 'system': expected a preset name, a file or a mapping (required; the mapping has no 'system:')");
 }
 
 // --set base=... replaces the base whatever its place among the edits and whatever form either
