@@ -1,5 +1,10 @@
-// `cosmic eval CONFIG.yaml [--set key=value ...] [--json]`: one configuration, with breakdowns.
+// `cosmic eval CONFIG.yaml [--set key=value ...] [--vs 'key=value;...' ...] [--json]`: one
+// configuration with breakdowns, or it and variants of it side by side.
 #include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "host/cli.hpp"
 
@@ -21,6 +26,9 @@ int cmd_eval(int argc, const char* const* argv) {
       ("config", "configuration file", cxxopts::value<std::string>())
       ("s,set", "override a key, e.g. --set workload.dp=16 --set system.network.dims.0.bandwidth_GBps=100",
        cxxopts::value<std::vector<std::string>>())
+      ("vs", "a variant to compare side by side with the configuration: edits as --set takes them, "
+             "several separated by ';' (--vs 'workload.tp=4;workload.dp=64'); repeatable, up to 8",
+       cxxopts::value<std::vector<std::string>>())
       ("json", "print JSON instead of text")
       ("h,help", "show this help");
   opts.parse_positional({"config"});
@@ -28,13 +36,48 @@ int cmd_eval(int argc, const char* const* argv) {
   int status = 0;
   if (!parse_command(opts, argc, argv, {{"config", "CONFIG.yaml"}}, args, status)) return status;
   const std::vector<std::string> sets = list_option(args, "set");
+  const std::vector<std::string> variants = list_option(args, "vs");
+  if (variants.size() > 8) return usage_error(opts, "--vs: at most 8 variants, got " + std::to_string(variants.size()));
+  const std::string file = args["config"].as<std::string>();
   try {
-    const psa::LoadedConfig lc = psa::load_config(args["config"].as<std::string>(), sets);
+    const psa::LoadedConfig lc = psa::load_config(file, sets);
     const EvalReport rep = report_of(lc.model_name, lc.system_name, lc.config);
-    if (args.count("json"))
-      std::cout << to_json(rep).dump(2) << "\n";
-    else
-      std::cout << to_text(rep);
+    if (variants.empty()) {
+      if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+      else std::cout << to_text(rep);
+      return 0;
+    }
+    // Each variant: the configuration with the --set edits and then its own.
+    std::vector<EvalReport> reports = {rep};
+    std::vector<std::string> labels = {"base"}, legend = {file};
+    for (const std::string& s : sets) legend[0] += " --set " + s;
+    nlohmann::json j = {{"base", to_json(rep)}, {"variants", nlohmann::json::array()}};
+    for (size_t k = 0; k < variants.size(); ++k) {
+      std::vector<std::string> edits;
+      for (size_t at = 0; at <= variants[k].size();) {
+        const size_t end = std::min(variants[k].find(';', at), variants[k].size());
+        std::string e = variants[k].substr(at, end - at);
+        e.erase(0, e.find_first_not_of(' '));
+        e.erase(e.find_last_not_of(' ') + 1);
+        if (!e.empty()) edits.push_back(e);
+        at = end + 1;
+      }
+      if (edits.empty()) return usage_error(opts, "--vs '" + variants[k] + "': no edit (KEY=VALUE, several separated by ';')");
+      std::vector<std::string> all = sets;
+      all.insert(all.end(), edits.begin(), edits.end());
+      psa::LoadedConfig v;
+      try {
+        v = psa::load_config(file, all);
+      } catch (const psa::ConfigError& e) {
+        throw psa::ConfigError(std::string(e.what()) + " (in --vs '" + variants[k] + "')");
+      }
+      reports.push_back(report_of(v.model_name, v.system_name, v.config));
+      labels.push_back(std::string(1, char('A' + k)));
+      legend.push_back("base with " + variants[k]);
+      j["variants"].push_back({{"vs", variants[k]}, {"edits", edits}, {"result", to_json(reports.back())}});
+    }
+    if (args.count("json")) std::cout << j.dump(2) << "\n";
+    else std::cout << comparison_text(reports, labels, legend);
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic eval: " << e.what() << "\n";
     return 1;

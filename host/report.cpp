@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "kernels/model.hpp"
@@ -536,6 +537,96 @@ std::string to_text(const EvalReport& rep) {
                         : differ)
      << "\n";
   return notes();
+}
+
+std::string comparison_text(const std::vector<EvalReport>& reports, const std::vector<std::string>& labels,
+                            const std::vector<std::string>& legend) {
+  std::ostringstream os;
+  for (size_t k = 0; k < reports.size(); ++k) os << labels[k] << ": " << legend[k] << "\n";
+  const size_t n = reports.size();
+  constexpr int kName = 24, kCol = 22;
+  char buf[128];
+  const auto row = [&](const std::string& name, const std::vector<std::string>& cells) {
+    std::snprintf(buf, sizeof buf, "%-*s", kName, name.c_str());
+    os << buf;
+    for (const auto& c : cells) {  // right-aligned, at least two spaces apart
+      std::snprintf(buf, sizeof buf, "%*s", kCol, c.c_str());
+      os << (c.size() + 2 > size_t(kCol) ? "  " + c : std::string(buf));
+    }
+    os << "\n";
+  };
+  // A value with its change from the base's ("+12.3%"), or "-" where the layout was not timed
+  // (`timed`: a value of the timing's) or the value is undefined.
+  const auto cells = [&](const std::function<double(const EvalReport&)>& value, const char* format, double scale, bool relative,
+                         bool timed = true) {
+    std::vector<std::string> out;
+    const double base = value(reports[0]);
+    const auto shown = [&](size_t k) { return (!timed || reports[k].result.time_s > 0) && !std::isnan(value(reports[k])); };
+    for (size_t k = 0; k < n; ++k) {
+      const double v = value(reports[k]);
+      if (!shown(k)) {
+        out.push_back("-");
+        continue;
+      }
+      std::snprintf(buf, sizeof buf, format, v * scale);
+      std::string c = buf;
+      if (relative && k > 0 && base > 0 && shown(0)) {
+        std::snprintf(buf, sizeof buf, " (%+.1f%%)", 100 * (v / base - 1));
+        c += buf;
+      }
+      out.push_back(c);
+    }
+    return out;
+  };
+  const auto any = [&](const std::function<double(const EvalReport&)>& value) {
+    for (const auto& r : reports)
+      if (r.result.time_s > 0 && value(r) != 0 && !std::isnan(value(r))) return true;
+    return false;
+  };
+  row("", labels);
+  std::vector<std::string> status;
+  for (const auto& r : reports) status.push_back(r.result.reason == Reason::Ok ? "feasible" : names::name(names::kReason, r.result.reason));
+  row("status", status);
+  row("time", cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, true));
+  for (int i = 0; i < kTimeTerms; ++i) {
+    const auto term = [i](const EvalReport& r) {
+      Term t[kTimeTerms];
+      time_terms(r.result, t);
+      return t[i].value;
+    };
+    Term names_of[kTimeTerms];
+    time_terms(reports[0].result, names_of);
+    if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.6g s", 1, false));
+  }
+  const auto serving = [&](const EvalReport& r) { return r.first_token_s; };
+  if (any(serving)) {
+    row("first token", cells(serving, "%.6g s", 1, true));
+    row("per output token", cells([](const EvalReport& r) { return r.per_output_token_s; }, "%.6g s", 1, true));
+  }
+  const double GiB = 1073741824.0;
+  row("memory per NPU", cells([](const EvalReport& r) { return r.result.memory_bytes; }, "%.2f GiB", 1 / GiB, true));
+  for (int i = 0; i < 5; ++i) {
+    const auto term = [i](const EvalReport& r) {
+      Term m[5];
+      memory_terms(r.result, m);
+      return m[i].value;
+    };
+    Term names_of[5];
+    memory_terms(reports[0].result, names_of);
+    if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.2f GiB", 1 / GiB, false));
+  }
+  row("tokens/s", cells([](const EvalReport& r) { return r.result.tokens_per_s; }, "%.1f", 1, true));
+  row("MFU", cells([](const EvalReport& r) { return r.result.mfu; }, "%.1f %%", 100, false));
+  row("network cost", cells([](const EvalReport& r) { return r.network_cost_usd; }, "$%.4gM", 1e-6, true, false));
+  const auto cluster = [](const EvalReport& r) { return r.cluster_cost_usd; };
+  if (any(cluster)) row("cluster cost", cells(cluster, "$%.4gM", 1e-6, true, false));
+  const auto energy = [](const EvalReport& r) { return r.energy_per_token_J; };
+  if (any(energy)) row("energy", cells(energy, "%.4g J/token", 1, true));
+  const auto usd = [](const EvalReport& r) { return r.usd_per_token; };
+  if (any(usd)) row("cost per M tokens", cells(usd, "$%.4g", 1e6, true));
+  for (size_t k = 0; k < n; ++k)  // why a layout is infeasible, and what else the numbers rest on
+    for (const std::string& note : reports[k].notes) os << labels[k] << ": note: " << note << "\n";
+  return os.str();
 }
 
 }  // namespace cosmic

@@ -43,4 +43,11 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
 nlohmann::json to_json(const EvalReport& r);
 std::string to_text(const EvalReport& r);
 
+// Reports side by side, one column each (`cosmic eval --vs`): the status, the time and its
+// breakdown, the memory and its breakdown, throughput, MFU, costs and energy where given; the
+// first column is the base, and the others' time, memory and throughput are also shown relative
+// to it. `labels` name the columns, `legend` says what each is (printed above the table).
+std::string comparison_text(const std::vector<EvalReport>& reports, const std::vector<std::string>& labels,
+                            const std::vector<std::string>& legend);
+
 }  // namespace cosmic

@@ -781,6 +781,39 @@ TEST(Cli, ShowOrdersFrontsAndCountsMerges) {
   EXPECT_NE(m.out.find("incomplete: 400 of 600 points swept"), std::string::npos) << m.out;
 }
 
+// eval --vs: variants side by side. Each column is what eval of the configuration with the
+// variant's edits gives (JSON: the same reports; text: the same times to 6 digits, the changes
+// from the base computed from them); an infeasible variant shows its reason and note; a bad
+// edit is named with its variant.
+TEST(Cli, EvalComparesVariantsSideBySide) {
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const std::string vs = " --vs 'workload.dp=16;workload.cp=4' --vs 'workload.recompute=full' --vs workload.dp=16";
+  const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + vs + " --json").out);
+  const auto alone = [&](const std::string& sets) { return nlohmann::json::parse(test::run_cli("eval " + cfg + sets + " --json").out); };
+  const auto a = alone(" --set workload.dp=16 --set workload.cp=4"), b = alone(" --set workload.recompute=full");
+  EXPECT_EQ(j["base"], alone(""));
+  ASSERT_EQ(j["variants"].size(), 3u);
+  EXPECT_EQ(j["variants"][0]["edits"], nlohmann::json({"workload.dp=16", "workload.cp=4"}));
+  EXPECT_EQ(j["variants"][0]["result"], a);
+  EXPECT_EQ(j["variants"][1]["result"], b);
+  EXPECT_EQ(j["variants"][2]["result"]["reason"], "PRODUCT_MISMATCH");
+  const std::string text = test::run_cli("eval " + cfg + vs).out;
+  EXPECT_NE(text.find("A: base with workload.dp=16;workload.cp=4\nB: base with workload.recompute=full\n"), std::string::npos) << text;
+  char expect[160];
+  const double t0 = j["base"]["time_s"], ta = a["time_s"], tb = b["time_s"];
+  std::snprintf(expect, sizeof expect, "%.6g s (%+.1f%%)", ta, 100 * (ta / t0 - 1));
+  EXPECT_NE(text.find(expect), std::string::npos) << expect << "\n" << text;
+  std::snprintf(expect, sizeof expect, "%.6g s (%+.1f%%)", tb, 100 * (tb / t0 - 1));
+  EXPECT_NE(text.find(expect), std::string::npos) << expect << "\n" << text;
+  EXPECT_NE(text.find("PRODUCT_MISMATCH"), std::string::npos) << text;
+  EXPECT_NE(text.find("C: note: dp x tp x pp x cp = 16 x 4 x 4 x 8 = 2048"), std::string::npos) << text;
+  const auto bad = test::run_cli("eval " + cfg + " --vs 'workload.dp=16;workload.tpx=2'");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("unknown key 'workload.tpx'"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("(in --vs 'workload.dp=16;workload.tpx=2')"), std::string::npos) << bad.out;
+  EXPECT_EQ(test::run_cli("eval " + cfg + " --vs ';'").status, 2);
+}
+
 // A sweep reduces at most kMaxSweepObjectives objectives: more is refused naming the PSA key.
 TEST(Cli, SweepRefusesMoreObjectivesThanItReduces) {
   const test::CliRun r =
