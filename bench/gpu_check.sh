@@ -160,6 +160,25 @@ if [ "$bench" = 1 ] && fits 45 "agents benchmark"; then
   grep -E "^BM_" "$work/bench_agents.txt" | tee -a "$summary"
 fi
 
+# Whole searches at population 10^5 (issue #5's `--backend cuda` searches): GA and NSGA-II (two
+# objectives), 2 x 10^6 evaluations each, on CUDA and on the CPU cores; the result files must
+# hold the same history (compared), and their rate and where the time went (show --json).
+if fits 60 "searches at 10^5"; then
+  for agent in ga nsga2; do
+    extra=()
+    [ "$agent" = nsga2 ] && extra=(--set 'objectives=[runtime_x_bw, runtime_x_cost]')
+    for b in cuda cpu; do
+      timeout "$(limit 90)" build-gpu/cosmic search data/psa/cosmic/fullstack-system1.yaml --agent "$agent" \
+        --population 100000 --budget 2000000 --seed 1 --backend "$b" "${extra[@]}" -q -o "$work/search-$agent-$b.h5" \
+        >"$work/search-$agent-$b.txt" 2>&1
+      log "search $agent --backend $b: exit $?"
+      build-gpu/cosmic show "$work/search-$agent-$b.h5" 2>&1 | head -4 | tee -a "$summary"
+    done
+    "$py" bench/compare_h5.py "$work/search-$agent-cuda.h5" "$work/search-$agent-cpu.h5" "search $agent, cuda vs cpu" 2>&1 |
+      tail -3 | tee -a "$summary"
+  done
+fi
+
 # The whole study (issue #6), figures off: on CUDA and on the CPU with JOBS runs at a time
 # (default 8, `cosmic study --jobs`), then CUDA one run at a time if time is left; where the time
 # went, from summary.json; every experiment's best point compared with the first study's.
