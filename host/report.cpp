@@ -587,7 +587,9 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
   std::vector<std::string> status;
   for (const auto& r : reports) status.push_back(r.result.reason == Reason::Ok ? "feasible" : names::name(names::kReason, r.result.reason));
   row("status", status);
-  row("time", cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, true));
+  const Mode mode = reports[0].config.work.mode;  // (a variant may change it: the base's names the row)
+  row(mode == Mode::Training ? "time per iteration" : mode == Mode::Decode ? "time per step" : "time per request",
+      cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, true));
   for (int i = 0; i < kTimeTerms; ++i) {
     const auto term = [i](const EvalReport& r) {
       Term t[kTimeTerms];
