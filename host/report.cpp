@@ -587,9 +587,18 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
   std::vector<std::string> status;
   for (const auto& r : reports) status.push_back(r.result.reason == Reason::Ok ? "feasible" : names::name(names::kReason, r.result.reason));
   row("status", status);
-  const Mode mode = reports[0].config.work.mode;  // (a variant may change it: the base's names the row)
-  row(mode == Mode::Training ? "time per iteration" : mode == Mode::Decode ? "time per step" : "time per request",
-      cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, true));
+  // What is timed: an iteration, a decode step or a request (each column's own where a variant
+  // changes the mode, and then no change from the base is shown: they time different things).
+  const auto timed = [](Mode m) { return m == Mode::Training ? "iteration" : m == Mode::Decode ? "step" : "request"; };
+  bool one_mode = true;
+  for (const auto& r : reports) one_mode = one_mode && r.config.work.mode == reports[0].config.work.mode;
+  if (!one_mode) {
+    std::vector<std::string> modes;
+    for (const auto& r : reports) modes.push_back(std::string("per ") + timed(r.config.work.mode));
+    row("time is", modes);
+  }
+  row(one_mode ? std::string("time per ") + timed(reports[0].config.work.mode) : "time",
+      cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, one_mode));
   for (int i = 0; i < kTimeTerms; ++i) {
     const auto term = [i](const EvalReport& r) {
       Term t[kTimeTerms];
@@ -600,11 +609,15 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
     time_terms(reports[0].result, names_of);
     if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.6g s", 1, false));
   }
-  const auto serving = [&](const EvalReport& r) { return r.first_token_s; };
-  if (any(serving)) {
-    row("first token", cells(serving, "%.6g s", 1, true));
-    row("per output token", cells([](const EvalReport& r) { return r.per_output_token_s; }, "%.6g s", 1, true));
-  }
+  // The serving latencies where the mode has them (a prefill's first token is its whole time;
+  // the time per output token is generate's and serve's), "-" elsewhere.
+  const auto serves = [](const EvalReport& r) { return r.config.work.mode == Mode::Generate || r.config.work.mode == Mode::Serve; };
+  const auto first = [&](const EvalReport& r) {
+    return serves(r) ? r.first_token_s : r.config.work.mode == Mode::Prefill ? r.result.time_s : NAN;
+  };
+  const auto per_token = [&](const EvalReport& r) { return serves(r) ? r.per_output_token_s : NAN; };
+  if (any(first)) row("first token", cells(first, "%.6g s", 1, true));
+  if (any(per_token)) row("per output token", cells(per_token, "%.6g s", 1, true));
   const double GiB = 1073741824.0;
   row("memory per NPU", cells([](const EvalReport& r) { return r.result.memory_bytes; }, "%.2f GiB", 1 / GiB, true));
   for (int i = 0; i < 5; ++i) {
@@ -617,15 +630,16 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
     memory_terms(reports[0].result, names_of);
     if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.2f GiB", 1 / GiB, false));
   }
-  row("tokens/s", cells([](const EvalReport& r) { return r.result.tokens_per_s; }, "%.1f", 1, true));
+  // (tokens of another kind where a variant changes the mode: no change shown then)
+  row("tokens/s", cells([](const EvalReport& r) { return r.result.tokens_per_s; }, "%.1f", 1, one_mode));
   row("MFU", cells([](const EvalReport& r) { return r.result.mfu; }, "%.1f %%", 100, false));
   row("network cost", cells([](const EvalReport& r) { return r.network_cost_usd; }, "$%.4gM", 1e-6, true, false));
   const auto cluster = [](const EvalReport& r) { return r.cluster_cost_usd; };
   if (any(cluster)) row("cluster cost", cells(cluster, "$%.4gM", 1e-6, true, false));
   const auto energy = [](const EvalReport& r) { return r.energy_per_token_J; };
-  if (any(energy)) row("energy", cells(energy, "%.4g J/token", 1, true));
+  if (any(energy)) row("energy", cells(energy, "%.4g J/token", 1, one_mode));
   const auto usd = [](const EvalReport& r) { return r.usd_per_token; };
-  if (any(usd)) row("cost per M tokens", cells(usd, "$%.4g", 1e6, true));
+  if (any(usd)) row("cost per M tokens", cells(usd, "$%.4g", 1e6, one_mode));
   for (size_t k = 0; k < n; ++k)  // why a layout is infeasible, and what else the numbers rest on
     for (const std::string& note : reports[k].notes) os << labels[k] << ": note: " << note << "\n";
   return os.str();

@@ -423,11 +423,12 @@ void convert_compute(const Section& s, Compute& c) {
     if (!s.raw("peak_tflops").IsMap()) s.fail("peak_tflops", "a number or a mapping {fp32, fp16, bf16, fp8}");
     const Section p = s.sub("peak_tflops");
     p.check_keys({"fp32", "fp16", "bf16", "fp8"});
-    c.peak_tflops[0] = p.number("fp32", 0, 0, 1e12);
-    c.peak_tflops[1] = p.number("bf16", p.number("fp16", 0, 0, 1e12), 0, 1e12);
-    if (p.has("fp16") && p.has("bf16") && p.number("fp16", 0, 0, 1e12) != c.peak_tflops[1])
+    // A precision left out has no peak (0); one given has a positive one.
+    c.peak_tflops[0] = p.number("fp32", 0, 1e-12, 1e12);
+    c.peak_tflops[1] = p.number("bf16", p.number("fp16", 0, 1e-12, 1e12), 1e-12, 1e12);
+    if (p.has("fp16") && p.has("bf16") && p.number("fp16", 0, 1e-12, 1e12) != c.peak_tflops[1])
       p.fail("fp16", "the bf16 peak: cosmic has one 16-bit peak (give one of them)");
-    c.peak_tflops[2] = p.number("fp8", 0, 0, 1e12);
+    c.peak_tflops[2] = p.number("fp8", 0, 1e-12, 1e12);
   }
   if (!s.has("memory_bw_GBps")) s.fail("memory_bw_GBps", "a positive number (required)");
   c.mem_bw_GBps = s.number("memory_bw_GBps", 0, 1e-9, 1e12);

@@ -812,6 +812,19 @@ TEST(Cli, EvalComparesVariantsSideBySide) {
   EXPECT_NE(bad.out.find("unknown key 'workload.tpx'"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("(in --vs 'workload.dp=16;workload.tpx=2')"), std::string::npos) << bad.out;
   EXPECT_EQ(test::run_cli("eval " + cfg + " --vs ';'").status, 2);
+  // A variant in another mode: each column says what it times, no change is computed between
+  // them, and a prefill's first token is its whole time (it printed 0 s).
+  const std::string prefill = "workload.mode=prefill;workload.prompt_tokens=512";
+  const std::string mixed = test::run_cli("eval " + cfg + " --vs '" + prefill + "'").out;
+  const auto pj = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs '" + prefill + "' --json").out);
+  std::snprintf(expect, sizeof expect, "%.6g s\n", pj["variants"][0]["result"]["time_s"].get<double>());
+  EXPECT_NE(mixed.find("time is                          per iteration           per request\n"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("first token                                  -" + std::string(22 - std::strlen(expect) + 1, ' ') + expect),
+            std::string::npos)
+      << expect << "\n" << mixed;
+  EXPECT_EQ(mixed.substr(mixed.find("\ntime "), mixed.find("\n", mixed.find("\ntime ") + 1) - mixed.find("\ntime ")).find('%'),
+            std::string::npos)
+      << mixed;
 }
 
 // A sweep reduces at most kMaxSweepObjectives objectives: more is refused naming the PSA key.

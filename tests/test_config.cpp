@@ -293,6 +293,11 @@ TEST(Config, MemoryInEitherUnitReplacesThePresets) {
   const std::string a100 = write_temp("a100.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: 1}\nworkload: {tp: 8}\n");
   EXPECT_EQ(psa::load_config(a100, {}).config.compute.peak_tflops[1], 312.0);
   EXPECT_EQ(psa::load_config(a100, {"system.compute.peak_tflops.bf16=300"}).config.compute.peak_tflops[1], 300.0);
+  // A peak given is positive: 0 is refused where it is written (it was blamed on the model's dtype).
+  EXPECT_NE(error_of(a100, {"system.compute.peak_tflops.bf16=0"})
+                .find("--set: key 'system.compute.peak_tflops.bf16': expected a number in [1e-12, 1e+12], got '0'"),
+            std::string::npos)
+      << error_of(a100, {"system.compute.peak_tflops.bf16=0"});
   EXPECT_NE(error_of(a100, {"system.compute.peak_tflops={fp16: 300, bf16: 290}"}).find("the bf16 peak"), std::string::npos)
       << error_of(a100, {"system.compute.peak_tflops={fp16: 300, bf16: 290}"});
 }
