@@ -1,10 +1,12 @@
 // The `cosmic` command line: one binary, one subcommand per job.
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "host/commands.hpp"
@@ -51,6 +53,12 @@ int main(int argc, char** argv) {
   // workers (docs/performance.md). Unless the user chose a policy, start again with the passive
   // one; if that fails, go on as we are.
   if (!std::getenv("OMP_WAIT_POLICY") && setenv("OMP_WAIT_POLICY", "passive", 1) == 0) execv("/proc/self/exe", argv);
+  // A run a study started with --jobs (host/study.cpp, spawn) stops with the study: SIGTERM, which
+  // leaves its file valid and resumable, when the study ends, even killed outright.
+  if (const char* study = std::getenv("COSMIC_STUDY_PID")) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (std::to_string(getppid()) != study) return 143;  // the study ended before this line
+  }
   cosmic::h5::quiet();
   if (argc < 2) {
     usage(std::cerr);

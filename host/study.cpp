@@ -443,8 +443,10 @@ pid_t spawn(const std::vector<std::string>& args, int threads) {
   static const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::vector<std::string> env_s;
   for (char** e = environ; *e; ++e)
-    if (std::string_view(*e).rfind("OMP_NUM_THREADS=", 0) != 0) env_s.emplace_back(*e);
+    if (std::string_view(*e).rfind("OMP_NUM_THREADS=", 0) != 0 && std::string_view(*e).rfind("COSMIC_STUDY_PID=", 0) != 0)
+      env_s.emplace_back(*e);
   env_s.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
+  env_s.push_back("COSMIC_STUDY_PID=" + std::to_string(getpid()));  // the run stops with the study (host/main.cpp)
   std::vector<char*> argv{const_cast<char*>(self.c_str())}, envp;
   for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
   for (auto& s : env_s) envp.push_back(s.data());

@@ -385,7 +385,51 @@ def main():
             check(par["time"]["jobs"] == 3, "summary does not record --jobs")
             check_times(out3, par, open(os.path.join(out3, "report.md")).read())
             check(untimed(par) == untimed(summary), "--jobs 3 gave other results than one run at a time")
+    check_runs_stop_with_a_killed_study(cosmic)
     print("ok")
+
+
+def check_runs_stop_with_a_killed_study(cosmic):
+    """A study killed outright (SIGKILL, which it cannot pass on) takes its --jobs runs with it:
+    they get SIGTERM and leave valid, resumable files, rather than run on for no one."""
+    with tempfile.TemporaryDirectory() as d:
+        study, out = os.path.join(d, "long.yaml"), os.path.join(d, "out")
+        with open(study, "w") as f:
+            f.write("name: long\nexperiments:\n  - id: long\n    psa: psa/cosmic/fullstack-system1.yaml\n"
+                    "    objective: runtime_x_bw\n    method: ga\n    budget: 1000000000\n    seeds: [1, 2]\n"
+                    "    params: {population: 20000}\n")
+        p = subprocess.Popen([cosmic, "study", study, "-o", out, "--jobs", "2", "--no-plots", "-q"])
+        files = [os.path.join(out, f"long-s{s}.h5") for s in (1, 2)]
+        deadline = time.time() + 60
+        while time.time() < deadline and not all(os.path.exists(f) for f in files):
+            time.sleep(0.2)
+        check(all(os.path.exists(f) for f in files), "the study's runs did not start")
+        p.kill()
+        p.wait()
+        def running():  # the processes whose command line names the study's folder
+            found = []
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as c:
+                        if out.encode() in c.read():
+                            found.append(pid)
+                except OSError:
+                    pass
+            return found
+        deadline = time.time() + 30
+        while time.time() < deadline and running():
+            time.sleep(0.2)
+        left = running()
+        for pid in left:  # (not left to run on, nor to hold the folder this test removes)
+            try:
+                os.kill(int(pid), 9)
+            except OSError:
+                pass
+        check(not left, "runs went on after their study was killed: " + " ".join(left))
+        for f in files:
+            shown = subprocess.run([cosmic, "show", f], capture_output=True, text=True)
+            check(shown.returncode == 0 and "incomplete (stopped: signal)" in shown.stdout,
+                  f"{f} after the study was killed: " + shown.stdout + shown.stderr)
 
 
 if __name__ == "__main__":
