@@ -15,7 +15,8 @@ struct ChildLimits {
 // Runs `work` in a child process (fork) and waits for it: the child's exit status (work()'s
 // return value), or minus the signal that ended it. The child ends with its parent. Runs
 // `work` here where no process can be made. Call it where no other thread is inside HDF5 (a
-// child forked meanwhile would wait on HDF5's lock for ever).
+// child forked meanwhile would wait on HDF5's lock for ever); other threads or a CUDA context
+// in the parent do not matter to a child that only reads with HDF5 and exits.
 int run_in_child(const std::function<int()>& work, const ChildLimits& limits = {});
 
 }  // namespace cosmic

@@ -759,7 +759,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   uint64_t replay_gens = 0;
   bool extend = false;  // --resume with a larger --budget
   uint64_t old_budget = 0;
-  if (!o.resume) h5::check_readable(o.out);  // as run_sweep, before the evaluator starts
   if (o.resume) {
     file = h5::open_file(o.out, true);
     const hid_t f = file.id();

@@ -25,8 +25,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
   std::string agent, keep, sets;
   agents::Params params;  // "agent.key" -> value, as recorded
   uint64_t seed = 0, population = 0, asked = 0;  // asked: a population the budget cut to `population`
-  try {
-    h5::check_readable(out);
+  try {  // (the space was loaded first, which checked the file: load_run_psa, resumed_space)
     h5::Handle f = h5::open_file(out, false);
     if (h5::result_kind(f.id()) != "search") return "";
     agent = h5::attr_string(f.id(), "agent");
@@ -118,10 +117,6 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
-  if (o.resume) {
-    const std::string clash = resume_clash(o.out, args);
-    if (!clash.empty()) return usage_error(opts, clash + "; --resume continues the search as it was started (leave the option out)");
-  }
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if ((!o.resume || args.count("budget")) && o.budget == 0)
     return usage_error(opts, "--budget expects a positive number of evaluations");
@@ -135,6 +130,10 @@ int cmd_search(int argc, const char* const* argv) {
     const psa::DesignSpace ds = args.count("psa")
                                     ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
                                     : resumed_space(o.out, "search");
+    if (o.resume) {
+      const std::string clash = resume_clash(o.out, args);
+      if (!clash.empty()) return usage_error(opts, clash + "; --resume continues the search as it was started (leave the option out)");
+    }
     if (!o.resume) {
       agents::Params given;  // on the command line: they win over the PSA file's
       for (const auto& kv : list_option(args, "param")) agents::add_param(given, o.agent, kv);

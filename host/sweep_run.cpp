@@ -592,9 +592,6 @@ std::vector<std::string> fold_names(const psa::DesignSpace& space) {
 }
 
 int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
-  // An existing -o that a fresh run will replace, probed before any thread or backend starts
-  // (the probe forks: host/child.hpp); NewFile says what else stands in the way.
-  if (!o.resume) h5::check_readable(o.out);
   FileMeta m;
   h5::Handle file;
   SweepState st;
