@@ -29,13 +29,14 @@ void time_terms(const Result& r, Term out[kTimeTerms]) {
                               {"bubble", r.bubble_s}};
   for (int i = 0; i < kTimeTerms; ++i) out[i] = t[i];
 }
-void memory_terms(const Result& r, Term out[5]) {
-  const Term t[5] = {{"weights", r.weights_bytes},
+constexpr int kMemoryTerms = 5;  // (no more than kTimeTerms: comparison_text's buffers)
+void memory_terms(const Result& r, Term out[kMemoryTerms]) {
+  const Term t[kMemoryTerms] = {{"weights", r.weights_bytes},
                      {"gradients", r.grads_bytes},
                      {"optimizer", r.optimizer_bytes},
                      {"activations", r.activation_bytes},
                      {"kv_cache", r.kv_cache_bytes}};
-  for (int i = 0; i < 5; ++i) out[i] = t[i];
+  for (int i = 0; i < kMemoryTerms; ++i) out[i] = t[i];
 }
 
 // The precision a run computes in, by element size (fp16 and bf16 are timed alike).
@@ -106,7 +107,7 @@ nlohmann::json to_json(const EvalReport& rep) {
   for (const auto& x : t) j["time_breakdown_s"][x.name] = x.value;
   j["memory_bytes"] = r.memory_bytes;
   j["memory_capacity_bytes"] = rep.config.compute.mem_capacity_bytes;
-  Term m[5];
+  Term m[kMemoryTerms];
   memory_terms(r, m);
   for (const auto& x : m) j["memory_breakdown_bytes"][x.name] = x.value;
   const auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
@@ -464,7 +465,7 @@ std::string to_text(const EvalReport& rep) {
   std::snprintf(buf, sizeof buf, "memory per NPU %13.2f GiB of %.2f GiB\n", r.memory_bytes / GiB,
                 rep.config.compute.mem_capacity_bytes / GiB);
   os << buf;
-  Term m[5];
+  Term m[kMemoryTerms];
   memory_terms(r, m);
   for (const auto& x : m) {
     if (x.value == 0) continue;
@@ -511,7 +512,7 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   }
   if (!std::isnan(rep.usd_per_token)) {
-    const double energy_usd = rep.energy_per_token_J * cfg.op.usd_per_kWh / 3.6e6;  // kernels/cost.hpp's two parts
+    const double energy_usd = electricity_usd_per_token(cfg, r.tokens_per_s);  // usd_per_token's second part
     char usd[32];
     std::snprintf(usd, sizeof usd, "$%.4g", rep.usd_per_token * 1e6);
     std::snprintf(buf, sizeof buf,
@@ -599,16 +600,20 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
   }
   row(one_mode ? std::string("time per ") + timed(reports[0].config.work.mode) : "time",
       cells([](const EvalReport& r) { return r.result.time_s; }, "%.6g s", 1, one_mode));
-  for (int i = 0; i < kTimeTerms; ++i) {
-    const auto term = [i](const EvalReport& r) {
-      Term t[kTimeTerms];
-      time_terms(r.result, t);
-      return t[i].value;
-    };
-    Term names_of[kTimeTerms];
-    time_terms(reports[0].result, names_of);
-    if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.6g s", 1, false));
-  }
+  // A breakdown's rows (time_terms or memory_terms), those that any column has.
+  const auto breakdown = [&](void (*terms)(const Result&, Term*), int count, const char* format, double scale) {
+    Term names[kTimeTerms];
+    terms(reports[0].result, names);
+    for (int i = 0; i < count; ++i) {
+      const auto term = [terms, i](const EvalReport& r) {
+        Term t[kTimeTerms];
+        terms(r.result, t);
+        return t[i].value;
+      };
+      if (any(term)) row(std::string("  ") + names[i].name, cells(term, format, scale, false));
+    }
+  };
+  breakdown(time_terms, kTimeTerms, "%.6g s", 1);
   // The serving latencies where the mode has them (a prefill's first token is its whole time;
   // the time per output token is generate's and serve's), "-" elsewhere.
   const auto serves = [](const EvalReport& r) { return r.config.work.mode == Mode::Generate || r.config.work.mode == Mode::Serve; };
@@ -620,16 +625,7 @@ std::string comparison_text(const std::vector<EvalReport>& reports, const std::v
   if (any(per_token)) row("per output token", cells(per_token, "%.6g s", 1, true));
   const double GiB = 1073741824.0;
   row("memory per NPU", cells([](const EvalReport& r) { return r.result.memory_bytes; }, "%.2f GiB", 1 / GiB, true));
-  for (int i = 0; i < 5; ++i) {
-    const auto term = [i](const EvalReport& r) {
-      Term m[5];
-      memory_terms(r.result, m);
-      return m[i].value;
-    };
-    Term names_of[5];
-    memory_terms(reports[0].result, names_of);
-    if (any(term)) row(std::string("  ") + names_of[i].name, cells(term, "%.2f GiB", 1 / GiB, false));
-  }
+  breakdown(memory_terms, kMemoryTerms, "%.2f GiB", 1 / GiB);
   // (tokens of another kind where a variant changes the mode: no change shown then)
   row("tokens/s", cells([](const EvalReport& r) { return r.result.tokens_per_s; }, "%.1f", 1, one_mode));
   row("MFU", cells([](const EvalReport& r) { return r.result.mfu; }, "%.1f %%", 100, false));

@@ -85,14 +85,19 @@ COSMIC_HD inline double energy_per_token_J(const Config& c, double tokens_per_s)
   return tokens_per_s > 0 ? double(total_npus(c.net)) * c.compute.power_W * c.op.pue / tokens_per_s : 0.0;
 }
 
+// The electricity of a token: energy_per_token_J at op.usd_per_kWh (3.6e6 J a kWh).
+COSMIC_HD inline double electricity_usd_per_token(const Config& c, double tokens_per_s) {
+  return energy_per_token_J(c, tokens_per_s) * c.op.usd_per_kWh / 3.6e6;
+}
+
 // What a token costs, all in: the cluster's price (network and NPUs, cluster_cost_usd) written
-// off in equal parts over op.lifetime_years of running this job without a pause, plus the
-// electricity of energy_per_token_J at op.usd_per_kWh (3.6e6 J a kWh). Not in it: interest,
-// staff, space, maintenance, idle time between jobs. A year is 365.25 days.
+// off in equal parts over op.lifetime_years of running this job without a pause, plus its
+// electricity. Not in it: interest, staff, space, maintenance, idle time between jobs. A year is
+// 365.25 days.
 COSMIC_HD inline double usd_per_token(const Config& c, double cluster_usd, double tokens_per_s) {
   if (!(tokens_per_s > 0)) return 0.0;
   const double lifetime_s = c.op.lifetime_years * 365.25 * 86400.0;
-  return cluster_usd / lifetime_s / tokens_per_s + energy_per_token_J(c, tokens_per_s) * c.op.usd_per_kWh / 3.6e6;
+  return cluster_usd / lifetime_s / tokens_per_s + electricity_usd_per_token(c, tokens_per_s);
 }
 
 }  // namespace cosmic

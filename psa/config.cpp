@@ -712,10 +712,11 @@ std::vector<std::string> application_order(const std::vector<std::string>& sets)
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_input(path, "a text file");
+  } catch (const ConfigError&) {  // unreadable: "", as documented
+    return "";
+  }
 }
 
 Config convert_config(const YAML::Node& root, const Sources& sources) {

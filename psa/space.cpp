@@ -1088,6 +1088,9 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   // power; usd_per_token both, the electricity's price and the cluster's lifetime. With a
   // compute.device gene, every NPU type needs its own figures (the base's are not used).
   // What the space lacks of them, each missing figure named with where to give it.
+  const auto base_lacks = [](const std::string& key) {  // key: under system.
+    return "system." + key + " of the base configuration (--set base.system." + key + "=...)";
+  };
   const auto npu_lacks = [&](const char* key, double Compute::*field, std::vector<std::string>& missing) {
     for (int32_t g = 0; g < view->ngenes; ++g)
       if (view->gene[g].param == Param::Device) {
@@ -1100,8 +1103,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
                             "compute: {" + key + ": ...}})");
         return;
       }
-    if (!(view->base.compute.*field > 0))
-      missing.push_back(std::string("system.compute.") + key + " of the base configuration (--set base.system.compute." + key + "=...)");
+    if (!(view->base.compute.*field > 0)) missing.push_back(base_lacks(std::string("compute.") + key));
   };
   const auto lacks = [&](Objective o) {
     std::vector<std::string> missing;
@@ -1109,9 +1111,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     if (o == Objective::EnergyPerToken || o == Objective::UsdPerToken) npu_lacks("power_W", &Compute::power_W, missing);
     if (o == Objective::UsdPerToken)
       for (auto [key, value] : {std::pair{"usd_per_kWh", view->base.op.usd_per_kWh}, {"lifetime_years", view->base.op.lifetime_years}})
-        if (!(value > 0))
-          missing.push_back(std::string("system.operation.") + key + " of the base configuration (--set base.system.operation." + key +
-                            "=...)");
+        if (!(value > 0)) missing.push_back(base_lacks(std::string("operation.") + key));
     std::string why;
     for (const std::string& m : missing) why += (why.empty() ? "" : "; ") + m;
     return why;
