@@ -15,6 +15,45 @@
 
 namespace cosmic {
 
+namespace {
+
+// A --vs text's edits: split at ';' outside quotes and brackets (so `model.name="a;b"` and
+// `key=[1;2]` stay whole), each trimmed; empty ones (`;;`, a trailing `;`) are dropped.
+std::vector<std::string> split_edits(const std::string& text) {
+  std::vector<std::string> edits;
+  std::string e;
+  char quote = 0;
+  int depth = 0;
+  const auto flush = [&] {
+    e.erase(e.find_last_not_of(' ') + 1);
+    e.erase(0, e.find_first_not_of(' '));
+    if (!e.empty()) edits.push_back(e);
+    e.clear();
+  };
+  for (const char c : text) {
+    if (quote) quote = c == quote ? 0 : quote;
+    else if (c == '"' || c == '\'') quote = c;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == ';' && depth == 0) {
+      flush();
+      continue;
+    }
+    e += c;
+  }
+  flush();
+  return edits;
+}
+
+// The key an edit sets, spaces dropped as --set drops them.
+std::string edit_key(const std::string& edit) {
+  std::string k = edit.substr(0, edit.find('='));
+  k.erase(k.find_last_not_of(' ') + 1);
+  return k;
+}
+
+}  // namespace
+
 int cmd_eval(int argc, const char* const* argv) {
   cxxopts::Options opts("cosmic eval",
                         "Evaluate one configuration (model + system + workload) with the analytical model.\n"
@@ -27,7 +66,7 @@ int cmd_eval(int argc, const char* const* argv) {
       ("s,set", "override a key, e.g. --set workload.dp=16 --set system.network.dims.0.bandwidth_GBps=100",
        cxxopts::value<std::vector<std::string>>())
       ("vs", "a variant to compare side by side with the configuration: edits as --set takes them, "
-             "several separated by ';' (--vs 'workload.tp=4;workload.dp=64'); repeatable, up to 8",
+             "several separated by ';' (--vs 'workload.tp=4;workload.dp=64'; a ';' in quotes or brackets is part of its value); repeatable, up to 8",
        cxxopts::value<std::vector<std::string>>())
       ("json", "print JSON instead of text")
       ("h,help", "show this help");
@@ -53,15 +92,12 @@ int cmd_eval(int argc, const char* const* argv) {
     for (const std::string& s : sets) legend[0] += " --set " + s;
     nlohmann::json j = {{"base", to_json(rep)}, {"variants", nlohmann::json::array()}};
     for (size_t k = 0; k < variants.size(); ++k) {
-      std::vector<std::string> edits;
-      for (size_t at = 0; at <= variants[k].size();) {
-        const size_t end = std::min(variants[k].find(';', at), variants[k].size());
-        std::string e = variants[k].substr(at, end - at);
-        e.erase(0, e.find_first_not_of(' '));
-        e.erase(e.find_last_not_of(' ') + 1);
-        if (!e.empty()) edits.push_back(e);
-        at = end + 1;
-      }
+      const std::vector<std::string> edits = split_edits(variants[k]);
+      // One key edited twice in a variant is a slip: which value was meant?
+      for (size_t a = 0; a < edits.size(); ++a)
+        for (size_t b = 0; b < a; ++b)
+          if (edit_key(edits[a]) == edit_key(edits[b]))
+            return usage_error(opts, "--vs '" + variants[k] + "': '" + edit_key(edits[a]) + "' is edited twice");
       if (edits.empty()) return usage_error(opts, "--vs '" + variants[k] + "': no edit (KEY=VALUE, several separated by ';')");
       std::vector<std::string> all = sets;
       all.insert(all.end(), edits.begin(), edits.end());

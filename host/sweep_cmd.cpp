@@ -71,7 +71,7 @@ int cmd_sweep(int argc, const char* const* argv) {
                                     ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
                                     : resumed_space(o.out, "sweep");
     if (ds.objectives.size() > size_t(kMaxSweepObjectives)) {
-      std::cerr << "cosmic sweep: " << ds.file << ": key 'objectives' lists " << ds.objectives.size() << "; a sweep reduces at most "
+      std::cerr << "cosmic sweep: " << ds.objectives_at << ": key 'objectives' lists " << ds.objectives.size() << "; a sweep reduces at most "
                 << kMaxSweepObjectives << " (cosmic search takes them all)\n";
       return 1;
     }

@@ -582,7 +582,11 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   check_utf8(assignment, "--set " + assignment.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
-  const std::string path = assignment.substr(0, eq);
+  // Spaces around the key are dropped (`--set 'workload.dp = 4'`); no key has one.
+  std::string path = assignment.substr(0, eq);
+  path.erase(path.find_last_not_of(" \t") + 1);
+  path.erase(0, path.find_first_not_of(" \t"));
+  if (path.empty()) throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(eq + 1));

@@ -42,6 +42,7 @@ struct DesignSpace {
   std::unique_ptr<SpaceView> view;  // ~20 KB: kept on the heap
   std::vector<GeneInfo> genes;      // one per SpaceView gene, same order
   std::vector<Objective> objectives;  // one or more; several = Pareto front
+  std::string objectives_at;          // where the file gives them (file:line:column), for errors
   std::vector<std::string> constraint_text;  // as written, for reports
   std::vector<AgentSection> agent_sections;  // the `agent:` mapping, in file order
   std::vector<std::string> device_systems;   // a compute.device gene's NPU types: each resolved system, as YAML

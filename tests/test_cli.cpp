@@ -812,6 +812,16 @@ TEST(Cli, EvalComparesVariantsSideBySide) {
   EXPECT_NE(bad.out.find("unknown key 'workload.tpx'"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("(in --vs 'workload.dp=16;workload.tpx=2')"), std::string::npos) << bad.out;
   EXPECT_EQ(test::run_cli("eval " + cfg + " --vs ';'").status, 2);
+  // Spaces around '=' and ';' are dropped (the key was 'workload.dp '), a ';' in quotes stays in
+  // its value, and a key edited twice in one variant is refused (the last one won silently).
+  const auto spaced = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs 'workload.dp = 16 ; workload.cp= 4' --json").out);
+  EXPECT_EQ(spaced["variants"][0]["result"], a);
+  const auto named = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs 'model.name=\"a;b\";workload.dp=16' --json").out);
+  EXPECT_EQ(named["variants"][0]["edits"], nlohmann::json({"model.name=\"a;b\"", "workload.dp=16"}));
+  EXPECT_EQ(named["variants"][0]["result"]["model"], "a;b");
+  const auto twice = test::run_cli("eval " + cfg + " --vs 'workload.dp=4;workload.dp =8'");
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.out.find("'workload.dp' is edited twice"), std::string::npos) << twice.out;
   // A variant in another mode: each column says what it times, no change is computed between
   // them, and a prefill's first token is its whole time (it printed 0 s).
   const std::string prefill = "workload.mode=prefill;workload.prompt_tokens=512";
@@ -836,7 +846,17 @@ TEST(Cli, SweepRefusesMoreObjectivesThanItReduces) {
                     "--set base.system.compute.power_W=700 --set base.system.compute.price_usd=1 "
                     "--set base.system.operation.usd_per_kWh=0.1 --set base.system.operation.lifetime_years=3");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("workload-system1.yaml: key 'objectives' lists 12; a sweep reduces at most 11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--set: key 'objectives' lists 12; a sweep reduces at most 11"), std::string::npos) << r.out;
+  // Given in the file, the error has its line.
+  const std::string psa = ::testing::TempDir() + "twelve.yaml";
+  std::ofstream(psa) << "base: " << test::data_path("configs/cosmic-system1-baseline.yaml")
+                     << "\nparameters:\n  workload:\n    dp: [1, 2]\nobjectives: [all, first_token, per_output_token, npus, "
+                        "npu_s_per_token, energy_per_token, usd_per_token]\n";
+  const test::CliRun f = test::run_cli("sweep " + psa + " -q -o " + ::testing::TempDir() + "twelve.h5 " +
+                                       "--set base.system.compute.power_W=700 --set base.system.compute.price_usd=1 "
+                                       "--set base.system.operation.usd_per_kWh=0.1 --set base.system.operation.lifetime_years=3");
+  EXPECT_EQ(f.status, 1);
+  EXPECT_NE(f.out.find("twelve.yaml:5:13: key 'objectives' lists 12;"), std::string::npos) << f.out;
 }
 
 TEST(Cli, ShowRefusesOtherFiles) {

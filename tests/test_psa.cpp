@@ -708,6 +708,33 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"empty_values.yaml:4:9:", "key 'parameters.workload.dp.values'", "expected a non-empty list, got an empty list"}},
       {"twice.yaml", head + "    dp: [1, 2, 2]\nobjectives: [latency]\n",
        {"twice.yaml:4:9:", "expected distinct values ('2' twice), got a list of 3 items"}},
+      {"all_twice.yaml", head + "    dp: [1, 2]\nobjectives: [latency, all, all]\n",
+       {"all_twice.yaml:5:28:", "key 'objectives.2': expected distinct objectives ('all' once)"}},
+      // 15 genes of 200 values, 16 of 4 and 4 of 3: 2^153 points, too many for 128 bits.
+      {"huge.yaml",
+                    "base: configs/cosmic-system1-baseline.yaml\n"
+                    "parameters:\n"
+                    "  workload:\n"
+                    "    micro_batch: {range: {min: 1, max: 200}}\n"
+                    "    global_batch: {range: {min: 2048, max: 2247}}\n"
+                    "    vpp: {range: {min: 1, max: 200}}\n"
+                    "  collective:\n"
+                    "    chunks: {range: {min: 1, max: 200}}\n"
+                    "    all_reduce_algorithm: {values: [ring, direct, halvingDoubling, doubleBinaryTree], per_dim: true}\n"
+                    "    all_gather_algorithm: {values: [ring, direct, halvingDoubling, doubleBinaryTree], per_dim: true}\n"
+                    "    reduce_scatter_algorithm: {values: [ring, direct, halvingDoubling, doubleBinaryTree], per_dim: true}\n"
+                    "    all_to_all_algorithm: {values: [ring, direct, halvingDoubling, doubleBinaryTree], per_dim: true}\n"
+                    "  network:\n"
+                    "    npu_bandwidth_GBps: {range: {min: 1, max: 200}, per_dim: true}\n"
+                    "    latency_ns: {range: {min: 1, max: 200}, per_dim: true}\n"
+                    "    topology: {values: [Ring, Switch, FullyConnected], per_dim: true}\n"
+                    "  compute:\n"
+                    "    peak_tflops: {range: {min: 100, max: 299}}\n"
+                    "    memory_bw_GBps: {range: {min: 1000, max: 1199}}\n"
+                    "    memory_GB: {range: {min: 10, max: 209}}\n"
+                    "objectives: [latency]\n"
+                    "\n",
+       {"huge.yaml:3:3:", "key 'parameters': the space has 2^128 points or more"}},
       {"tp_twice.yaml", head + "    tp: [1, 2]\nderived: {tp: auto}\nobjectives: [latency]\n",
        {"tp_twice.yaml:4:5:", "parameters.workload.tp", "derived"}},
       {"enum_number.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp == Switch\"\nobjectives: [latency]\n",
