@@ -317,6 +317,7 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
     const std::string base = find_file(root["base"].Scalar(), e.psa);
     if (base.empty()) throw psa::ConfigError(e.psa + ": base '" + root["base"].Scalar() + "' not found");
     YAML::Node b = psa::load_yaml_file(base);
+    if (!b.IsMap()) throw psa::ConfigError(base + ": expected a mapping with model, system and workload");
     b.remove("name");
     b.remove("description");
     root["base"] = b;

@@ -17,12 +17,25 @@ namespace {
 
 using Vars = std::vector<std::pair<std::string, std::string>>;
 
-std::string subst(std::string s, const Vars& vars) {
+// `text` (the value of `key` in section `s`) with each {var} of `vars` replaced; a {name} that
+// is not one of them is refused (it was kept as written, and reported as a bad id or file).
+std::string subst(const Section& s, const char* key, std::string text, const Vars& vars) {
+  for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
+    const size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string name = text.substr(open + 1, close - open - 1);
+    const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (word && std::none_of(vars.begin(), vars.end(), [&](const auto& kv) { return kv.first == name; }))
+      s.fail(key, "variables of the entry's `for:` in braces ('{" + name + "}' is not one" +
+                      (vars.empty() ? ": the entry has no `for:`" : "") + ")");
+  }
   for (const auto& [k, v] : vars) {
     const std::string pat = "{" + k + "}";
-    for (size_t at = s.find(pat); at != std::string::npos; at = s.find(pat, at + v.size())) s.replace(at, pat.size(), v);
+    for (size_t at = text.find(pat); at != std::string::npos; at = text.find(pat, at + v.size())) text.replace(at, pat.size(), v);
   }
-  return s;
+  return text;
 }
 
 // A scalar or a list of scalars, as strings.
@@ -134,18 +147,19 @@ Study load_study(const std::string& path) {
       StudyExperiment x;
       x.vars = vars;
       x.where = where(src, e.key_path("id"), e.raw("id"));
-      x.id = subst(e.text("id"), vars);
+      x.id = subst(e, "id", e.text("id"), vars);
       if (!valid_id(x.id)) e.fail("id", "letters, digits, '-', '_' or '.' (after {var} substitution: '" + x.id + "')");
       if (st.find(x.id)) e.fail("id", "an id not used before ('" + x.id + "' is)");
-      x.label = subst(e.text("label", x.id), vars);
-      const std::string psa_name = subst(e.text("psa"), vars);
+      x.label = subst(e, "label", e.text("label", x.id), vars);
+      const std::string psa_name = subst(e, "psa", e.text("psa"), vars);
       x.psa = find_psa(psa_name, path);
       if (x.psa.empty())
         e.fail("psa", "a PSA file relative to the study file, the working directory or " + data_dir() + " ('" +
                           psa_name + "' not found)");
       if (e.has("objective") && e.has("objectives")) e.fail("objectives", "either objective or objectives, not both");
-      for (const auto& o : text_list(e, e.has("objective") ? "objective" : "objectives")) x.objectives.push_back(subst(o, vars));
-      x.method = subst(e.text("method", "sweep"), vars);
+      const char* okey = e.has("objective") ? "objective" : "objectives";
+      for (const auto& o : text_list(e, okey)) x.objectives.push_back(subst(e, okey, o, vars));
+      x.method = subst(e, "method", e.text("method", "sweep"), vars);
       if (!kMethods.count(x.method)) e.fail("method", "sweep, rw, ga, aco, bo or nsga2");
       const bool agent = x.method != "sweep";
       if (agent) {
@@ -178,7 +192,7 @@ Study load_study(const std::string& path) {
           for (auto it = p.node().begin(); it != p.node().end(); ++it) {
             const std::string k = it->first.as<std::string>();
             if (!it->second.IsScalar()) p.fail(k.c_str(), "a value");
-            x.params.emplace_back(k, subst(it->second.Scalar(), vars));
+            x.params.emplace_back(k, subst(p, k.c_str(), it->second.Scalar(), vars));
           }
         if (e.has("top")) e.fail("top", "nothing for an agent (top is for sweeps)");
       } else {
@@ -187,15 +201,15 @@ Study load_study(const std::string& path) {
         x.top = int32_t(e.integer("top", 1000, 1, 1 << 16));  // a sweep's --top (kMaxTopK)
       }
       for (const auto& s : text_list(e, "set")) {
-        const std::string v = subst(s, vars);
+        const std::string v = subst(e, "set", s, vars);
         if (v.find('=') == std::string::npos) e.fail("set", "key=value assignments");
         x.sets.push_back(v);
       }
       if (e.has("budget_of")) {
         const Section b = e.sub("budget_of");
         b.check_keys({"experiment", "limit"});
-        x.budget_of = subst(b.text("experiment"), vars);
-        x.limit = subst(b.text("limit", "bandwidth"), vars);
+        x.budget_of = subst(b, "experiment", b.text("experiment"), vars);
+        x.limit = subst(b, "limit", b.text("limit", "bandwidth"), vars);
         if (x.limit == "bw") x.limit = "bandwidth";
         if (x.limit != "bandwidth" && x.limit != "cost") b.fail("limit", "bandwidth (or bw) or cost");
         if (!st.find(x.budget_of)) b.fail("experiment", "an experiment defined earlier ('" + x.budget_of + "' is not)");
@@ -248,17 +262,18 @@ Study load_study(const std::string& path) {
       x.entry = int32_t(i);
       x.vars = vars;
       x.where = where(src, c.key_path("kind"), c.raw("kind"));
-      x.title = subst(c.text("title", kind), vars);
+      if (c.has("title") && c.text("title").find_first_not_of(" \t") == std::string::npos) c.fail("title", "a title (without the key: the kind)");
+      x.title = subst(c, "title", c.text("title", kind), vars);
       x.within = c.number("within", 0.01, 0, 10);
       x.figure = figure;
       x.x = c.text("x");
       x.series = c.text("series");
       if (tkey) {
-        x.target = subst(c.text(tkey), vars);
+        x.target = subst(c, tkey, c.text(tkey), vars);
         check_id(tkey, x.target);
       }
       for (const auto& o : text_list(c, okey)) {
-        x.others.push_back(subst(o, vars));
+        x.others.push_back(subst(c, okey, o, vars));
         check_id(okey, x.others.back());
       }
       if (kind == "gap" && st.find(x.target)->method != "sweep") c.fail("optimum", "a sweep experiment (the exact optimum)");
@@ -268,6 +283,9 @@ Study load_study(const std::string& path) {
             c.fail(okey, std::string("agent experiments") +
                              (kind == "convergence" ? ": convergence follows their generations" : "") + " ('" + id +
                              "' is a sweep)");
+      for (size_t k = 1; k < x.others.size(); ++k)
+        if (std::find(x.others.begin(), x.others.begin() + k, x.others[k]) != x.others.begin() + k)
+          c.fail(okey, "distinct experiment ids ('" + x.others[k] + "' twice)");
       if (kind == "gain" && std::find(x.others.begin(), x.others.end(), x.target) != x.others.end())
         c.fail("baselines", "experiments other than the target ('" + x.target + "')");
       st.comparisons.push_back(x);

@@ -158,6 +158,9 @@ def small_study_checks(cosmic, data):
         check(r.returncode == 1 and path + ":9:" in r.stderr and "'a' found no feasible point" in r.stderr
               and "no cost budget" in r.stderr, "budget_of a reference without a feasible point: " + r.stderr)
         sweep = "  - {id: w, psa: %s}\n" % psa
+        notcfg = os.path.join(tmp, "notcfg.txt")
+        with open(notcfg, "w") as f:
+            f.write("hello\n")
         for tail, says in (("    seeds: [1, 1]\n", ":7:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
                            ("    seeds: [-1]\n", ":7:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
                            ("    seeds: []\n", "at least one seed"),
@@ -175,6 +178,15 @@ def small_study_checks(cosmic, data):
                            (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a], figure: batch}\n",
                             "a variable of this comparison's `for:`"),
                            ("comparisons:\n  - {kind: gain, target: a, baselines: [a]}\n", "other than the target"),
+                           (sweep + "comparisons:\n  - {kind: gain, target: w, baselines: [a, a]}\n",
+                            "key 'comparisons.0.baselines': expected distinct experiment ids ('a' twice)"),
+                           ("comparisons:\n  - {kind: convergence, experiments: [a], title: ''}\n",
+                            "key 'comparisons.0.title': expected a title"),
+                           # a {var} the entry does not define (was: "expected letters, digits...")
+                           ("  - {id: 'b-{nope}', psa: %s}\n" % psa, ":7:10: key 'experiments.1.id': expected variables of the "
+                            "entry's `for:` in braces ('{nope}' is not one: the entry has no `for:`)"),
+                           # a `set: [base=FILE]` whose FILE is no configuration (its text was quoted)
+                           ("    set: [base=%s]\n" % notcfg, notcfg + ": expected a mapping with model, system and workload"),
                            (sweep + "comparisons:\n  - {kind: gap, target: w, agents: [a]}\n",
                             "key 'comparisons.0.target': expected nothing for kind gap, which takes optimum and agents"),
                            ("    seeds: [1]\n  - {id: b, psa: %s, method: rw, budget: 64, objective: latency}\n"
