@@ -936,6 +936,18 @@ int merge_sweeps(const std::string& out, const std::vector<std::string>& inputs,
   }
   m.backend = join(backends);
   m.device = join(devices);
+  // Settings that may differ without changing what is merged, said when they do: the best K of
+  // the whole range are the best K of the shards' bests only for the smallest K, and a sweep
+  // draws no random numbers (its seed is only recorded).
+  for (size_t i = 1; i < ins.size() && !quiet; ++i) {
+    const In& in = ins[i];
+    if (in.m.top_k != first.top_k)
+      std::cerr << "cosmic merge: note: the inputs kept different numbers of best points (--top " << first.top_k << " in "
+                << ins[0].path << ", " << in.m.top_k << " in " << in.path << "): the merged file keeps the best " << m.top_k << "\n";
+    if (in.m.seed != first.seed)
+      std::cerr << "cosmic merge: note: the inputs record different seeds (" << first.seed << " in " << ins[0].path << ", "
+                << in.m.seed << " in " << in.path << "; a sweep uses none): the merged file records " << m.seed << "\n";
+  }
   std::vector<Objective> objectives;
   for (const auto& n : m.objectives) objectives.push_back(objective_from_name(n));
   const SweepConst k = make_sweep_const(*ds.view, objectives);

@@ -664,6 +664,22 @@ TEST(Cli, SweepsFoldGenesWithNoEffect) {
   const test::CliRun mixed = test::run_cli("merge " + dir + "fold-mixed.h5 " + dir + "fold0.h5 " + dir + "fold-none1.h5");
   EXPECT_EQ(mixed.status, 1);
   EXPECT_NE(mixed.out.find("its folded genes (--no-fold) differs"), std::string::npos) << mixed.out;
+  // Shards of different --top and --seed merge with notes: the merged file keeps the smaller top
+  // (still the whole range's best 4) and the first shard's seed.
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q --top 4 --seed 7 --shard 1/2 -o " + dir + "fold-top4.h5").status, 0);
+  const test::CliRun notes = test::run_cli("merge " + dir + "fold-notes.h5 " + dir + "fold0.h5 " + dir + "fold-top4.h5");
+  ASSERT_EQ(notes.status, 0) << notes.out;
+  EXPECT_NE(notes.out.find("note: the inputs kept different numbers of best points (--top 8 in " + dir + "fold0.h5, 4 in " + dir +
+                           "fold-top4.h5): the merged file keeps the best 4"),
+            std::string::npos)
+      << notes.out;
+  EXPECT_NE(notes.out.find("note: the inputs record different seeds (0 in " + dir + "fold0.h5, 7 in " + dir +
+                           "fold-top4.h5; a sweep uses none): the merged file records 0"),
+            std::string::npos)
+      << notes.out;
+  const auto n4 = nlohmann::json::parse(test::run_cli("show " + dir + "fold-notes.h5 --json").out);
+  ASSERT_EQ(n4["top"]["runtime_x_bw"].size(), 4u);
+  for (size_t k = 0; k < 4; ++k) EXPECT_EQ(n4["top"]["runtime_x_bw"][k]["genes"], rows[k]["genes"]) << k;
 }
 
 // A shard whose slice of the index range is empty (N above the space's size) is complete as
