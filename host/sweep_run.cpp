@@ -690,6 +690,13 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
               << "stands for " << m.copies << " points of the PSA's space"
               << (o.resume ? "" : " (--no-fold sweeps every value)") << "\n";
   }
+  // A range that takes more than a day at 3 x 10^9 points a second (the H200's measured sweep
+  // rate, docs/performance.md; 2 CPU cores cover 10^7 to 10^8) will not be finished by sweeping.
+  const double points = double(m.end - m.next), fastest_s = points / 3e9;
+  if (!o.quiet && fastest_s > 86400)
+    std::cerr << "cosmic sweep: note: " << fmt_g(points, 3) << " points to sweep take " << duration(fastest_s)
+              << " even at 3 x 10^9 a second (an H200): fix some parameters, or let cosmic search explore the space "
+                 "(docs/agents.md)\n";
   SignalGuard signals;
   Progress progress(o.quiet, o.progress_every_s);
   const auto t0 = std::chrono::steady_clock::now();

@@ -28,8 +28,12 @@ inline std::string fmt_g(double v, int digits = 6) {
 
 // 0m12s, 1h05m; "?" for an unknown (infinite or NaN) time.
 inline std::string duration(double s) {
-  if (!(s < 1e9)) return "?";
+  if (!(s >= 0)) return "?";
   char buf[32];
+  if (s >= 365.25 * 86400) {  // a year or more (an ETA of a space no sweep finishes)
+    std::snprintf(buf, sizeof buf, "%.2g years", s / (365.25 * 86400));
+    return buf;
+  }
   const long t = long(s);
   if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
   else std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);

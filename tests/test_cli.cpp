@@ -853,6 +853,26 @@ TEST(Cli, EvalComparesVariantsSideBySide) {
       << mixed;
 }
 
+// A sweep that no machine finishes says so before it starts (it started with "ETA ?"): 1000^8
+// points at 3e9 a second are 1e24 / 3e9 / 31,557,600 s = 1.06e7 years. Interrupted after a
+// moment, the file holds what it swept.
+TEST(Cli, SweepSaysWhenItCannotFinish) {
+  const std::string psa = ::testing::TempDir() + "endless.yaml", out = ::testing::TempDir() + "endless.h5";
+  std::ofstream(psa) << "base: " << test::data_path("configs/cosmic-system1-baseline.yaml")
+                     << "\nparameters:\n  network:\n    npu_bandwidth_GBps: {range: {min: 1, max: 1000}, per_dim: true}\n"
+                        "    latency_ns: {range: {min: 1, max: 1000}, per_dim: true}\nobjectives: [latency]\n";
+  std::filesystem::remove(out);
+  // SIGINT once the note is out (the signal handlers are set right after it).
+  const std::string log = ::testing::TempDir() + "endless.log";
+  const test::CliRun r = test::run_cli("sweep " + psa + " -o " + out + " >" + log + " 2>&1 & for i in $(seq 600); do grep -q note " +
+                                       log + " && break; sleep 0.1; done; sleep 0.3; kill -INT $!; wait $!; cat " + log);
+  EXPECT_NE(r.out.find("cosmic sweep: note: 1e+24 points to sweep take 1.1e+07 years even at 3 x 10^9 a second"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("continue with --resume"), std::string::npos) << r.out;
+  EXPECT_NE(test::run_cli("show " + out).out.find("incomplete"), std::string::npos);
+}
+
 // A sweep reduces at most kMaxSweepObjectives objectives: more is refused naming the PSA key.
 TEST(Cli, SweepRefusesMoreObjectivesThanItReduces) {
   const test::CliRun r =
