@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <yaml-cpp/depthguard.h>
 
 #include "kernels/model.hpp"
 #include "psa/names.hpp"
@@ -148,6 +149,11 @@ YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
     check_unique_keys(root, path);
     if (text_out) *text_out = text;
     return root;
+  } catch (const YAML::DeepRecursion& e) {  // its message is only "bad file"
+    std::ostringstream os;
+    os << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1
+       << ": lists and mappings nested too deeply for the YAML reader (no cosmic file nests more than a few levels)";
+    throw ConfigError(os.str());
   } catch (const YAML::Exception& e) {
     std::ostringstream os;
     os << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": YAML syntax error: " << e.msg;
