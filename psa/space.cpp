@@ -1136,13 +1136,10 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   else if (on.IsSequence()) for (size_t i = 0; i < on.size(); ++i) items.push_back(on[i]);
   else if (!on.IsNull()) top.fail(okey, "an objective or a list of them (" + std::string(kObjectiveChoices) + ")");
   ds.objectives_at = where(src, okey, on);
-  bool all_given = false;
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string kp = std::string(okey) + (on.IsSequence() ? "." + std::to_string(i) : "");
     const std::string s = items[i].IsScalar() ? items[i].Scalar() : "";
     if (s == "all") {  // the six, after any named before it ([latency, all]: latency once)
-      if (all_given) top.fail_node(items[i], kp, "distinct objectives ('all' once)");
-      all_given = true;
       for (int k = 0; k < kStudyObjectives; ++k)
         if (std::find(ds.objectives.begin(), ds.objectives.end(), Objective(k)) == ds.objectives.end())
           ds.objectives.push_back(Objective(k));

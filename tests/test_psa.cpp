@@ -711,8 +711,6 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       // yaml-cpp stops at 2,000 levels with the message "bad file".
       {"deep.yaml", head + "    dp: " + std::string(1500, '[') + std::string(1500, ']') + "\nobjectives: [latency]\n",
        {"deep.yaml:4:", "lists and mappings nested too deeply for the YAML reader"}},
-      {"all_twice.yaml", head + "    dp: [1, 2]\nobjectives: [latency, all, all]\n",
-       {"all_twice.yaml:5:28:", "key 'objectives.2': expected distinct objectives ('all' once)"}},
       // 15 genes of 200 values, 16 of 4 and 4 of 3: 2^153 points, too many for 128 bits.
       {"huge.yaml",
                     "base: configs/cosmic-system1-baseline.yaml\n"
