@@ -91,7 +91,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)}, {"overlap_ep_comm", w.overlap_ep_comm},
                    {"sharding", names::name(names::kSharding, w.sharding)},
-                   {"recompute", names::name(names::kRecompute, w.recompute)},
+                   {"recompute", names::name(names::kRecompute, w.recompute)}, {"flash_attention", w.flash_attention},
                    {"precision_bits", 8 * rep.config.model.dtype_bytes}};
   if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
     j["workload"]["prompt_tokens"] = prompt_tokens(rep.config.model, w);
@@ -419,6 +419,7 @@ std::string to_text(const EvalReport& rep) {
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
        << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
   if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
+  if (!w.flash_attention) os << ", no flash attention";
   if (w.mode != Mode::Training) {  // the request shape
     if (w.mode == Mode::Decode) os << ", kv_len " << w.kv_len;  // a step attends to the cache, whatever the prompt was
     else os << ", prompt " << prompt_tokens(rep.config.model, w);

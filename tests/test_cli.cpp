@@ -325,6 +325,14 @@ TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const auto fp8 = nlohmann::json::parse(test::run_cli("eval " + test::data_path("configs/qwen3-235b-a22b-h100.yaml") +
                                                        " --json --set workload.precision=fp8").out);
   EXPECT_EQ(fp8["workload"]["precision_bits"], 8);
+  // Every workload choice that changes the result is shown: flash attention off was not.
+  const auto fused = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json").out);
+  EXPECT_EQ(fused["workload"]["flash_attention"], true);
+  const std::string unfused = " --set workload.flash_attention=false";
+  const auto slow = nlohmann::json::parse(test::run_cli("eval " + cfg + unfused + " --json").out);
+  EXPECT_EQ(slow["workload"]["flash_attention"], false);
+  EXPECT_GT(slow["time_s"].get<double>(), fused["time_s"].get<double>());
+  EXPECT_NE(test::run_cli("eval " + cfg + unfused).out.find(", no flash attention\n"), std::string::npos);
   const auto flops = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.compute.peak_tflops=2e5").out);
   ASSERT_EQ(flops["notes"].size(), 1u) << flops["notes"];
   EXPECT_EQ(flops["notes"][0].get<std::string>().rfind("system.compute.peak_tflops 200000 TFLOP/s is above 100000 TFLOP/s", 0), 0u);
