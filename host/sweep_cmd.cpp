@@ -1,6 +1,9 @@
 // `cosmic sweep PSA -o OUT.h5 ...` and `cosmic merge OUT.h5 IN.h5...`: exhaustive sweeps with
 // reductions streamed to HDF5 (host/sweep_run.cpp), and the merge of shard files.
+#include <cstdlib>
 #include <iostream>
+#include <tuple>
+#include <utility>
 
 #include "host/cli.hpp"
 
@@ -10,6 +13,22 @@
 #include "psa/config.hpp"
 
 namespace cosmic {
+
+namespace {
+
+// "I/N" from the launcher that started this process (Slurm's srun, Open MPI's or an MPICH-style
+// mpirun), and the variables it came from; "" when none gives both: each rank sweeps its shard
+// without linking MPI.
+std::pair<std::string, std::string> launcher_shard() {
+  const std::pair<const char*, const char*> vars[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (const auto& [rank, size] : vars)
+    if (std::getenv(rank) && std::getenv(size))
+      return {std::string(std::getenv(rank)) + "/" + std::getenv(size), std::string(rank) + " and " + size};
+  return {"", ""};
+}
+
+}  // namespace
 
 int cmd_sweep(int argc, const char* const* argv) {
   cxxopts::Options opts("cosmic sweep",
@@ -26,7 +45,9 @@ int cmd_sweep(int argc, const char* const* argv) {
       ("top", "points kept per objective (top-K)", cxxopts::value<int>()->default_value("10"))
       ("keep", "top (top-K, histograms, counts), pareto (also the Pareto front) or all (also every point "
                "that passes the constraints; spaces up to ~1e8)", cxxopts::value<std::string>()->default_value("pareto"))
-      ("shard", "I/N: sweep slice I (0-based) of N equal slices of the index range",
+      ("shard", "I/N: sweep slice I (0-based) of N equal slices of the index range; auto: I and N of the "
+                "launcher (srun, mpirun: SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/_SIZE or PMI_RANK/PMI_SIZE); "
+                "{shard} in -o becomes I-of-N",
        cxxopts::value<std::string>()->default_value("0/1"))
       ("seed", "recorded in the file (an exhaustive sweep uses no randomness)",
        cxxopts::value<uint64_t>()->default_value("0"))
@@ -50,14 +71,31 @@ int cmd_sweep(int argc, const char* const* argv) {
   o.resume = args.count("resume") > 0;
   o.fold = args.count("no-fold") == 0;
   o.quiet = args.count("quiet") > 0;
-  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "shard", "seed", "no-fold", "set"});
+  // `-o run-{shard}.h5`: the shard names the file (with --resume too, which takes the rest of
+  // its settings from it).
+  const size_t named = o.out.find("{shard}");
+  if (o.resume) warn_ignored_with_resume(opts, args, {"top", "keep", "seed", "no-fold", "set"});
+  if (o.resume && named == std::string::npos) warn_ignored_with_resume(opts, args, {"shard"});
   o.batch_s = args["batch-seconds"].as<double>();
-  const std::string shard = args["shard"].as<std::string>();
+  std::string shard = args["shard"].as<std::string>(), from;
+  if (shard == "auto") {
+    std::tie(shard, from) = launcher_shard();
+    if (shard.empty())
+      return usage_error(opts, "--shard auto: no launcher's rank and size in the environment (SLURM_PROCID and SLURM_NTASKS, "
+                               "OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE, or PMI_RANK and PMI_SIZE)");
+  }
   const size_t slash = shard.find('/');
   auto digits = [](const std::string& t) { return !t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos; };
   if (slash == std::string::npos || !digits(shard.substr(0, slash)) || !digits(shard.substr(slash + 1)) ||
       (o.shard_i = std::stoull(shard.substr(0, slash))) >= (o.shard_n = std::stoull(shard.substr(slash + 1))))
-    return usage_error(opts, "--shard expects I/N with 0 <= I < N, got '" + shard + "'");
+    return usage_error(opts, "--shard expects I/N with 0 <= I < N, or auto, got '" + shard + "'" +
+                             (from.empty() ? "" : " (auto: from " + from + ")"));
+  if (named != std::string::npos)
+    o.out.replace(named, 7, std::to_string(o.shard_i) + "-of-" + std::to_string(o.shard_n));
+  else if (args["shard"].as<std::string>() == "auto" && o.shard_n > 1 && !o.resume)
+    return usage_error(opts, "--shard auto runs " + std::to_string(o.shard_n) + " shards into one -o: name each shard's "
+                             "file with {shard} in it (-o sweep-{shard}.h5; cosmic merge OUT.h5 sweep-*-of-" +
+                             std::to_string(o.shard_n) + ".h5 joins them)");
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (!(o.batch_s > 0 && o.batch_s <= 3600)) return usage_error(opts, "--batch-seconds expects seconds above 0, at most 3600");
   if (o.keep != "top" && o.keep != "pareto" && o.keep != "all")

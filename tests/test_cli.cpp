@@ -861,6 +861,38 @@ TEST(Cli, EvalComparesVariantsSideBySide) {
       << mixed;
 }
 
+// --shard auto takes I/N from the launcher (here Slurm's variables, as srun sets them) and names
+// each rank's file through {shard}; the shards merge into the whole sweep. Without a launcher,
+// or with N files meant for one -o, it is refused.
+TEST(Cli, SweepShardsFromTheLauncher) {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS"})
+    unsetenv(v);
+  const std::string psa = test::data_path("psa/cosmic/workload-system1.yaml"), dir = ::testing::TempDir();
+  const test::CliRun none = test::run_cli("sweep " + psa + " --shard auto -q -o " + dir + "launch.h5");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.out.find("--shard auto: no launcher's rank and size in the environment"), std::string::npos) << none.out;
+  setenv("SLURM_NTASKS", "2", 1);
+  setenv("SLURM_PROCID", "0", 1);
+  const test::CliRun one_file = test::run_cli("sweep " + psa + " --shard auto -q -o " + dir + "launch.h5");
+  EXPECT_EQ(one_file.status, 2);
+  EXPECT_NE(one_file.out.find("name each shard's file with {shard} in it"), std::string::npos) << one_file.out;
+  for (const char* rank : {"0", "1"}) {
+    setenv("SLURM_PROCID", rank, 1);
+    std::filesystem::remove(dir + "launch-" + rank + "-of-2.h5");
+    ASSERT_EQ(test::run_cli("sweep " + psa + " --shard auto -q -o '" + dir + "launch-{shard}.h5'").status, 0);
+  }
+  unsetenv("SLURM_PROCID");
+  unsetenv("SLURM_NTASKS");
+  std::filesystem::remove(dir + "launch-merged.h5");
+  ASSERT_EQ(test::run_cli("merge " + dir + "launch-merged.h5 " + dir + "launch-0-of-2.h5 " + dir + "launch-1-of-2.h5 -q").status, 0);
+  const auto whole = nlohmann::json::parse(test::run_cli("show " + dir + "launch-merged.h5 --json").out);
+  ASSERT_EQ(test::run_cli("sweep " + psa + " -q -o " + dir + "launch-whole.h5").status, 0);
+  const auto one = nlohmann::json::parse(test::run_cli("show " + dir + "launch-whole.h5 --json").out);
+  EXPECT_TRUE(whole["complete"].get<bool>());
+  EXPECT_EQ(whole["evaluated"], one["evaluated"]);
+  EXPECT_EQ(whole["top"], one["top"]);
+}
+
 // A sweep that no machine finishes says so before it starts (it started with "ETA ?"): 1000^8
 // points at 3e9 a second are 1e24 / 3e9 / 31,557,600 s = 1.06e7 years. Interrupted after a
 // moment, the file holds what it swept.
