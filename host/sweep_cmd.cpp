@@ -78,6 +78,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (o.resume && named == std::string::npos) warn_ignored_with_resume(opts, args, {"shard"});
   o.batch_s = args["batch-seconds"].as<double>();
   std::string shard = args["shard"].as<std::string>(), from;
+  if (shard == "auto" && o.resume && named == std::string::npos) shard = "0/1";  // ignored: the file's shard applies
   if (shard == "auto") {
     std::tie(shard, from) = launcher_shard();
     if (shard.empty())
