@@ -56,7 +56,7 @@ double ParamReader::real(const std::string& name, double def, double lo, double 
   if (!s) return took(name, def);
   double v = 0;
   if (!parse_real(*s, v) || v < lo || v > hi)
-    throw ParamError(key(name) + ": expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
+    throw ParamError(key(name) + ": expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got '" + *s + "'");
   return took(name, v);
 }
 
@@ -68,7 +68,7 @@ double ParamReader::real_or_auto(const std::string& name, double auto_value, dou
   }
   double v = 0;
   if (!parse_real(*s, v) || v < lo || v > hi)
-    throw ParamError(key(name) + ": expected auto or a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + *s);
+    throw ParamError(key(name) + ": expected auto or a number in [" + fmt(lo) + ", " + fmt(hi) + "], got '" + *s + "'");
   return took(name, v);
 }
 
@@ -78,7 +78,7 @@ int64_t ParamReader::integer(const std::string& name, int64_t def, int64_t lo, i
   int64_t v = 0;
   if (!parse_int(*s, v) || v < lo || v > hi)
     throw ParamError(key(name) + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                     "], got " + *s);
+                     "], got '" + *s + "'");
   return took(name, v);
 }
 
@@ -93,16 +93,20 @@ void ParamReader::finish() const {
 }
 
 void add_param(Params& p, const std::string& agent, const std::string& kv) {
+  // Spaces around the key and the value are dropped, as --set drops them.
+  const auto trimmed = [](std::string t) {
+    t.erase(t.find_last_not_of(" \t") + 1);
+    return t.erase(0, t.find_first_not_of(" \t"));
+  };
   const size_t eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
-    throw ParamError("--param expects key=value, got '" + kv + "'");
-  std::string k = kv.substr(0, eq);
+  std::string k = trimmed(kv.substr(0, eq)), v = eq == std::string::npos ? "" : trimmed(kv.substr(eq + 1));
+  if (eq == std::string::npos || k.empty() || v.empty()) throw ParamError("--param expects key=value, got '" + kv + "'");
   const size_t dot = k.find('.');
   if (dot == std::string::npos) k = agent + "." + k;
   else if (k.substr(0, dot) != agent)  // it would be recorded but never read
     throw ParamError("--param " + k + ": the search runs agent " + agent + ", so keys are " + agent + ".KEY or KEY");
   if (p.count(k)) throw ParamError("--param " + k + " given twice (" + k + "=" + p[k] + " and " + kv + "): give it once");
-  p[k] = kv.substr(eq + 1);
+  p[k] = v;
 }
 
 std::string params_text(const Params& p) {

@@ -124,19 +124,19 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
     const char* message;
   };
   const Case cases[] = {
-      {"ga", "ga.mutation_rate", "2", "ga.mutation_rate: expected auto or a number in [0, 1], got 2"},
-      {"ga", "ga.population", "1", "ga.population: expected an integer in [2, 100000000], got 1"},
-      {"ga", "ga.tournament", "two", "ga.tournament: expected an integer in [1, 64], got two"},
-      {"ga", "ga.crossover_rate", "-0.1", "ga.crossover_rate: expected a number in [0, 1], got -0.1"},
-      {"rw", "rw.population", "0", "rw.population: expected an integer in [1, 100000000], got 0"},
-      {"aco", "aco.greediness", "1.5", "aco.greediness: expected a number in [0, 1], got 1.5"},
-      {"aco", "aco.evaporation", "nan", "aco.evaporation: expected a number in [0, 1], got nan"},
-      {"bo", "bo.gamma", "0", "bo.gamma: expected a number in [1e-06, 1], got 0"},
-      {"bo", "bo.candidates", "2.5", "bo.candidates: expected an integer in [1, 100000], got 2.5"},
-      {"nsga2", "nsga2.mutation_rate", "x", "nsga2.mutation_rate: expected auto or a number in [0, 1], got x"},
-      {"ga", "ga.mutation_rate", "1e999", "ga.mutation_rate: expected auto or a number in [0, 1], got 1e999"},
-      {"ga", "ga.population", "0x10", "ga.population: expected an integer in [2, 100000000], got 0x10"},  // decimal only
-      {"ga", "ga.crossover_rate", "0x1p-1", "ga.crossover_rate: expected a number in [0, 1], got 0x1p-1"},
+      {"ga", "ga.mutation_rate", "2", "ga.mutation_rate: expected auto or a number in [0, 1], got '2'"},
+      {"ga", "ga.population", "1", "ga.population: expected an integer in [2, 100000000], got '1'"},
+      {"ga", "ga.tournament", "two", "ga.tournament: expected an integer in [1, 64], got 'two'"},
+      {"ga", "ga.crossover_rate", "-0.1", "ga.crossover_rate: expected a number in [0, 1], got '-0.1'"},
+      {"rw", "rw.population", "0", "rw.population: expected an integer in [1, 100000000], got '0'"},
+      {"aco", "aco.greediness", "1.5", "aco.greediness: expected a number in [0, 1], got '1.5'"},
+      {"aco", "aco.evaporation", "nan", "aco.evaporation: expected a number in [0, 1], got 'nan'"},
+      {"bo", "bo.gamma", "0", "bo.gamma: expected a number in [1e-06, 1], got '0'"},
+      {"bo", "bo.candidates", "2.5", "bo.candidates: expected an integer in [1, 100000], got '2.5'"},
+      {"nsga2", "nsga2.mutation_rate", "x", "nsga2.mutation_rate: expected auto or a number in [0, 1], got 'x'"},
+      {"ga", "ga.mutation_rate", "1e999", "ga.mutation_rate: expected auto or a number in [0, 1], got '1e999'"},
+      {"ga", "ga.population", "0x10", "ga.population: expected an integer in [2, 100000000], got '0x10'"},  // decimal only
+      {"ga", "ga.crossover_rate", "0x1p-1", "ga.crossover_rate: expected a number in [0, 1], got '0x1p-1'"},
   };
   // Values that underflow (strtod's ERANGE) are in range: 1e-310 is a subnormal, 1e-400 is 0.
   for (const char* tiny : {"1e-310", "4.9e-324", "1e-400"})
@@ -164,6 +164,18 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
   agents::add_param(p, "ga", "mutation_rate=0.25");
   EXPECT_EQ(p.at("ga.mutation_rate"), "0.25");
   EXPECT_THROW(agents::add_param(p, "ga", "mutation_rate"), agents::ParamError);
+  // Spaces around a key or value are dropped (`tournament= 3` was kept as ' 3'); a blank value is
+  // refused here, and one that reaches the reader (a PSA's "") is quoted in its error.
+  agents::add_param(p, "ga", " tournament = 3 ");
+  EXPECT_EQ(p.at("ga.tournament"), "3");
+  p.erase("ga.tournament");
+  EXPECT_THROW(agents::add_param(p, "ga", "tournament= "), agents::ParamError);
+  try {
+    agents::make_agent("ga", card, 1, {{"ga.mutation_rate", ""}}, 1);
+    ADD_FAILURE() << "a blank mutation rate accepted";
+  } catch (const agents::ParamError& e) {
+    EXPECT_EQ(std::string(e.what()), "ga.mutation_rate: expected auto or a number in [0, 1], got ''");
+  }
   try {  // twice: refused, not the last one kept
     agents::add_param(p, "ga", "ga.mutation_rate=0.5");
     ADD_FAILURE() << "a key given twice accepted";
@@ -1712,7 +1724,7 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   EXPECT_NE(r.out.find("1k/1k evaluations"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --param mutation_rate=2 -o " + out);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("ga.mutation_rate: expected auto or a number in [0, 1], got 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ga.mutation_rate: expected auto or a number in [0, 1], got '2'"), std::string::npos) << r.out;
   r = test::run_cli("search " + psa + " --agent sa --budget 100 -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown agent 'sa'"), std::string::npos) << r.out;
