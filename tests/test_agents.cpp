@@ -1806,6 +1806,13 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
     EXPECT_EQ(h5::attr_uint(f.id(), "population"), 10u) << agent;
     EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_count"), 10u) << agent;
   }
+  // --resume takes the population asked as the same search, given as --population or --param
+  // (the second was refused: the file ran with 10).
+  for (const char* same : {"--population 1000000", "--param population=1000000"}) {
+    r = test::run_cli("search --resume -o " + out + " --budget 20 -q " + same);
+    EXPECT_EQ(r.status, 0) << same << ": " << r.out;
+  }
+  EXPECT_EQ(test::run_cli("search --resume -o " + out + " --budget 30 -q --param population=11").status, 2);
   std::filesystem::remove(out);
 }
 
