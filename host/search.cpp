@@ -517,7 +517,16 @@ class Writer {
 // runs those after it again as before. A checkpoint holds the cosmic version and model revision
 // that wrote it, and one of another version, revision or layout (kCheckpointFormat, to be raised
 // with any change to what an agent saves) is not used: the generations are run again instead.
-constexpr uint32_t kCheckpointFormat = 3;  // 2: the Pareto archive's metrics; 3: rows' evaluation numbers
+// Its last 8 bytes are the FNV-1a hash of the others: a checkpoint changed since it was written
+// (a damaged disk, a byte edited) is not used either, where its rows and genomes were taken as
+// they read (an out-of-range gene, a NaN objective).
+constexpr uint32_t kCheckpointFormat = 4;  // 2: the Pareto archive's metrics; 3: rows' evaluation numbers; 4: the hash
+
+uint64_t fnv1a(const uint8_t* p, size_t n) {  // Fowler-Noll-Vo 1a, 64 bits
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  return h;
+}
 
 struct Checkpoint {
   State st;
@@ -541,8 +550,10 @@ std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, ui
   w.put(written);
   pending.save(w);
   agent.save(w);
+  const uint64_t hash = fnv1a(w.bytes().data(), w.bytes().size());
+  w.put(hash);
   std::vector<int8_t> bytes(w.bytes().size());
-  if (!bytes.empty()) std::memcpy(bytes.data(), w.bytes().data(), bytes.size());
+  std::memcpy(bytes.data(), w.bytes().data(), bytes.size());
   return bytes;
 }
 
@@ -560,7 +571,13 @@ bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint
     if (!h5::exists(g.id(), name)) return false;
     used = name;
     const std::vector<int8_t> bytes = h5::read_column<int8_t>(g.id(), name);
-    agents::StateReader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    uint64_t hash = 0;
+    if (bytes.size() < sizeof hash) return false;
+    const size_t n = bytes.size() - sizeof hash;
+    std::memcpy(&hash, data + n, sizeof hash);
+    if (hash != fnv1a(data, n)) return false;
+    agents::StateReader r(data, n);
     std::vector<char> version;
     if (r.get<uint32_t>() != kCheckpointFormat || r.get<int64_t>() != kModelRevision) return false;
     r.get(version);

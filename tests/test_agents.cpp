@@ -1008,6 +1008,44 @@ TEST(Agents, ResumeFromAnOlderCheckpointKeepsAndChecksTheFilesRows) {
   for (const auto& f : {o.out, part.out, damaged}) std::filesystem::remove(f);
 }
 
+// A checkpoint changed after it was written (one byte, in the parents' genes or anywhere) is not
+// used: its hash does not match, and the generations are run again, to the uninterrupted
+// search's result. Before the hash, its rows and genomes were taken as they read: a gene out of
+// range was bred from and scored, a NaN objective written back.
+TEST(Agents, ResumeSkipsAChangedCheckpoint) {
+  const auto ds = tiny_space({Objective::Latency});
+  SearchOptions o = cpu_search("ga", "200", 2, 2000);
+  o.out = temp_path("cp_full.h5");
+  SearchSummary full;
+  ASSERT_EQ(run_search(ds, o, &full), 0);
+  SearchOptions part = o;
+  part.out = temp_path("cp_part.h5");
+  part.stop_after_generations = 4;
+  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  SearchSummary intact;
+  const std::string copy = temp_path("cp_intact.h5");
+  std::filesystem::copy_file(part.out, copy, std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(run_search(ds, resume_options(copy), &intact), 0);
+  EXPECT_EQ(intact.checkpoint_generations, 4u);
+  for (const double at : {0.1, 0.5, 0.99}) {
+    std::filesystem::copy_file(part.out, copy, std::filesystem::copy_options::overwrite_existing);
+    {
+      h5::Handle f = h5::open_file(copy, true);
+      h5::Handle g = h5::group(f.id(), "checkpoint", false);
+      const std::string slot = h5::attr_string(g.id(), "current");
+      std::vector<int8_t> bytes = h5::read_column<int8_t>(g.id(), slot);
+      bytes.at(size_t(at * double(bytes.size()))) ^= 0x40;
+      h5::overwrite_column(g.id(), slot, bytes, h5::ColumnFormat{size_t(1) << 20, 0, false});
+    }
+    SearchSummary s;
+    ASSERT_EQ(run_search(ds, resume_options(copy), &s), 0) << at;
+    EXPECT_NE(s.checkpoint_generations, 4u) << at;  // not from the changed one
+    expect_same_search(s, full);
+    EXPECT_EQ(evaluated_columns(copy, ds), evaluated_columns(o.out, ds)) << at;
+  }
+  for (const auto& f : {o.out, part.out, copy}) std::filesystem::remove(f);
+}
+
 // --keep feasible writes the feasible rows of --keep all, in the same order; --keep none no
 // /evaluated. The search itself and the rest of the file do not change.
 TEST(Search, KeepChoosesTheEvaluatedRows) {
