@@ -25,9 +25,7 @@ std::vector<std::string> split_edits(const std::string& text) {
   char quote = 0;
   int depth = 0;
   const auto flush = [&] {
-    e.erase(e.find_last_not_of(' ') + 1);
-    e.erase(0, e.find_first_not_of(' '));
-    if (!e.empty()) edits.push_back(e);
+    if (!psa::trim(e).empty()) edits.push_back(psa::trim(e));
     e.clear();
   };
   for (const char c : text) {
@@ -46,11 +44,7 @@ std::vector<std::string> split_edits(const std::string& text) {
 }
 
 // The key an edit sets, spaces dropped as --set drops them.
-std::string edit_key(const std::string& edit) {
-  std::string k = edit.substr(0, edit.find('='));
-  k.erase(k.find_last_not_of(' ') + 1);
-  return k;
-}
+std::string edit_key(const std::string& edit) { return psa::trim(edit.substr(0, edit.find('='))); }
 
 }  // namespace
 

@@ -56,8 +56,10 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
     } catch (const agents::ParamError& e) {
       return e.what();
     }
-    for (const auto& [key, value] : given_taken)  // (the population asked, before the budget cut it, as --population)
-      if (was_taken[key] != value && !(key == agent + ".population" && asked && value == std::to_string(asked))) return "--param: " + out + "'s search ran with " + key + "=" + was_taken[key];
+    for (const auto& [key, value] : given_taken) {
+      const bool asked_population = key == agent + ".population" && asked && value == std::to_string(asked);  // as --population
+      if (was_taken[key] != value && !asked_population) return "--param: " + out + "'s search ran with " + key + "=" + was_taken[key];
+    }
   }
   if (args.count("set") && join(list_option(args, "set"), "\n") != sets)
     return "--set: " + out + " was written with " + (sets.empty() ? "no --set edits" : "other --set edits (cosmic show --psa lists them)");

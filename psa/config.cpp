@@ -583,15 +583,17 @@ void resolve_presets(YAML::Node root, Sources& sources) {
   resolve_section(root, "system", "systems", sources);
 }
 
+std::string trim(std::string text) {
+  text.erase(text.find_last_not_of(" \t") + 1);
+  return text.erase(0, text.find_first_not_of(" \t"));
+}
+
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
   const auto eq = assignment.find('=');
   check_utf8(assignment, "--set " + assignment.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
-  // Spaces around the key are dropped (`--set 'workload.dp = 4'`); no key has one.
-  std::string path = assignment.substr(0, eq);
-  path.erase(path.find_last_not_of(" \t") + 1);
-  path.erase(0, path.find_first_not_of(" \t"));
+  const std::string path = trim(assignment.substr(0, eq));  // no key has a space
   if (path.empty()) throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
   YAML::Node value;
   try {

@@ -47,7 +47,11 @@ std::string node_name(const YAML::Node& model_or_system);
 // directory), else data_dir()/<kind>/<name>.yaml.
 std::string find_preset(const std::string& kind, const std::string& name, const std::string& relative_to);
 
-// Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index.
+// `text` without the spaces and tabs at its ends.
+std::string trim(std::string text);
+
+// Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index. Spaces
+// around the key are dropped (`workload.dp = 4`).
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources);
 
 // --set edits that choose what the others edit, applied first whatever their place:
