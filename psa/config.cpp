@@ -626,10 +626,12 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   };
   // A PSA names one dimension of a parameter as one key, `npus.1`: in a mapping, NAME then a
   // number are joined into that key where the mapping has it, or has no NAME.
+  const auto is_index = [](const std::string& part) {
+    return !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+  };
   const auto join_dimension = [&](const YAML::Node& cur, size_t i) {
-    if (i + 1 >= parts.size() || !cur.IsMap() || parts[i + 1].empty() ||
-        parts[i + 1].find_first_not_of("0123456789") != std::string::npos)
-      return;
+    if (parts[0] != "parameters" || i < 2) return;  // a parameter's name: parameters.STACK.NAME
+    if (i + 1 >= parts.size() || !cur.IsMap() || !is_index(parts[i + 1])) return;
     const std::string joined = parts[i] + "." + parts[i + 1];
     if (cur[joined].IsDefined() || !cur[parts[i]].IsDefined()) {
       parts[i] = joined;
@@ -639,7 +641,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   // The index `part` names in the list at `list_path`, or an error that says what is there.
   const auto index_in = [&](const YAML::Node& list, const std::string& part, const std::string& list_path) {
     size_t idx = list.size();
-    if (!part.empty() && part.size() < 10 && part.find_first_not_of("0123456789") == std::string::npos) idx = std::stoul(part);
+    if (is_index(part) && part.size() < 10) idx = std::stoul(part);
     if (idx >= list.size())
       throw ConfigError("--set " + assignment + ": '" + list_path + "' is a list of " + std::to_string(list.size()) +
                         " values, and '" + part + "' is not one of its indices; --set " + list_path +
@@ -661,6 +663,9 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
       next = cur[p];
     }
     const bool made = !next.IsDefined() || next.IsNull();
+    if (made && is_index(parts[i + 1]))  // no mapping has numbered keys
+      throw ConfigError("--set " + assignment + ": there is no list '" + prefix + "' to index; --set " + prefix +
+                        "=[...] gives the whole list");
     if (made) {  // a mapping --set makes: errors in it name --set
       cur[p] = YAML::Node(YAML::NodeType::Map);
       next = cur[p];

@@ -641,6 +641,8 @@ TEST(Psa, SetNullRemovesAKey) {
   EXPECT_EQ(ds.genes[0].name, "workload.dp");
   EXPECT_EQ(ds.view->derived_degree, int(Param::CP));
   for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
+           // an index into a list the file lacks (it read as the unknown key 'constraints.0')
+           {"constraints.0=workload.dp >= 2", "there is no list 'constraints' to index; --set constraints=[...] gives the whole list"},
            {"parameters.workload.pp=null", "there is no key 'parameters.workload.pp' to remove"},
            {"parameters.workload.cp=", "expected a value after '=' (KEY=null removes KEY)"}}) {
     try {
