@@ -491,26 +491,22 @@ std::string attr_string(hid_t obj, const std::string& name) {
   return s;
 }
 
-int64_t attr_int(hid_t obj, const std::string& name) {
+namespace {
+
+// A numeric attribute read as `type` (HDF5 converts from the stored type).
+template <class T>
+T attr_number(hid_t obj, const std::string& name, hid_t type) {
   Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
-  int64_t v = 0;
-  check_in(obj, H5Aread(a.id(), H5T_NATIVE_INT64, &v), "read attribute " + name);
+  T v = 0;
+  check_in(obj, H5Aread(a.id(), type, &v), "read attribute " + name);
   return v;
 }
 
-uint64_t attr_uint(hid_t obj, const std::string& name) {
-  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
-  uint64_t v = 0;
-  check_in(obj, H5Aread(a.id(), H5T_NATIVE_UINT64, &v), "read attribute " + name);
-  return v;
-}
+}  // namespace
 
-double attr_double(hid_t obj, const std::string& name) {
-  Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
-  double v = 0;
-  check_in(obj, H5Aread(a.id(), H5T_NATIVE_DOUBLE, &v), "read attribute " + name);
-  return v;
-}
+int64_t attr_int(hid_t obj, const std::string& name) { return attr_number<int64_t>(obj, name, H5T_NATIVE_INT64); }
+uint64_t attr_uint(hid_t obj, const std::string& name) { return attr_number<uint64_t>(obj, name, H5T_NATIVE_UINT64); }
+double attr_double(hid_t obj, const std::string& name) { return attr_number<double>(obj, name, H5T_NATIVE_DOUBLE); }
 
 std::vector<std::string> attr_strings(hid_t obj, const std::string& name) {
   Handle a(check_in(obj, H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
