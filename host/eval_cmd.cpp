@@ -1,5 +1,6 @@
 // `cosmic eval CONFIG.yaml [--set key=value ...] [--vs 'key=value;...' ...] [--json]`: one
 // configuration with breakdowns, or it and variants of it side by side.
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,27 +18,38 @@ namespace cosmic {
 
 namespace {
 
-// A --vs text's edits: split at ';' outside quotes and brackets (so `model.name="a;b"` and
-// `key=[1;2]` stay whole), each trimmed; empty ones (`;;`, a trailing `;`) are dropped.
+// A --vs text's edits: split at ';' outside quoted values and brackets (so `model.name="a;b"` and
+// `key=[1;2]` stay whole), each trimmed; empty ones (`;;`, a trailing `;`) are dropped. As in
+// YAML, a quote opens a quoted value only where a value starts (after '=', or '[', '{', ',' or
+// ':' in a flow), not inside a plain one (`O'Brien`); `\"` and `''` stay inside their quotes.
 std::vector<std::string> split_edits(const std::string& text) {
   std::vector<std::string> edits;
   std::string e;
-  char quote = 0;
+  char quote = 0, before = 0;  // before: the last character outside spaces
   int depth = 0;
   const auto flush = [&] {
     if (!psa::trim(e).empty()) edits.push_back(psa::trim(e));
     e.clear();
   };
-  for (const char c : text) {
-    if (quote) quote = c == quote ? 0 : quote;
-    else if (c == '"' || c == '\'') quote = c;
-    else if (c == '[' || c == '{') ++depth;
-    else if ((c == ']' || c == '}') && depth > 0) --depth;
-    else if (c == ';' && depth == 0) {
+  for (size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (quote) {
+      const bool escaped = k + 1 < text.size() && ((quote == '"' && c == '\\') || (quote == '\'' && c == '\'' && text[k + 1] == '\''));
+      if (escaped) e += text[k++];  // \" in double quotes, '' in single ones
+      else if (c == quote) quote = 0;
+    } else if ((c == '"' || c == '\'') && before && std::strchr("=[{,:", before)) {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ';' && depth == 0) {
       flush();
+      before = 0;
       continue;
     }
-    e += c;
+    e += text[k];
+    if (c != ' ') before = c;
   }
   flush();
   return edits;

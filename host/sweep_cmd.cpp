@@ -91,9 +91,9 @@ int cmd_sweep(int argc, const char* const* argv) {
       (o.shard_i = std::stoull(shard.substr(0, slash))) >= (o.shard_n = std::stoull(shard.substr(slash + 1))))
     return usage_error(opts, "--shard expects I/N with 0 <= I < N, or auto, got '" + shard + "'" +
                              (from.empty() ? "" : " (auto: from " + from + ")"));
-  if (named != std::string::npos)
-    o.out.replace(named, 7, std::to_string(o.shard_i) + "-of-" + std::to_string(o.shard_n));
-  else if (args["shard"].as<std::string>() == "auto" && o.shard_n > 1 && !o.resume)
+  for (size_t at = named; at != std::string::npos; at = o.out.find("{shard}", at))
+    o.out.replace(at, 7, std::to_string(o.shard_i) + "-of-" + std::to_string(o.shard_n));
+  if (named == std::string::npos && args["shard"].as<std::string>() == "auto" && o.shard_n > 1 && !o.resume)
     return usage_error(opts, "--shard auto runs " + std::to_string(o.shard_n) + " shards into one -o: name each shard's "
                              "file with {shard} in it (-o sweep-{shard}.h5; cosmic merge OUT.h5 sweep-*-of-" +
                              std::to_string(o.shard_n) + ".h5 joins them)");

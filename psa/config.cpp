@@ -588,13 +588,18 @@ std::string trim(std::string text) {
   return text.erase(0, text.find_first_not_of(" \t"));
 }
 
-void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
+std::string set_text(const std::string& set) {
+  const size_t eq = set.find('=');
+  return eq == std::string::npos ? set : trim(set.substr(0, eq)) + "=" + trim(set.substr(eq + 1));
+}
+
+void apply_set(YAML::Node root, const std::string& given, Sources& sources) {
+  const std::string assignment = set_text(given);
   const auto eq = assignment.find('=');
   check_utf8(assignment, "--set " + assignment.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
-  const std::string path = trim(assignment.substr(0, eq));  // no key has a space
-  if (path.empty()) throw ConfigError("--set " + assignment + ": expected key.path=value, e.g. workload.dp=16");
+  const std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(eq + 1));
@@ -630,7 +635,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     return !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
   };
   const auto join_dimension = [&](const YAML::Node& cur, size_t i) {
-    if (parts[0] != "parameters" || i < 2) return;  // a parameter's name: parameters.STACK.NAME
+    if (parts[0] != "parameters" || i != 2) return;  // a parameter's name: parameters.STACK.NAME
     if (i + 1 >= parts.size() || !cur.IsMap() || !is_index(parts[i + 1])) return;
     const std::string joined = parts[i] + "." + parts[i + 1];
     if (cur[joined].IsDefined() || !cur[parts[i]].IsDefined()) {
@@ -717,8 +722,9 @@ bool picks_preset(const std::string& set) {
   return false;
 }
 
-std::vector<std::string> application_order(const std::vector<std::string>& sets) {
-  std::vector<std::string> out;
+std::vector<std::string> application_order(const std::vector<std::string>& given) {
+  std::vector<std::string> sets, out;
+  for (const auto& s : given) sets.push_back(set_text(s));
   for (const auto& s : sets)
     if (replaces_base(s)) out.push_back(s);
   for (const auto& s : sets)
@@ -776,7 +782,9 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   return c;
 }
 
-LoadedConfig load_config(const std::string& path, const std::vector<std::string>& sets) {
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& given) {
+  std::vector<std::string> sets;
+  for (const auto& s : given) sets.push_back(set_text(s));
   LoadedConfig out;
   out.sources.config_file = path;
   YAML::Node root = load_yaml_file(path);

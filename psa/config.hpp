@@ -49,9 +49,11 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
 
 // `text` without the spaces and tabs at its ends.
 std::string trim(std::string text);
+// A --set edit as it applies: `KEY=VALUE`, each trimmed (`workload.dp = 4`, `model = NAME`).
+std::string set_text(const std::string& set);
 
 // Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index. Spaces
-// around the key are dropped (`workload.dp = 4`).
+// around the key and the value are dropped (set_text).
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources);
 
 // --set edits that choose what the others edit, applied first whatever their place:

@@ -17,10 +17,12 @@ namespace {
 
 using Vars = std::vector<std::pair<std::string, std::string>>;
 
-// `text` (the value of `key` in section `s`) with each {var} of `vars` replaced; a {name} that
-// is not one of them is refused (it was kept as written, and reported as a bad id or file).
-std::string subst(const Section& s, const char* key, std::string text, const Vars& vars) {
-  for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open + 1)) {
+// `text` (the value of `key` in section `s`) with each {var} of `vars` replaced. In what names
+// something (an id, a file, a method, an edit) a {name} that is not one of them is refused (it
+// was kept as written, and reported as a bad id or file); free text (labels, titles) keeps it
+// (`2^{10}` for the figures' mathtext).
+std::string subst(const Section& s, const char* key, std::string text, const Vars& vars, bool free_text = false) {
+  for (size_t open = text.find('{'); open != std::string::npos && !free_text; open = text.find('{', open + 1)) {
     const size_t close = text.find('}', open);
     if (close == std::string::npos) break;
     const std::string name = text.substr(open + 1, close - open - 1);
@@ -150,7 +152,7 @@ Study load_study(const std::string& path) {
       x.id = subst(e, "id", e.text("id"), vars);
       if (!valid_id(x.id)) e.fail("id", "letters, digits, '-', '_' or '.' (after {var} substitution: '" + x.id + "')");
       if (st.find(x.id)) e.fail("id", "an id not used before ('" + x.id + "' is)");
-      x.label = subst(e, "label", e.text("label", x.id), vars);
+      x.label = subst(e, "label", e.text("label", x.id), vars, true);
       const std::string psa_name = subst(e, "psa", e.text("psa"), vars);
       x.psa = find_psa(psa_name, path);
       if (x.psa.empty())
@@ -263,7 +265,7 @@ Study load_study(const std::string& path) {
       x.vars = vars;
       x.where = where(src, c.key_path("kind"), c.raw("kind"));
       if (c.has("title") && c.text("title").find_first_not_of(" \t") == std::string::npos) c.fail("title", "a title (without the key: the kind)");
-      x.title = subst(c, "title", c.text("title", kind), vars);
+      x.title = subst(c, "title", c.text("title", kind), vars, true);
       x.within = c.number("within", 0.01, 0, 10);
       x.figure = figure;
       x.x = c.text("x");

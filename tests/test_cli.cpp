@@ -843,6 +843,12 @@ TEST(Cli, EvalComparesVariantsSideBySide) {
   const auto named = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs 'model.name=\"a;b\";workload.dp=16' --json").out);
   EXPECT_EQ(named["variants"][0]["edits"], nlohmann::json({"model.name=\"a;b\"", "workload.dp=16"}));
   EXPECT_EQ(named["variants"][0]["result"]["model"], "a;b");
+  // A quote inside a plain value opens nothing (the edit after O'Brien was swallowed), and a
+  // spaced key is classified as the plain one (`model = NAME` picks a preset first).
+  const auto plain = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs \"model.name=O'Brien;workload.dp=16\" --json").out);
+  EXPECT_EQ(plain["variants"][0]["edits"], nlohmann::json({"model.name=O'Brien", "workload.dp=16"}));
+  const auto other = nlohmann::json::parse(test::run_cli("eval " + cfg + " --vs 'model = GPT3-13B' --json").out);
+  EXPECT_EQ(other["variants"][0]["result"], alone(" --set model=GPT3-13B"));
   const auto twice = test::run_cli("eval " + cfg + " --vs 'workload.dp=4;workload.dp =8'");
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.out.find("'workload.dp' is edited twice"), std::string::npos) << twice.out;

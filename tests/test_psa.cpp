@@ -637,6 +637,8 @@ TEST(Psa, SetNullRemovesAKey) {
                                                      "  workload: {dp: [4, 8, 16], cp: [4, 8]}\nderived: {tp: auto}\n"
                                                      "objectives: [latency]\n");
   const auto ds = psa::load_psa(psa, {"parameters.workload.cp=null", "derived.tp=none", "derived.cp=auto"});
+  // Spaced around '=' (the value was read as ' null', refused as empty).
+  EXPECT_EQ(psa::load_psa(psa, {"parameters.workload.cp = null", " derived.tp= none", "derived.cp =auto"}).genes.size(), 1u);
   ASSERT_EQ(ds.genes.size(), 1u);
   EXPECT_EQ(ds.genes[0].name, "workload.dp");
   EXPECT_EQ(ds.view->derived_degree, int(Param::CP));

@@ -136,7 +136,8 @@ def small_study_checks(cosmic, data):
     """A one-experiment study: --reuse runs an experiment again when its params change; bad seeds
     and bad hyperparameters are refused before any run, naming the study file's line."""
     psa = os.path.join(data, "psa", "cosmic", "workload-system3.yaml")
-    head = "name: r\nexperiments:\n  - id: a\n    psa: %s\n    method: ga\n    budget: 256\n" % psa
+    # (a label is free text: braces that are no variable stay, for the figures' mathtext)
+    head = "name: r\nexperiments:\n  - id: a\n    label: 'GA 2^{8}'\n    psa: %s\n    method: ga\n    budget: 256\n" % psa
     with tempfile.TemporaryDirectory() as tmp:
         def study(name, tail, *args):
             path = os.path.join(tmp, name)
@@ -155,18 +156,18 @@ def small_study_checks(cosmic, data):
         # A same-budget experiment whose reference found nothing feasible: no budget, said with the place.
         path, r = study("oom.yaml", "    seeds: [1]\n    set: [\"base.workload.micro_batch=256\"]\n"
                         "  - id: b\n    psa: %s\n    top: 4\n    budget_of: {experiment: a, limit: cost}\n" % psa)
-        check(r.returncode == 1 and path + ":9:" in r.stderr and "'a' found no feasible point" in r.stderr
+        check(r.returncode == 1 and path + ":10:" in r.stderr and "'a' found no feasible point" in r.stderr
               and "no cost budget" in r.stderr, "budget_of a reference without a feasible point: " + r.stderr)
         sweep = "  - {id: w, psa: %s}\n" % psa
         notcfg = os.path.join(tmp, "notcfg.txt")
         with open(notcfg, "w") as f:
             f.write("hello\n")
-        for tail, says in (("    seeds: [1, 1]\n", ":7:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
-                           ("    seeds: [-1]\n", ":7:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
+        for tail, says in (("    seeds: [1, 1]\n", ":8:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
+                           ("    seeds: [-1]\n", ":8:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
                            ("    seeds: []\n", "at least one seed"),
                            ("    params: {populaton: 8}\n", "ga.populaton: unknown hyperparameter"),
                            # an absent key: the line of the mapping that lacks it
-                           ("  - {id: b, psa: %s, method: ga}\n" % psa, ":7:5: key 'experiments.1.budget'"),
+                           ("  - {id: b, psa: %s, method: ga}\n" % psa, ":8:5: key 'experiments.1.budget'"),
                            # two experiments' runs writing one file
                            ("    seeds: [1]\n  - {id: a-s1, psa: %s}\n" % psa, "would both write a-s1.h5"),
                            # comparisons that cannot be reported, refused before any run
@@ -183,7 +184,7 @@ def small_study_checks(cosmic, data):
                            ("comparisons:\n  - {kind: convergence, experiments: [a], title: ''}\n",
                             "key 'comparisons.0.title': expected a title"),
                            # a {var} the entry does not define (was: "expected letters, digits...")
-                           ("  - {id: 'b-{nope}', psa: %s}\n" % psa, ":7:10: key 'experiments.1.id': expected variables of the "
+                           ("  - {id: 'b-{nope}', psa: %s}\n" % psa, ":8:10: key 'experiments.1.id': expected variables of the "
                             "entry's `for:` in braces ('{nope}' is not one: the entry has no `for:`)"),
                            # a `set: [base=FILE]` whose FILE is no configuration (its text was quoted)
                            ("    set: [base=%s]\n" % notcfg, notcfg + ": expected a mapping with model, system and workload"),
