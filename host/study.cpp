@@ -313,6 +313,8 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   const std::vector<std::string> sets = psa::application_order(e.sets);
   for (const auto& s : sets)  // `base=FILE` first: it replaces the base the base.* edits apply to
     if (psa::replaces_base(s)) psa::apply_set(root, s, src);
+  psa::Sources base_src;  // the base's presets are found next to its file (or the PSA, inline)
+  base_src.config_file = e.psa;
   if (root["base"].IsScalar()) {
     const std::string base = find_file(root["base"].Scalar(), e.psa);
     if (base.empty()) throw psa::ConfigError(e.psa + ": base '" + root["base"].Scalar() + "' not found");
@@ -321,9 +323,16 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
     b.remove("name");
     b.remove("description");
     root["base"] = b;
+    base_src.config_file = base;
   }
+  // The edits that pick a preset, then the base's presets written out, so that the other base.*
+  // edits reach the keys a preset holds (a preset system's network dims), as they do where a
+  // sweep loads the base file itself.
   for (const auto& s : sets)
-    if (!psa::replaces_base(s)) psa::apply_set(root, s, src);
+    if (!psa::replaces_base(s) && psa::picks_preset(s)) psa::apply_set(root, s, src);
+  if (root["base"].IsMap()) psa::resolve_presets(root["base"], base_src);
+  for (const auto& s : sets)
+    if (!psa::replaces_base(s) && !psa::picks_preset(s)) psa::apply_set(root, s, src);
   // NPU types inline too (the files a compute.device gene names may be relative to e.psa).
   if (psa::has_device_gene(root)) psa::inline_devices(root, psa::load_psa(e.psa, e.sets).device_systems);
   if (!e.objectives.empty()) {

@@ -200,6 +200,21 @@ def small_study_checks(cosmic, data):
             check(r.returncode != 0 and where in r.stderr and says in r.stderr,
                   "bad study accepted or unclear: %r -> %s" % (tail, r.stderr))
             check("[1/" not in r.stdout, "a bad study ran an experiment first")
+        # A `set` edit of a key the base's preset holds (System 3's pod bandwidth) reaches it, as
+        # `cosmic sweep --set` does (the study applied it before the preset was read: refused).
+        edit = "base.system.network.dims.3.bandwidth_GBps=50"
+        path = os.path.join(tmp, "preset_key.yaml")
+        with open(path, "w") as f:
+            f.write("name: p\nexperiments:\n  - {id: s, psa: %s, set: [\"%s\"]}\n" % (psa, edit))
+        r = subprocess.run([cosmic, "study", path, "-o", os.path.join(tmp, "pk"), "--quiet", "--no-plots"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "a study's edit of a preset's key failed: " + r.stderr)
+        swept = os.path.join(tmp, "pk-sweep.h5")
+        subprocess.run([cosmic, "sweep", psa, "--set", edit, "-q", "-o", swept], check=True)
+        with h5py.File(swept, "r") as a, h5py.File(os.path.join(tmp, "pk", "s.h5"), "r") as b:
+            for name in a["top"]:  # (the study keeps a sweep's best 1,000, the sweep its best 10)
+                check(list(a["top"][name][name][:]) == list(b["top"][name][name][:10]),
+                      "the study's edited sweep differs from cosmic sweep --set on " + name)
         # One study at a time in a folder: a second one is refused while the first runs.
         first = subprocess.Popen([cosmic, "study", os.path.join(data, "studies", "ci-small.yaml"), "-o",
                                   os.path.join(tmp, "busy"), "--quiet", "--no-plots"], stdout=subprocess.DEVNULL)
