@@ -28,7 +28,8 @@ std::vector<std::string> split_edits(const std::string& text) {
   char quote = 0, before = 0;  // before: the last character outside spaces
   int depth = 0;
   const auto flush = [&] {
-    if (!psa::trim(e).empty()) edits.push_back(psa::trim(e));
+    e = psa::trim(e);
+    if (!e.empty()) edits.push_back(e);
     e.clear();
   };
   for (size_t k = 0; k < text.size(); ++k) {

@@ -78,7 +78,8 @@ int cmd_sweep(int argc, const char* const* argv) {
   if (o.resume && named == std::string::npos) warn_ignored_with_resume(opts, args, {"shard"});
   o.batch_s = args["batch-seconds"].as<double>();
   std::string shard = args["shard"].as<std::string>(), from;
-  if (shard == "auto" && o.resume && named == std::string::npos) shard = "0/1";  // ignored: the file's shard applies
+  const bool launched = shard == "auto";
+  if (launched && o.resume && named == std::string::npos) shard = "0/1";  // ignored: the file's shard applies
   if (shard == "auto") {
     std::tie(shard, from) = launcher_shard();
     if (shard.empty())
@@ -93,7 +94,7 @@ int cmd_sweep(int argc, const char* const* argv) {
                              (from.empty() ? "" : " (auto: from " + from + ")"));
   for (size_t at = named; at != std::string::npos; at = o.out.find("{shard}", at))
     o.out.replace(at, 7, std::to_string(o.shard_i) + "-of-" + std::to_string(o.shard_n));
-  if (named == std::string::npos && args["shard"].as<std::string>() == "auto" && o.shard_n > 1 && !o.resume)
+  if (named == std::string::npos && launched && o.shard_n > 1 && !o.resume)
     return usage_error(opts, "--shard auto runs " + std::to_string(o.shard_n) + " shards into one -o: name each shard's "
                              "file with {shard} in it (-o sweep-{shard}.h5; cosmic merge OUT.h5 sweep-*-of-" +
                              std::to_string(o.shard_n) + ".h5 joins them)");

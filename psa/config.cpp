@@ -588,13 +588,15 @@ std::string trim(std::string text) {
   return text.erase(0, text.find_first_not_of(" \t"));
 }
 
+namespace {
+// A --set edit as it applies: `KEY=VALUE`, each trimmed (`workload.dp = 4`, `model = NAME`).
 std::string set_text(const std::string& set) {
   const size_t eq = set.find('=');
   return eq == std::string::npos ? set : trim(set.substr(0, eq)) + "=" + trim(set.substr(eq + 1));
 }
+}  // namespace
 
-void apply_set(YAML::Node root, const std::string& given, Sources& sources) {
-  const std::string assignment = set_text(given);
+void apply_set(YAML::Node root, const std::string& assignment, Sources& sources) {
   const auto eq = assignment.find('=');
   check_utf8(assignment, "--set " + assignment.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
@@ -783,8 +785,7 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
 }
 
 LoadedConfig load_config(const std::string& path, const std::vector<std::string>& given) {
-  std::vector<std::string> sets;
-  for (const auto& s : given) sets.push_back(set_text(s));
+  const std::vector<std::string> sets = application_order(given);  // (trimmed, as apply_set takes them)
   LoadedConfig out;
   out.sources.config_file = path;
   YAML::Node root = load_yaml_file(path);

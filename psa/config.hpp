@@ -49,11 +49,9 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
 
 // `text` without the spaces and tabs at its ends.
 std::string trim(std::string text);
-// A --set edit as it applies: `KEY=VALUE`, each trimmed (`workload.dp = 4`, `model = NAME`).
-std::string set_text(const std::string& set);
 
-// Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index. Spaces
-// around the key and the value are dropped (set_text).
+// Applies `key.path=value` (value parsed as YAML) onto a tree; sequence items by index. The
+// edit as application_order gives it (no spaces around the key and the value).
 void apply_set(YAML::Node root, const std::string& assignment, Sources& sources);
 
 // --set edits that choose what the others edit, applied first whatever their place:
@@ -62,7 +60,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
 bool replaces_base(const std::string& set);
 bool picks_preset(const std::string& set);
 // `sets` in the order they apply: those replacing the base, then those picking presets, then
-// the rest, each group in its given order.
+// the rest, each group in its given order; each trimmed around its key and value (`model = NAME`).
 std::vector<std::string> application_order(const std::vector<std::string>& sets);
 // A file's whole text ("" when it cannot be read).
 std::string read_text(const std::string& path);

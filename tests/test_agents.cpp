@@ -677,6 +677,15 @@ SearchOptions resume_options(const std::string& out) {
   return o;
 }
 
+// `o` run into `file` as a session interrupted after `gens` generations (exit status 130);
+// returns its options, for a resume of that file.
+SearchOptions interrupted(const psa::DesignSpace& ds, SearchOptions o, const std::string& file, uint64_t gens) {
+  o.out = temp_path(file);
+  o.stop_after_generations = gens;
+  EXPECT_EQ(run_search(ds, o, nullptr), 130);
+  return o;
+}
+
 // Seeds take all 64 bits: a resume reads back 2^63 + 5, not 2^63 - 1 (an int64 read clamps).
 TEST(Agents, ResumeKeepsSeedsAbove2To63) {
   const auto ds = tiny_space({Objective::Latency});
@@ -684,11 +693,8 @@ TEST(Agents, ResumeKeepsSeedsAbove2To63) {
   o.out = temp_path("full_bigseed.h5");
   SearchSummary full;
   ASSERT_EQ(run_search(ds, o, &full), 0);
-  SearchOptions part = o;
-  part.out = temp_path("part_bigseed.h5");
-  part.stop_after_generations = 2;
-  SearchSummary s1, s2;
-  EXPECT_EQ(run_search(ds, part, &s1), 130);
+  const SearchOptions part = interrupted(ds, o, "part_bigseed.h5", 2);
+  SearchSummary s2;
   ASSERT_EQ(run_search(ds, resume_options(part.out), &s2), 0);
   EXPECT_EQ(s2.best_curve, full.best_curve);
   EXPECT_EQ(evaluated_columns(part.out, ds), evaluated_columns(o.out, ds));
@@ -924,10 +930,7 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
     for (double checkpoint_s : {-1.0, 10.0}) {
     if (damaged_row == 270000 && checkpoint_s >= 0) continue;  // before the checkpoint: not read again
     SCOPED_TRACE(std::to_string(damaged_row) + (checkpoint_s < 0 ? ", replayed" : ", from the checkpoint"));
-    SearchOptions part = o;
-    part.out = temp_path("long_part.h5");
-    part.stop_after_generations = 14;  // 280,000 rows: 17 whole chunks (278,528 rows) and a part
-    EXPECT_EQ(run_search(ds, part, nullptr), 130);
+    const SearchOptions part = interrupted(ds, o, "long_part.h5", 14);  // 280,000 rows: 17 whole chunks (278,528) and a part
     if (damaged_row > 0) flip_evaluated_gene(h5::open_file(part.out, true).id(), ds.genes[1].name, damaged_row);
     SearchOptions res = resume_options(part.out);
     res.checkpoint_s = checkpoint_s;
@@ -949,10 +952,7 @@ TEST(Agents, ResumeReadsLongFilesInWindows) {
     std::filesystem::remove(part.out);
   }
   // A column far shorter than a kill leaves (100,000 of 280,000 rows) is refused, not rebuilt.
-  SearchOptions part = o;
-  part.out = temp_path("long_part.h5");
-  part.stop_after_generations = 14;
-  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  const SearchOptions part = interrupted(ds, o, "long_part.h5", 14);
   {
     h5::Handle f = h5::open_file(part.out, true);
     h5::resize_column(h5::group(f.id(), "evaluated", false).id(), "violation", 100000);
@@ -979,10 +979,7 @@ TEST(Agents, ResumeFromAnOlderCheckpointKeepsAndChecksTheFilesRows) {
   o.out = temp_path("older_full.h5");
   SearchSummary full;
   ASSERT_EQ(run_search(ds, o, &full), 0);
-  SearchOptions part = o;
-  part.out = temp_path("older_part.h5");
-  part.stop_after_generations = 2;  // its checkpoint: after generation 2
-  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  const SearchOptions part = interrupted(ds, o, "older_part.h5", 2);  // its checkpoint: after generation 2
   SearchOptions on = resume_options(part.out);
   on.checkpoint_s = -1;  // writes none, as a session killed before its first
   on.stop_after_generations = 6;
@@ -1018,10 +1015,7 @@ TEST(Agents, ResumeSkipsAChangedCheckpoint) {
   o.out = temp_path("cp_full.h5");
   SearchSummary full;
   ASSERT_EQ(run_search(ds, o, &full), 0);
-  SearchOptions part = o;
-  part.out = temp_path("cp_part.h5");
-  part.stop_after_generations = 4;
-  EXPECT_EQ(run_search(ds, part, nullptr), 130);
+  const SearchOptions part = interrupted(ds, o, "cp_part.h5", 4);
   SearchSummary intact;
   const std::string copy = temp_path("cp_intact.h5");
   std::filesystem::copy_file(part.out, copy, std::filesystem::copy_options::overwrite_existing);
