@@ -73,7 +73,11 @@ namespace cosmic {
 //    added: the DeepSeek-V3 preset uses it. workload.overlap_ep_comm and schedule dualpipe
 //    added. ep_dispatch dedup counts nodes as the network's innermost dimension (it found none
 //    where the EP group had one rank a node). Every other result unchanged.
-constexpr int64_t kModelRevision = 10;
+// 11: uneven stages split the layers over the model chunks as evenly as they go (the heaviest
+//    stage holds ceil(layers / pp)); with interleaving each chunk was taken as holding
+//    ceil(layers / (pp vpp)), up to twice the layers (Llama 3 405B on 16 x 7 chunks: 14 layers
+//    a stage for 8). Every other result unchanged.
+constexpr int64_t kModelRevision = 11;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -974,25 +978,26 @@ COSMIC_HD inline EdgeComm edge_comm(const Config& c, const Groups& g, const Laye
 // shards the optimizer state over the DP x CP replicas, ZeRO-2 also gradients, ZeRO-3 also
 // weights; Rajbhandari et al. 2020). Worst stage: a stage's layers plus the embedding (and the
 // untied output projection when one stage holds the whole model).
-// Layers of the heaviest pipeline stage: layers / pp; with uneven stages each of the stage's
-// model chunks (vpp of them when training interleaved, else one) holds the layers per chunk rounded
-// up, and that stage is taken as the one with the logits too (an upper bound: a balanced split
-// gives the last stage fewer layers).
+// Layers of the heaviest pipeline stage: layers / pp; with uneven stages, the balanced split of
+// the L layers over the C = pp v model chunks (v = vpp when training interleaved, else 1): chunk j
+// holds q = floor(L / C) layers, one more for the first r = L mod C chunks, and stage s the
+// chunks s, s + pp, ...; stage 0 then holds v q + ceil(r / pp) = ceil(L / pp). That stage is
+// taken as the one with the logits too (an upper bound: Llama 3 405B's own split gives the last
+// stage fewer layers).
 COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
   if (!w.uneven_stages) return double(m.layers) / w.pp;
-  const int32_t v = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
-  const int64_t chunks = int64_t(w.pp) * v;
-  return double(v * ((m.layers + chunks - 1) / chunks));
+  return double((m.layers + w.pp - 1) / w.pp);
 }
 
 // The worst stage's layers by kind, stage_layers() in all: `main` of the model's own kind (the
 // expert layers of a mixture), `dense` the dense layers of a mixture (has_dense_layers). A
 // mixture's stages differ: the one holding the most dense layers (most_dense) or the most expert
 // layers is the worst, whichever kind of layer costs more. Stage s holds the model chunks s,
-// s + pp, ... (one a stage but when training interleaved, v), chunk j the layers j n to
-// (j + 1) n - 1, n = layers / (pp v) (rounded up with uneven stages, the last chunk cut at the
-// last layer; the upper bound stage_layers() is then made up of the dearer kind, at most as many
-// layers of it as the model has: other splits move layers between neighbouring stages).
+// s + pp, ... (one a stage but when training interleaved, v), chunk j the layers from
+// j q + min(j, r) on, q + 1 of them for j < r, else q (q = floor(layers / (pp v)), r the rest:
+// the balanced split of stage_layers(); with uneven stages the upper bound stage_layers() is made
+// up of the dearer kind where the stage holds fewer, at most as many layers of it as the model
+// has: other splits move layers between neighbouring stages).
 struct StageMix {
   double main = 0, dense = 0;
 };
@@ -1001,13 +1006,13 @@ COSMIC_HD inline StageMix stage_mix(const ModelSpec& m, const Workload& w, bool 
   mix.main = stage_layers(m, w);
   if (!has_dense_layers(m)) return mix;
   const int32_t v = w.mode == Mode::Training && w.schedule == Schedule::Interleaved ? w.vpp : 1;
-  const int64_t L = m.layers, n = (L + int64_t(w.pp) * v - 1) / (int64_t(w.pp) * v);
+  const int64_t L = m.layers, chunks = int64_t(w.pp) * v, q = L / chunks, r = L % chunks;
   const int64_t bound = int64_t(mix.main), moe_all = moe_layers_below(m, L);
   int64_t most = 0;
   for (int64_t s = 0; s < w.pp; ++s) {
     int64_t moe = 0, held = 0;
-    for (int64_t j = s; j < int64_t(w.pp) * v; j += w.pp) {
-      const int64_t lo = j * n < L ? j * n : L, hi = lo + n < L ? lo + n : L;
+    for (int64_t j = s; j < chunks; j += w.pp) {
+      const int64_t lo = j * q + (j < r ? j : r), hi = lo + q + (j < r ? 1 : 0);
       moe += moe_layers_below(m, hi) - moe_layers_below(m, lo);
       held += hi - lo;
     }

@@ -310,6 +310,27 @@ TEST(Cli, InfeasibleIsAResultNotACrash) {
 
 // A figure in the wrong unit (bytes/s given as GB/s) is a valid number, scored as given, with a
 // note naming the key; the shipped configurations have none.
+// Selective recompute drops attention scores that flash attention never stores: the same memory
+// as none, a slower step, and a note that says so; without flash attention it saves memory and
+// the note is not given.
+TEST(Cli, EvalNotesSelectiveRecomputeThatSavesNothing) {
+  const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
+  const auto eval = [&](const std::string& edits) { return nlohmann::json::parse(test::run_cli("eval " + cfg + " --json" + edits).out); };
+  const auto none = eval(" --set workload.recompute=none"), selective = eval(" --set workload.recompute=selective");
+  EXPECT_EQ(selective["memory_bytes"], none["memory_bytes"]);
+  EXPECT_GT(selective["time_s"].get<double>(), none["time_s"].get<double>());
+  const auto says = [](const nlohmann::json& notes) {
+    return std::any_of(notes.begin(), notes.end(), [](const nlohmann::json& n) {
+      return n.get<std::string>().rfind("selective recompute with flash attention saves no memory", 0) == 0;
+    });
+  };
+  EXPECT_TRUE(says(selective["notes"])) << selective["notes"];
+  EXPECT_FALSE(says(none["notes"])) << none["notes"];
+  const auto unfused = eval(" --set workload.recompute=selective --set workload.flash_attention=false");
+  EXPECT_LT(unfused["memory_bytes"].get<double>(), eval(" --set workload.flash_attention=false")["memory_bytes"].get<double>());
+  EXPECT_FALSE(says(unfused["notes"])) << unfused["notes"];
+}
+
 TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
   for (const auto& shipped : std::filesystem::directory_iterator(test::data_path("configs")))

@@ -203,7 +203,8 @@ TEST(Pipeline, DualPipe) {
 
 TEST(Pipeline, UnevenStagesTakeTheHeaviestStage) {
   // Layers per heaviest stage, by hand: Llama 3 405B's 126 layers on 16 stages -> ceil(7.875) = 8;
-  // interleaved 8 x 8 chunks -> 8 x ceil(126 / 64) = 16; 9 x 7 chunks divide evenly -> 14.
+  // interleaved 8 x 8 chunks of 1 or 2 layers (q = 1, r = 62) -> 8 + ceil(62 / 8) = 16; 9 x 7
+  // chunks divide evenly -> 14; Meta's 16 x 7 chunks (q = 1, r = 14) -> 7 + 1 = 8.
   ModelSpec llama405{126, 16384, 53248, 128, 8, 8192, 128256, Mlp::SwiGLU, 2, false, false};
   Workload w;
   w.uneven_stages = true;
@@ -218,6 +219,9 @@ TEST(Pipeline, UnevenStagesTakeTheHeaviestStage) {
   EXPECT_EQ(stage_layers(llama405, w), 14.0);
   w.mode = Mode::Decode;  // inference has no model chunks: ceil(126 / 9) = 14 again
   EXPECT_EQ(stage_layers(llama405, w), 14.0);
+  w.mode = Mode::Training;
+  w.pp = 16;
+  EXPECT_EQ(stage_layers(llama405, w), 8.0);  // 7 chunks of up to 2 layers: not 14
 
   // GPT-3 175B, pp 8: 94 layers split unevenly time and size as 96 (12 on the heaviest stage),
   // though the model does less work (its FLOPs, and so its MFU, are lower).
@@ -1606,12 +1610,21 @@ TEST(MixtureOfExperts, StageMixOfDenseAndExpertLayers) {
   w.vpp = 2;
   EXPECT_EQ(mix(false), std::make_pair(14.0, 0.0));
   EXPECT_EQ(mix(true), std::make_pair(13.0, 1.0));
-  // Uneven, 3 stages of up to 10 layers (10, 10, 8): the upper bound of 10 made up of the kind.
+  // Uneven, 3 stages of 10, 9 and 9 layers (q = 9, r = 1): the upper bound of 10 made up of the
+  // kind (stage 1's 9 expert layers and its missing one).
   w = Workload();
   w.pp = 3;
   w.uneven_stages = true;
   EXPECT_EQ(mix(false), std::make_pair(10.0, 0.0));
-  EXPECT_EQ(mix(true), std::make_pair(9.0, 1.0));  // stage 2's 2 missing layers not dense: the model has 1
+  EXPECT_EQ(mix(true), std::make_pair(9.0, 1.0));  // the missing layers not dense: the model has 1
+  // Interleaved and uneven, 2 stages of 3 chunks (q = 4, r = 4: chunks of 5, 5, 5, 5, 4, 4
+  // layers): stage 0 holds chunks 0, 2 and 4, layers 0-4, 10-14 and 20-23, the dense one among
+  // them; stage 1 the 14 expert layers 5-9, 15-19 and 24-27.
+  w.pp = 2;
+  w.schedule = Schedule::Interleaved;
+  w.vpp = 3;
+  EXPECT_EQ(mix(false), std::make_pair(14.0, 0.0));
+  EXPECT_EQ(mix(true), std::make_pair(13.0, 1.0));
   // DeepSeek-V3's 61 layers (the first 3 dense) on 2 uneven stages of up to 31: stage 1 holds
   // 30 expert layers, a split of 30 / 31 gives it 31.
   ModelSpec v3 = m;
