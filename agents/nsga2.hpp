@@ -4,7 +4,8 @@
 //   - non-dominated sorting: 2 objectives O(N log N) (sort by f1, then each point joins the
 //     first front whose lowest f2 so far exceeds its f2, found by binary search; Jensen 2003);
 //     3, the same bisection over the fronts, each front kept as its staircase in (f2, f3);
-//     4 or more, the efficient non-dominated sort ENS-SS (Zhang et al. 2015);
+//     4 or more, the same bisection, each front kept as k-d trees over objectives 2..M (a
+//     front dominates a point iff one of its members lies at or below it in all of them);
 //   - crowding distance within each front; survivors of parents + children by (rank, distance);
 //   - children by binary tournaments on (rank, crowding), uniform crossover and per-gene
 //     categorical mutation (the GA's operators).

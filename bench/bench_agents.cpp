@@ -22,12 +22,16 @@ namespace {
 constexpr size_t kPop = 100000;
 
 // The System 1 full-stack space with its objective (runtime x bandwidth), or two (and runtime x
-// cost), or three (latency, network cost, memory).
+// cost), or three (latency, network cost, memory), or six (`objectives: all`, what `pareto: true`
+// searches: latency, throughput, memory, cost, runtime x bandwidth, runtime x cost).
 cosmic::psa::DesignSpace fullstack(int objectives = 1) {
   auto ds = cosmic::psa::load_psa(std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml");
   using cosmic::Objective;
   if (objectives == 2) ds.objectives = {Objective::RuntimeXBw, Objective::RuntimeXCost};
   if (objectives == 3) ds.objectives = {Objective::Latency, Objective::Cost, Objective::Memory};
+  if (objectives == 6)
+    ds.objectives = {Objective::Latency, Objective::Throughput, Objective::Memory, Objective::Cost, Objective::RuntimeXBw,
+                     Objective::RuntimeXCost};
   return ds;
 }
 
@@ -76,10 +80,11 @@ void run_agent(benchmark::State& state, const std::string& name, int objectives)
 // every run and repetition measures the same generations: the population converges as it goes
 // and the agents' work changes with it (NSGA-II's runs of equal objectives grow, for one).
 const bool kAgentBenchmarks = [] {
-  // NSGA-II with two objectives (BM_Agent_nsga2) and three (BM_Agent_nsga2_3).
-  for (auto [agent, objectives] : {std::pair<const char*, int>{"rw", 1}, {"ga", 1}, {"aco", 1}, {"nsga2", 2}, {"nsga2", 3}})
+  // NSGA-II with two objectives (BM_Agent_nsga2), three (BM_Agent_nsga2_3) and six (_6).
+  for (auto [agent, objectives] :
+       {std::pair<const char*, int>{"rw", 1}, {"ga", 1}, {"aco", 1}, {"nsga2", 2}, {"nsga2", 3}, {"nsga2", 6}})
     for (auto [population, generations] : {std::pair<int64_t, int64_t>{4096, 200}, {int64_t(kPop), 20}})
-      benchmark::RegisterBenchmark((std::string("BM_Agent_") + agent + (objectives == 3 ? "_3" : "")).c_str(),
+      benchmark::RegisterBenchmark((std::string("BM_Agent_") + agent + (objectives > 2 ? "_" + std::to_string(objectives) : "")).c_str(),
                                    [agent = std::string(agent), objectives = objectives](benchmark::State& st) {
                                      run_agent(st, agent, objectives);
                                    })

@@ -1217,7 +1217,7 @@ std::vector<int32_t> reference_ranks(const std::vector<double>& obj, size_t n, i
 
 TEST(Nsga2, NondominatedSortMatchesBruteForce) {
   agents::Rng r(42);
-  for (int32_t m : {1, 2, 3, 4}) {
+  for (int32_t m : {1, 2, 3, 4, 5, 6}) {
     for (int trial = 0; trial < 20; ++trial) {
       const size_t n = 1 + size_t(r.below(300));
       const bool ties = trial % 2 == 0;  // integer-valued objectives: many ties and duplicates
@@ -1239,13 +1239,49 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
   EXPECT_EQ(agents::nondominated_sort(obj.data(), n, 2, n), reference_ranks(obj, n, 2));
 }
 
-// Three objectives (fronts as staircases) against ENS-SS, which a fourth, constant objective
-// sends them through without changing who dominates whom: the same ranks, on sizes and values
+// Four to six objectives, where each front is a list of its latest points and k-d trees of 32,
+// 64, 128, ... points: populations of 1,500 to 2,500 put fronts through several trees, against
+// the brute force. Objectives of units a billion times apart (as bytes and seconds), with many
+// ties and repeated points in some trials, a constant objective in others; fronts that are long
+// (objectives that trade off: a point's sum is about constant, hundreds of points a front) or many (a chain with noise:
+// past 64 fronts a point is first tested against the last front).
+TEST(Nsga2, ManyObjectivesRankAsTheBruteForce) {
+  agents::Rng r(77);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int32_t m = 4 + trial % 3;
+    const size_t n = 1500 + 500 * size_t(trial % 3);
+    std::vector<double> obj(size_t(m) * n);
+    for (size_t i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int32_t j = 0; j < m; ++j) {
+        double x = trial % 4 == 0 ? double(r.below(5)) : r.uniform();
+        if (trial % 4 == 1 && j == m - 1) x = 1 - sum / (m - 1) + 0.05 * x;  // trades off, give or take
+        if (trial % 4 == 2) x = double(i) / 40 + 3 * x;           // a noisy chain: many fronts
+        if (trial % 4 == 3 && j == 1) x = 7;                      // a constant objective
+        sum += x;
+        obj[size_t(j) * n + i] = x * (j % 2 == 0 ? 1e9 : 1e-3);
+      }
+    }
+    const std::vector<int32_t> ranks = agents::nondominated_sort(obj.data(), n, m, n);
+    EXPECT_EQ(ranks, reference_ranks(obj, n, m)) << m << " " << trial;
+    if (trial % 4 == 1) {  // long fronts: one of more than 512 points (a tree of 512 and more)
+      std::vector<size_t> size(n, 0);
+      for (int32_t k : ranks) ++size[size_t(k)];
+      EXPECT_GT(*std::max_element(size.begin(), size.end()), 512u) << trial;
+    } else {
+      EXPECT_GT(*std::max_element(ranks.begin(), ranks.end()), trial % 4 == 2 ? 64 : 2) << trial;
+    }
+  }
+}
+
+// Three objectives (fronts as staircases) against four or more (fronts as k-d trees), which a
+// fourth, constant objective sends them through without changing who dominates whom (and a fifth
+// and sixth, copies of the first and of the third, neither): the same ranks, on sizes and values
 // that make many fronts, long fronts, ties in every objective and duplicates, and staircases
 // longer than the 256 steps kept in an array (trials 8 and 9: f2 falls and f3 rises with f1,
 // give or take some noise, so most of a front's points are steps, each before the last), and
 // thousands of fronts (trials 10 and 11).
-TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
+TEST(Nsga2, ThreeObjectivesRankAsFourOrMore) {
   agents::Rng r(31);
   for (int trial = 0; trial < 12; ++trial) {
     const size_t n = trial < 4 ? 600 : 6000;
@@ -1269,6 +1305,10 @@ TEST(Nsga2, ThreeObjectivesRankAsEnsSs) {
     if (values) obj[0] = -0.0, obj[1] = 0.0;
     const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
     EXPECT_EQ(three, agents::nondominated_sort(obj.data(), n, 4, n)) << trial;
+    std::vector<double> six = obj;
+    six.insert(six.end(), obj.begin(), obj.begin() + ptrdiff_t(n));
+    six.insert(six.end(), obj.begin() + ptrdiff_t(2 * n), obj.begin() + ptrdiff_t(3 * n));
+    EXPECT_EQ(three, agents::nondominated_sort(six.data(), n, 6, n)) << trial;
     EXPECT_GT(*std::max_element(three.begin(), three.end()), 3) << trial;  // several fronts
     if (n <= 600) EXPECT_EQ(three, reference_ranks(obj, n, 3)) << trial;
   }
