@@ -76,7 +76,12 @@ namespace cosmic {
 // 11: uneven stages split the layers over the model chunks as evenly as they go (the heaviest
 //    stage holds ceil(layers / pp)); with interleaving each chunk was taken as holding
 //    ceil(layers / (pp vpp)), up to twice the layers (Llama 3 405B on 16 x 7 chunks: 14 layers
-//    a stage for 8). Every other result unchanged.
+//    a stage for 8). The pipeline bubble holds no gradient reduce-scatter (ZeRO-2's each
+//    micro-batch, ZeRO-3's after its gathers): with two micro-batches ZeRO-2 took pp - 1
+//    scatters more than with one. With overlap_ep_comm, a micro-batch bound by its all-to-alls
+//    stretches the windows that hide data-parallel traffic; DualPipe's B and W stretch as t_mb
+//    does (a faster NPU made both slower). Selective recompute without flash attention holds one
+//    layer's scores again. Every other result unchanged (validate's 52 rows too).
 constexpr int64_t kModelRevision = 11;
 
 // ---------------------------------------------------------------------------------------------
@@ -1109,6 +1114,11 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     if (w.recompute == Recompute::Full)
       mb.activation += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
                               mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
+    // Selective recompute without flash attention computes the scores of the layer whose
+    // backward runs again: one layer's scores and softmax are live then, as full recompute's
+    // layer holds them.
+    if (w.recompute == Recompute::Selective && !w.flash_attention)
+      mb.activation += (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
     if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
@@ -1312,6 +1322,12 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double ep_all = k.sum(1.0, ep_of);
     const bool paired = w.overlap_ep_comm && micro > 1 && w.schedule != Schedule::GPipe;
     const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
+    // Paired micro-batches whose all-to-alls outlast their compute run as long as the
+    // all-to-alls do: their passes stretch by that factor, and so do the windows that hide
+    // data-parallel traffic behind a pass. Without it a faster
+    // compute shrank the windows while the step, bound by the all-to-alls, stayed as long, and
+    // the step got slower.
+    const double stretch = paired && epc > 0 ? (fwd + bwd + rec + epc) / (fwd + bwd + rec) : 1.0;
     const double p2p = 2 * v * p2p_s(T);
 
     // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
@@ -1341,17 +1357,21 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     // data-parallel traffic like the gradient synchronisation below, so the same usable fraction
     // of the pass hides it (dp_overlap; 1 on the ideal machine: only what exceeds the pass's
     // compute is exposed; our assumption, not validated: no measured run uses ZeRO-3).
-    double z3 = 0;
+    // z3_scatter: the share of z3 that the gradient reduce-scatter adds, after the gathers.
+    double z3 = 0, z3_scatter = 0;
     if (zero3 && sync) {
       const double back = pass_gather + pass_scatter;
-      const double fwd_window = c.cal.dp_overlap * fwd, bwd_window = c.cal.dp_overlap * (bwd + rec);
+      const double fwd_window = stretch * c.cal.dp_overlap * fwd, bwd_window = stretch * c.cal.dp_overlap * (bwd + rec);
+      const double gathers = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) +
+                             (pass_gather > bwd_window ? pass_gather - bwd_window : 0.0);
       z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + (back > bwd_window ? back - bwd_window : 0.0);
+      z3_scatter = z3 - gathers;
     }
     // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
     // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
     // gradient accumulation), each hidden by the usable fraction of that backward; one
     // micro-batch is the end-of-step case below.
-    const double bwd_window = k.sum(c.cal.dp_overlap, bwd_of);
+    const double bwd_window = stretch * k.sum(c.cal.dp_overlap, bwd_of);
     const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
     const double z2 = z2_each && pass_scatter > bwd_window ? pass_scatter - bwd_window : 0.0;
     const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
@@ -1365,7 +1385,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     if (sync && !zero3) {
       const double grads = w.sharding == Sharding::None ? replica_coll(Coll::AllReduce, c.cal.grad_bytes)
                                                         : (z2_each ? 0.0 : scatter_g);
-      const double fwd_window = k.sum(c.cal.dp_overlap, fwd_of);
+      const double fwd_window = stretch * k.sum(c.cal.dp_overlap, fwd_of);
       dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
     }
 
@@ -1395,12 +1415,21 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
     }
     r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
-    r.bubble_s = (pp - 1) / v * (t_mb + (ep_all - epc));  // warm-up and cool-down: nothing paired
+    // The warm-up and cool-down: nothing paired, and no gradient reduce-scatter (ZeRO-2's, and
+    // ZeRO-3's after its gathers): a stage sends its input gradient on before it scatters its
+    // weight gradients, so the stages waiting for it do not wait for the scatter, which fills the
+    // stage's own idle time (the weight gathers do delay each pass).
+    r.bubble_s = (pp - 1) / v * (t_mb - z2 - z3_scatter + (ep_all - epc));
     // DualPipe (DeepSeek-V3 report, Table 2): (pp / 2 - 1) (F&B + B - 3 W), F&B a forward and
     // a backward chunk run together (t_mb: the all-to-alls hidden as overlap_ep_comm says), B
     // a backward chunk (with its recompute), W its weight-gradient half (our assumption: half
-    // the backward, which overstates it by the attention core's share).
-    if (w.schedule == Schedule::DualPipe) r.bubble_s = (pp / 2 - 1) * (t_mb + (bwd + rec) - 3 * (bwd / 2));
+    // the backward, which overstates it by the attention core's share). B and W are taken to
+    // stretch as the micro-batch does, by t_mb over its compute (each chunk's communication in
+    // proportion to its compute): with B and W at their compute alone, a faster compute left a
+    // t_mb bound by communication as long and shrank the W that fills the bubble, and the step
+    // got slower.
+    if (w.schedule == Schedule::DualPipe)
+      r.bubble_s = (pp / 2 - 1) * (t_mb + t_mb / (fwd + bwd + rec) * ((bwd + rec) - 3 * (bwd / 2)));
 
     r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
     const double tokens = double(w.global_batch) * m.seq;

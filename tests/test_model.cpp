@@ -166,9 +166,11 @@ TEST(Pipeline, DualPipe) {
   ASSERT_EQ(one.reason, Reason::Ok);
   ASSERT_EQ(dual.reason, Reason::Ok);
   // A micro-batch's work (1F1B's bubble is 7 of them), a backward chunk with its recompute, and
-  // its weight-gradient half: 3 x (8 / 2 - 1) = 3 bubbles of t_mb + B - 3 W.
+  // its weight-gradient half: 3 x (8 / 2 - 1) = 3 bubbles of t_mb + B - 3 W, B and W stretched
+  // by the micro-batch's communication (t_mb over its compute C).
   const double t_mb = one.bubble_s / 7, B = (one.backward_s + one.recompute_s) / 64, W = one.backward_s / 64 / 2;
-  EXPECT_NEAR(dual.bubble_s, 3 * (t_mb + B - 3 * W), 1e-9 * dual.bubble_s);
+  const double C = (one.forward_s + one.backward_s + one.recompute_s) / 64;
+  EXPECT_NEAR(dual.bubble_s, 3 * (t_mb + t_mb / C * (B - 3 * W)), 1e-9 * dual.bubble_s);
   EXPECT_LT(dual.bubble_s, one.bubble_s);
   EXPECT_EQ(dual.forward_s, one.forward_s);
   EXPECT_EQ(dual.weights_bytes, 2 * one.weights_bytes);
@@ -293,6 +295,19 @@ TEST(Memory, ShardingAndScheduleOrdering) {
 
 // With more TP ranks than KV heads each rank holds a whole KV head (as its KV cache and QKV GEMM
 // already assumed): the weights, gradients and optimizer state count those copies.
+// Selective recompute without flash attention computes the attention scores again in each
+// layer's backward: one layer's scores and softmax, (2D + 1) b (a / t) s^2 = 5 x 12 x 2048^2 =
+// 251,658,240 bytes for GPT-3 175B at tp 8, are live then (full recompute's rebuilt layer holds
+// them too). With flash attention there are none.
+TEST(Memory, SelectiveRecomputeHoldsOneLayersScoresAgain) {
+  Config c = test::gpt175b_cluster();  // selective recompute, tp 8, micro-batch 1
+  const Result fused = evaluate(c);
+  c.work.flash_attention = false;
+  const Result unfused = evaluate(c);
+  ASSERT_EQ(unfused.reason, Reason::Ok);
+  EXPECT_EQ(unfused.activation_bytes - fused.activation_bytes, 251658240.0);
+}
+
 TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
   // Llama 3.1 8B: h 4096, 32 heads, 8 KV heads (head 128), F 14336, V 128256, untied, no biases.
   Config c = test::gpt175b_cluster();
@@ -451,12 +466,21 @@ TEST(Time, Zero2ReduceScattersEachMicroBatch) {
   const Result z2 = evaluate(c);
   ASSERT_EQ(z2.reason, Reason::Ok);
   EXPECT_NEAR(z2.dp_comm_s - z1.dp_comm_s, 31 * rs_s, 1e-9);  // 32 instead of 1
-  // Inside each micro-batch's stage time, so the bubble (3 stage times) grows by 3 of them too.
-  EXPECT_NEAR(z2.time_s - z1.time_s, (31 + 3) * rs_s, 1e-9);
-  c.work.global_batch = 2;  // one micro-batch per DP rank
-  const Result one2 = evaluate(c);
-  c.work.sharding = Sharding::Zero1;
-  EXPECT_EQ(one2.dp_comm_s, evaluate(c).dp_comm_s);
+  // Inside each micro-batch's stage time, but not in the bubble (3 stage times): a stage sends
+  // its input gradient on before it scatters, so the warm-up and cool-down do not wait for it.
+  EXPECT_NEAR(z2.time_s - z1.time_s, 31 * rs_s, 1e-9);
+  EXPECT_EQ(z2.bubble_s, z1.bubble_s);
+  // Two micro-batches per DP rank take one more stage time than one, not one more and three
+  // scatters (a review helper found the step more than doubled from 1 to 2 micro-batches).
+  c.work.global_batch = 4;
+  const Result two = evaluate(c);
+  c.work.global_batch = 2;
+  const Result one = evaluate(c);
+  const double stage_time = two.forward_s + two.backward_s + two.recompute_s + two.tp_comm_s + two.cp_comm_s + two.pp_comm_s -
+                            (one.forward_s + one.backward_s + one.recompute_s + one.tp_comm_s + one.cp_comm_s + one.pp_comm_s);
+  EXPECT_NEAR(two.time_s - one.time_s, stage_time + rs_s, 1e-9);  // 2 scatters for the step's 1
+  c.work.sharding = Sharding::Zero1;  // one micro-batch per DP rank: the step's one scatter
+  EXPECT_EQ(one.dp_comm_s, evaluate(c).dp_comm_s);
 }
 
 // ZeRO-3 gathers the stage's weights each forward and gathers them again and reduce-scatters the
@@ -481,6 +505,10 @@ TEST(Time, Zero3TrafficHidesBehindTheUsableFractionOfEachPass) {
     const double fwd = r.forward_s / 32, bwd = (r.backward_s + r.recompute_s) / 32;
     ASSERT_GT(2 * g, overlap * bwd);  // some of it exposed in both passes
     EXPECT_NEAR(r.dp_comm_s, 32 * (std::max(0.0, g - overlap * fwd) + 2 * g - overlap * bwd), 1e-9) << overlap;
+    // The bubble (3 stage times) holds the exposed gathers, not the reduce-scatter after them.
+    const double stage = r.forward_s / 32 + (r.backward_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s) / 32;
+    const double gathers = std::max(0.0, g - overlap * fwd) + std::max(0.0, g - overlap * bwd);
+    EXPECT_NEAR(r.bubble_s, 3 * (stage + gathers), 1e-9) << overlap;
   }
 }
 
@@ -1472,6 +1500,41 @@ TEST(MixtureOfExperts, GroupLimitedRoutingReachesFewerNodes) {
   }
 }
 
+// A faster NPU (every peak and the memory bandwidth k times) never makes a step slower, where
+// the step is bound by communication whose exposure depends on the compute: paired all-to-alls
+// that outlast the compute (the windows hiding the data-parallel sync shrank with it), and
+// DualPipe with ZeRO-3 gathers exposed (the weight-gradient work filling its bubble shrank while
+// the micro-batch stayed as long). Both were found by a review helper's metamorphic checks.
+TEST(Time, AFasterComputeNeverSlowsTheStep) {
+  Config paired = moe_cluster(4);
+  paired.work.pp = 1;  // no bubble, whose unpaired all-to-alls would shrink with the compute
+  paired.work.dp = 8;
+  paired.work.tp = 8;
+  paired.work.global_batch = 32;  // 4 micro-batches a DP rank
+  paired.net.dim[1].link_bw_GBps = 0.5;  // the all-to-alls outlast the compute
+  paired.work.overlap_ep_comm = true;
+  Config dual = test::gpt175b_cluster();
+  dual.work.schedule = Schedule::DualPipe;
+  dual.work.pp = 4;
+  dual.work.dp = 2;
+  dual.work.sharding = Sharding::Zero3;
+  dual.net.dim[1].link_bw_GBps = 1;  // the gathers exposed, the more so the faster the pass
+  dual.cal.dp_overlap = 1;            // (the ideal machine): a micro-batch as long as its gathers
+  for (Config c : {paired, dual}) {
+    c.compute.mem_capacity_bytes = 1e15;
+    double before = INFINITY;
+    for (double k : {1.0, 2.0, 10.0, 100.0}) {
+      Config fast = c;
+      for (double& peak : fast.compute.peak_tflops) peak *= k;
+      fast.compute.mem_bw_GBps *= k;
+      const Result r = evaluate(fast);
+      ASSERT_EQ(r.reason, Reason::Ok);
+      EXPECT_LE(r.time_s, before * (1 + 1e-12)) << k;
+      before = r.time_s;
+    }
+  }
+}
+
 // overlap_ep_comm: a micro-batch's all-to-alls hidden behind its compute (forward, backward,
 // recompute), only what exceeds it exposed, in the step and in the bubble alike.
 TEST(MixtureOfExperts, AllToAllsBesideAPairedMicroBatch) {
@@ -1494,7 +1557,11 @@ TEST(MixtureOfExperts, AllToAllsBesideAPairedMicroBatch) {
     EXPECT_EQ(inter_GBps == 25.0, exposed == 0.0) << off.ep_comm_s << " " << compute;
     // The bubble (warm-up and cool-down, nothing paired) keeps the all-to-alls whole.
     EXPECT_NEAR(on.bubble_s, off.bubble_s, 1e-12 * off.bubble_s);
-    EXPECT_NEAR(off.time_s - on.time_s, off.ep_comm_s - exposed, 1e-9 * off.time_s);
+    // A micro-batch bound by its all-to-alls lasts as long as they do, and so does the usable
+    // fraction of its passes that hides the data-parallel traffic.
+    EXPECT_NEAR(off.time_s - on.time_s, off.ep_comm_s - exposed + off.dp_comm_s - on.dp_comm_s, 1e-9 * off.time_s);
+    EXPECT_EQ(inter_GBps == 25.0, on.dp_comm_s == off.dp_comm_s) << on.dp_comm_s << " " << off.dp_comm_s;
+    EXPECT_LE(on.dp_comm_s, off.dp_comm_s);
     // Nothing to pair: one micro-batch, or GPipe's forwards all before its backwards.
     Config one = c;
     one.work.global_batch = 4;
