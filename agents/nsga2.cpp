@@ -2,10 +2,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -195,9 +195,9 @@ class Staircases {
 // points spread widest (relative to the whole tree's spread, as the objectives' units differ),
 // left below and right above, and keeps the smallest value of each dimension under it, so a
 // query skips every subtree whose least corner is not at or below y, and a right subtree where
-// y is below the split. A search of the members latest first (ENS-SS, Zhang et al. 2015),
-// compares a point with every member of each front it is not dominated by: at a population of
-// 10^5 with the six objectives of `all` that took 3-8 s a generation.
+// y is below the split. (ENS-SS, Zhang et al. 2015, used before, searched each front's members
+// latest first, so it compared a point with every member of each front not dominating it: at a
+// population of 10^5 with the six objectives of `all`, 3-8 s a generation.)
 class KdFronts {
  public:
   explicit KdFronts(size_t d) : d_(d) {}
@@ -241,7 +241,7 @@ class KdFronts {
   struct Front {
     std::vector<double> recent;        // the latest points, d values each
     std::vector<double> recent_least;  // the least of each dimension among them
-    std::vector<Tree> trees;     // trees[k]: kBuffer 2^k points, or none (n = 0)
+    std::vector<Tree> trees;           // trees[k]: kBuffer 2^k points, or none (n = 0)
   };
   bool at_or_below(const double* x, const double* y) const {
     for (size_t j = 0; j < d_; ++j)

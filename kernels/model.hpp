@@ -1324,9 +1324,8 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
     // Paired micro-batches whose all-to-alls outlast their compute run as long as the
     // all-to-alls do: their passes stretch by that factor, and so do the windows that hide
-    // data-parallel traffic behind a pass. Without it a faster
-    // compute shrank the windows while the step, bound by the all-to-alls, stayed as long, and
-    // the step got slower.
+    // data-parallel traffic behind a pass (without it a faster compute shrank the windows while
+    // the step, bound by the all-to-alls, stayed as long, and exposed more of that traffic).
     const double stretch = paired && epc > 0 ? (fwd + bwd + rec + epc) / (fwd + bwd + rec) : 1.0;
     const double p2p = 2 * v * p2p_s(T);
 
@@ -1362,10 +1361,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     if (zero3 && sync) {
       const double back = pass_gather + pass_scatter;
       const double fwd_window = stretch * c.cal.dp_overlap * fwd, bwd_window = stretch * c.cal.dp_overlap * (bwd + rec);
-      const double gathers = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) +
-                             (pass_gather > bwd_window ? pass_gather - bwd_window : 0.0);
-      z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + (back > bwd_window ? back - bwd_window : 0.0);
-      z3_scatter = z3 - gathers;
+      const double back_exposed = back > bwd_window ? back - bwd_window : 0.0;
+      z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + back_exposed;
+      z3_scatter = back_exposed - (pass_gather > bwd_window ? pass_gather - bwd_window : 0.0);
     }
     // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
     // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
