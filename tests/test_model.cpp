@@ -451,6 +451,11 @@ TEST(Time, UlyssesContextParallelismExchangesHeads) {
   EXPECT_NE(evaluate(c).reason, Reason::HeadsNotDivisible);
 }
 
+// A step's micro-batch work apart from data-parallel traffic: compute, TP, CP and pipeline p2p.
+double passes_s(const Result& r) {
+  return r.forward_s + r.backward_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s;
+}
+
 // ZeRO-2 keeps a share of the gradients, so with several micro-batches each one's gradients are
 // reduce-scattered after its backward (ZeRO-1: once a step); one micro-batch: the same.
 TEST(Time, Zero2ReduceScattersEachMicroBatch) {
@@ -476,9 +481,7 @@ TEST(Time, Zero2ReduceScattersEachMicroBatch) {
   const Result two = evaluate(c);
   c.work.global_batch = 2;
   const Result one = evaluate(c);
-  const double stage_time = two.forward_s + two.backward_s + two.recompute_s + two.tp_comm_s + two.cp_comm_s + two.pp_comm_s -
-                            (one.forward_s + one.backward_s + one.recompute_s + one.tp_comm_s + one.cp_comm_s + one.pp_comm_s);
-  EXPECT_NEAR(two.time_s - one.time_s, stage_time + rs_s, 1e-9);  // 2 scatters for the step's 1
+  EXPECT_NEAR(two.time_s - one.time_s, passes_s(two) - passes_s(one) + rs_s, 1e-9);  // 2 scatters for the step's 1
   c.work.sharding = Sharding::Zero1;  // one micro-batch per DP rank: the step's one scatter
   EXPECT_EQ(one.dp_comm_s, evaluate(c).dp_comm_s);
 }
@@ -506,7 +509,7 @@ TEST(Time, Zero3TrafficHidesBehindTheUsableFractionOfEachPass) {
     ASSERT_GT(2 * g, overlap * bwd);  // some of it exposed in both passes
     EXPECT_NEAR(r.dp_comm_s, 32 * (std::max(0.0, g - overlap * fwd) + 2 * g - overlap * bwd), 1e-9) << overlap;
     // The bubble (3 stage times) holds the exposed gathers, not the reduce-scatter after them.
-    const double stage = r.forward_s / 32 + (r.backward_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_comm_s) / 32;
+    const double stage = passes_s(r) / 32;
     const double gathers = std::max(0.0, g - overlap * fwd) + std::max(0.0, g - overlap * bwd);
     EXPECT_NEAR(r.bubble_s, 3 * (stage + gathers), 1e-9) << overlap;
   }
