@@ -91,7 +91,8 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)}, {"overlap_ep_comm", w.overlap_ep_comm},
                    {"sharding", names::name(names::kSharding, w.sharding)},
-                   {"recompute", names::name(names::kRecompute, w.recompute)}, {"flash_attention", w.flash_attention},
+                   {"recompute", names::name(names::kRecompute, w.recompute)}, {"recompute_layers", w.recompute_layers},
+                   {"flash_attention", w.flash_attention},
                    {"precision_bits", 8 * rep.config.model.dtype_bytes}};
   if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
     j["workload"]["prompt_tokens"] = prompt_tokens(rep.config.model, w);
@@ -426,7 +427,11 @@ std::string to_text(const EvalReport& rep) {
   if (w.mode == Mode::Training)  // inference ignores the schedule, sharding and recompute
     os << ", " << names::name(names::kSchedule, w.schedule)
        << (w.schedule == Schedule::Interleaved ? " x" + std::to_string(w.vpp) : "") << ", sharding "
-       << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute);
+       << names::name(names::kSharding, w.sharding) << ", recompute " << names::name(names::kRecompute, w.recompute)
+       << (w.recompute == Recompute::Full && w.recompute_layers > 0
+               ? " (" + std::to_string(w.recompute_layers) + (w.recompute_layers == 1 ? " layer a " : " layers a ") +
+                     (w.schedule == Schedule::Interleaved ? "chunk)" : "stage)")
+               : "");
   if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
   if (!w.flash_attention) os << ", no flash attention";
   if (w.mode != Mode::Training) {  // the request shape

@@ -653,7 +653,7 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   // A degree of 0 is a derived one that did not divide (kernels/space.hpp derive_degree): the
   // product check below reports it as what it is.
   if (w.global_batch < 1 || w.micro_batch < 1 || w.dp < 0 || w.tp < 0 || w.pp < 0 || w.cp < 0 || w.vpp < 1 || w.ep < 1 || w.etp < 0 ||
-      c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
+      w.recompute_layers < 0 || c.net.chunks < 1 || w.prompt_tokens < 0 || w.kv_len < 0 || w.output_tokens < 0)
     return Reason::InvalidInput;
   if (!positive(peak_flops(c.compute, m.dtype_bytes)) || !positive(c.compute.mem_bw_GBps) ||
       !positive(c.compute.mem_capacity_bytes))
@@ -994,6 +994,21 @@ COSMIC_HD inline double stage_layers(const ModelSpec& m, const Workload& w) {
   return double((m.layers + w.pp - 1) / w.pp);
 }
 
+// The share of the worst stage's layers that recompute in training: with recompute full,
+// recompute_layers of each of the stage's model chunks (Megatron-LM's --recompute-method block
+// --recompute-num-layers N: the chunk's first N layers; interleaved, v chunks a stage), the rest
+// keeping their activations as without recompute; all of them where recompute_layers is 0 or
+// covers the chunks. Assumed: a mixture's dense and expert layers recompute in that share alike
+// (the chunk's first layers may be all of one kind), and N v of stage_layers() recompute where
+// uneven chunks hold fewer than N (an upper bound on the saving).
+COSMIC_HD inline double recompute_share(const ModelSpec& m, const Workload& w) {
+  if (w.recompute != Recompute::Full) return 0;
+  if (w.recompute_layers <= 0) return 1;
+  const int32_t v = w.schedule == Schedule::Interleaved ? w.vpp : 1;
+  const double share = double(w.recompute_layers) * v / stage_layers(m, w);
+  return share < 1 ? share : 1;
+}
+
 // The worst stage's layers by kind, stage_layers() in all: `main` of the model's own kind (the
 // expert layers of a mixture), `dense` the dense layers of a mixture (has_dense_layers). A
 // mixture's stages differ: the one holding the most dense layers (most_dense) or the most expert
@@ -1109,8 +1124,15 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // Korthikanti's factor for v >= 2 chunks; with one chunk the interleaved schedule is 1F1B
     // (its time already is), and the factor (2 - 1/p there) does not apply.
     if (w.schedule == Schedule::Interleaved && v > 1) inflight *= 1 + (pp - 1) / (pp * v);
-    mb.activation = inflight * mix.main * layer_activation_bytes(m, w, b, s_q, s_kv);
-    if (mixed) mb.activation += inflight * mix.dense * layer_activation_bytes(dense_layer_model(m), w, b, s_q, s_kv);
+    // A layer's activations, blended by the share of the stage's layers that recompute.
+    const double share = recompute_share(m, w);
+    const auto kept = [&](const ModelSpec& mm) {
+      return share >= 1 ? layer_activation_bytes(mm, w, b, s_q, s_kv)
+                        : share * layer_activation_bytes(mm, w, b, s_q, s_kv) +
+                              (1 - share) * layer_activation_bytes(mm, share > 0 ? none : w, b, s_q, s_kv);
+    };
+    mb.activation = inflight * mix.main * kept(m);
+    if (mixed) mb.activation += inflight * mix.dense * kept(dense_layer_model(m));
     if (w.recompute == Recompute::Full)
       mb.activation += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
                               mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
@@ -1290,15 +1312,16 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const LayerTime lg = logits_time(c, T, true);
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
-    const bool full = w.recompute == Recompute::Full;
+    // Partial full recompute (recompute_layers) repeats the forward of its share of the layers.
+    const double full = recompute_share(m, w);
     const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
     const auto bwd_of = [](const LayerTime& l, const LayerComm&) { return l.bwd_s; };
     const auto rec_of = [&](const LayerTime& l, const LayerComm&) {
-      return full ? l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
+      return full > 0 ? full * l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
     };
-    const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + (full ? l.tp_fwd_s : 0); };
-    const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + (full ? l.cp_fwd_s : 0); };
-    const auto ep_of = [&](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s + l.ep_bwd_s + (full ? l.ep_fwd_s : 0); };
+    const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + full * l.tp_fwd_s; };
+    const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + full * l.cp_fwd_s; };
+    const auto ep_of = [&](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s + l.ep_bwd_s + full * l.ep_fwd_s; };
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };

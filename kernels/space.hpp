@@ -30,7 +30,7 @@ constexpr int kMaxDevices = 16;    // NPU types a Device gene chooses from
 // (-1 = the same value for every dimension).
 enum class Param : int16_t {
   // workload
-  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute, CpStyle, Ep, Etp, EpDispatch,
+  DP = 0, TP, PP, CP, MicroBatch, GlobalBatch, SeqParallel, Schedule, Vpp, Sharding, Recompute, CpStyle, Ep, Etp, EpDispatch, RecomputeLayers,
   // collective
   Policy = 32, Chunks, MultiDim, Algo, AlgoAllReduce, AlgoAllGather, AlgoReduceScatter, AlgoAllToAll,
   // network (per dimension)
@@ -162,6 +162,7 @@ COSMIC_HD inline void set_param(Config& c, Param p, int32_t dim, double v) {
     case Param::Ep: c.work.ep = iv; break;
     case Param::Etp: c.work.etp = iv; break;
     case Param::EpDispatch: c.work.ep_dispatch = cosmic::EpDispatch(iv); break;
+    case Param::RecomputeLayers: c.work.recompute_layers = iv; break;
     case Param::Policy: c.net.policy = Policy(iv); break;
     case Param::Chunks: c.net.chunks = iv; break;
     case Param::MultiDim: c.net.multidim = MultiDim(iv); break;
@@ -216,6 +217,7 @@ COSMIC_HD inline double get_param(const Config& c, Param p, int32_t dim) {
     case Param::Ep: return c.work.ep;
     case Param::Etp: return c.work.etp;
     case Param::EpDispatch: return int(c.work.ep_dispatch);
+    case Param::RecomputeLayers: return c.work.recompute_layers;
     case Param::Policy: return int(c.net.policy);
     case Param::Chunks: return c.net.chunks;
     case Param::MultiDim: return int(c.net.multidim);

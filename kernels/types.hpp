@@ -87,6 +87,8 @@ struct Workload {
   bool uneven_stages = false; // layers need not divide pp x vpp: chunks hold the quotient rounded up or down
   Sharding sharding = Sharding::None;
   Recompute recompute = Recompute::None;
+  int32_t recompute_layers = 0; // with recompute full: the layers of each model chunk that recompute (Megatron's
+                                // block method, the chunk's first ones; the rest keep their activations); 0 = all
   bool flash_attention = true;  // fused attention: no s^2 score tensors stored or streamed
   int32_t prompt_tokens = 0;    // inference prompt length; 0 = the model's seq
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache

@@ -314,7 +314,7 @@ ModelSpec convert_model(const Section& s) {
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "sharding", "recompute", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "sharding", "recompute", "recompute_layers", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -336,6 +336,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   if (w.overlap_ep_comm && model.experts == 0) s.fail("overlap_ep_comm", "false in a dense model (experts: 0): it has no all-to-alls");
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
+  w.recompute_layers = int32_t(s.integer("recompute_layers", 0, 0, 1 << 24));  // 0: every layer
+  if (w.recompute_layers > 0 && w.recompute != Recompute::Full) s.fail("recompute_layers", "0 unless recompute is full");
   w.flash_attention = s.boolean("flash_attention", true);
   w.prompt_tokens = int32_t(s.has("prompt_tokens") ? s.integer("prompt_tokens", 0, 1, 1 << 26) : 0);  // 0: the model's seq
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));

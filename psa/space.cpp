@@ -99,6 +99,7 @@ const ParamDef kParams[] = {
     {"workload", "ep", Param::Ep, Kind::Int, false, 1, kMaxInt},
     {"workload", "etp", Param::Etp, Kind::Int, false, 0, kMaxInt},
     {"workload", "ep_dispatch", Param::EpDispatch, Kind::Enum, false, 0, 0},
+    {"workload", "recompute_layers", Param::RecomputeLayers, Kind::Int, false, 0, kMaxInt},
     {"collective", "policy", Param::Policy, Kind::Enum, false, 0, 0},
     {"collective", "chunks", Param::Chunks, Kind::Int, false, 1, 1 << 20},
     {"collective", "multidim", Param::MultiDim, Kind::Enum, false, 0, 0},
@@ -735,6 +736,8 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   w["schedule"] = names::name(names::kSchedule, k.schedule);
   w["vpp"] = k.schedule == Schedule::Interleaved ? k.vpp : 1;  // read only when interleaved (a file refuses it else)
   w["sharding"] = names::name(names::kSharding, k.sharding), w["recompute"] = names::name(names::kRecompute, k.recompute);
+  if (k.recompute == Recompute::Full && k.recompute_layers > 0) w["recompute_layers"] = k.recompute_layers;
+  else w.remove("recompute_layers");  // read only with recompute full (a file refuses it else)
   w["cp_style"] = names::name(names::kCpStyle, k.cp_style);
   if (k.ep_dispatch != EpDispatch::AllToAll) w["ep_dispatch"] = names::name(names::kEpDispatch, k.ep_dispatch);
   else w.remove("ep_dispatch");
@@ -1401,7 +1404,8 @@ bool gene_has_no_effect(const DesignSpace& space, size_t gene) {
   if ((p == Param::Etp || p == Param::EpDispatch) && v.base.model.experts == 0) return true;  // no experts
   // Inference is forward only, each rank holding its weights whole (docs/config.md).
   if (v.base.work.mode != Mode::Training &&
-      (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute))
+      (p == Param::Schedule || p == Param::Vpp || p == Param::Sharding || p == Param::Recompute ||
+       p == Param::RecomputeLayers))
     return true;
   if (p != Param::AlgoAllToAll) return false;
   // All-to-alls run only for Ulysses context parallelism and expert parallelism.

@@ -235,6 +235,17 @@ TEST(Config, BadValueNamesWhatWasExpected) {
   EXPECT_NE(error_of(q).find("one of 1f1b, gpipe, interleaved"), std::string::npos) << error_of(q);
 }
 
+// recompute_layers is read with full recompute only (like vpp with the interleaved schedule).
+TEST(Config, RecomputeLayersNeedFullRecompute) {
+  const std::string p = write_temp("reclayers.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  recompute: selective\n  recompute_layers: 4\n");
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find(p + ":6:"), std::string::npos) << e;
+  EXPECT_NE(e.find("workload.recompute_layers"), std::string::npos) << e;
+  EXPECT_NE(e.find("0 unless recompute is full"), std::string::npos) << e;
+  EXPECT_EQ(psa::load_config(p, {"workload.recompute=full"}).config.work.recompute_layers, 4);
+  EXPECT_NE(error_of(p, {"workload.recompute=full", "workload.recompute_layers=-1"}).find("an integer in [0,"), std::string::npos);
+}
+
 // cosmic has one 16-bit peak: an fp16 peak that differs from the bf16 one is refused, not
 // silently replaced by it.
 TEST(Config, DifferentFp16AndBf16PeaksAreRefused) {

@@ -308,6 +308,60 @@ TEST(Memory, SelectiveRecomputeHoldsOneLayersScoresAgain) {
   EXPECT_EQ(unfused.activation_bytes - fused.activation_bytes, 251658240.0);
 }
 
+// Partial full recompute (recompute_layers, Megatron's block method): GPT-3 175B at tp 8 with
+// sequence parallelism and flash attention, pp 8 (12 layers a stage), 1F1B with 8 micro-batches
+// in flight, T = 2048 tokens. A layer that recomputes keeps its input, D T h / t = T h / 4
+// bytes; one that does not keeps 34 T h / t = 4.25 T h (Korthikanti's 10 + 24 / t, no scores).
+// With 3 of the 12 recomputing: 8 x (3 x 0.25 + 9 x 4.25) T h = 312 T h, plus the layer rebuilt
+// in backward, 4.25 T h: 316.25 x 2048 x 12288 = 7,958,691,840 bytes. The recompute, and the
+// forward's TP collectives it repeats, are those of full recompute times 3 / 12.
+TEST(Memory, RecomputeLayersRecomputeTheirShareOfTheStage) {
+  Config c = test::gpt175b_cluster();
+  c.work.recompute = Recompute::Full;
+  const Result full = evaluate(c);
+  c.work.recompute_layers = 3;
+  const Result part = evaluate(c);
+  ASSERT_EQ(part.reason, Reason::Ok);
+  EXPECT_EQ(part.activation_bytes, 7958691840.0);
+  EXPECT_NEAR(part.recompute_s, 0.25 * full.recompute_s, 1e-12 * full.recompute_s);
+  c.work.recompute = Recompute::None;
+  c.work.recompute_layers = 0;
+  const Result none = evaluate(c);
+  EXPECT_GT(full.recompute_s, 0.0);
+  EXPECT_NEAR(part.tp_comm_s - none.tp_comm_s, 0.25 * (full.tp_comm_s - none.tp_comm_s), 1e-12 * full.tp_comm_s);
+  EXPECT_GT(part.tp_comm_s, none.tp_comm_s);
+  // Every layer of the stage, or more, is full recompute; 0 is its default, every layer.
+  c.work.recompute = Recompute::Full;
+  for (int32_t n : {12, 13, 1000}) {
+    c.work.recompute_layers = n;
+    const Result r = evaluate(c);
+    EXPECT_EQ(r.activation_bytes, full.activation_bytes) << n;
+    EXPECT_EQ(r.time_s, full.time_s) << n;
+  }
+  // Interleaved with two chunks of 6 layers a stage, 3 a chunk recompute: half of the stage.
+  c.work.schedule = Schedule::Interleaved;
+  c.work.vpp = 2;
+  c.work.recompute_layers = 0;
+  const Result ifull = evaluate(c);
+  c.work.recompute_layers = 3;
+  const Result ipart = evaluate(c);
+  ASSERT_EQ(ipart.reason, Reason::Ok);
+  EXPECT_NEAR(ipart.recompute_s, 0.5 * ifull.recompute_s, 1e-12 * ifull.recompute_s);
+  // More layers recomputing never holds more memory nor takes less time.
+  c.work.schedule = Schedule::OneF1B;
+  c.work.vpp = 1;
+  Result last = none;
+  for (int32_t n = 1; n <= 12; ++n) {
+    c.work.recompute_layers = n;
+    const Result r = evaluate(c);
+    EXPECT_LT(r.activation_bytes, last.activation_bytes) << n;
+    EXPECT_GT(r.time_s, last.time_s) << n;
+    last = r;
+  }
+  c.work.recompute_layers = -1;
+  EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
+}
+
 TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
   // Llama 3.1 8B: h 4096, 32 heads, 8 KV heads (head 128), F 14336, V 128256, untied, no biases.
   Config c = test::gpt175b_cluster();

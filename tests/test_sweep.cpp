@@ -788,7 +788,7 @@ TEST(Sweep, PointConfigReadsBackAsTheDecodedPoint) {
                          "workload: {tp: 8, dp: 4, global_batch: 64}\n";
   files.push_back(::testing::TempDir() + "point_compute.yaml");
   std::ofstream(files.back()) << "base: " << base << "\nparameters:\n  workload: {dp: [1, 2, 4], schedule: [1f1b, "
-                                 "interleaved], vpp: [1, 2], recompute: [none, full]}\n  compute: {peak_tflops: [300, "
+                                 "interleaved], vpp: [1, 2], recompute: [none, full], recompute_layers: [0, 1]}\n  compute: {peak_tflops: [300, "
                                  "400.5], memory_bw_GBps: [2000, 3000], memory_GB: [40, 80.25]}\n  network:\n"
                                  "    topology.0: [Switch, FullyConnected]\n    npu_bandwidth_GBps.0: [100, 299.9]\n"
                                  "    latency_ns.1: [1000, 2500.5]\n  collective: {algorithm.1: [ring, direct], chunks: [1, 4]}\n"
@@ -828,6 +828,8 @@ TEST(Sweep, PointConfigReadsBackAsTheDecodedPoint) {
         EXPECT_EQ(get_param(got, Param(p), -1), get_param(want, Param(p), -1)) << "param " << p;
       // vpp is read only when interleaved (the model's rule): written as 1 otherwise.
       EXPECT_EQ(got.work.vpp, want.work.schedule == Schedule::Interleaved ? want.work.vpp : 1);
+      // recompute_layers likewise with full recompute only: written as 0 (every layer) otherwise.
+      EXPECT_EQ(got.work.recompute_layers, want.work.recompute == Recompute::Full ? want.work.recompute_layers : 0);
       for (int32_t d = 0; d < want.net.ndims; ++d)
         for (int p : {64, 65, 66, 67, 68, 35, 36, 37, 38, 39})
           EXPECT_EQ(get_param(got, Param(p), d), get_param(want, Param(p), d)) << "param " << p << " dim " << d;
