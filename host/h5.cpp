@@ -345,8 +345,10 @@ NewFile::NewFile(const std::string& out, const std::string& kind) : out_(out), p
   errno = 0;
   const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
   const int create_errno = errno;
-  // Another run made it since (it may have published it as OUT already): it is writing OUT.
-  if (id < 0 && (create_errno == EEXIST || fs::exists(partial_, ec))) throw Error(out + kBusy);
+  // Another run made it since (it may have published it as OUT already): it is writing OUT. HDF5
+  // may also find that run's file and fail on its lock (EAGAIN), which that run has renamed since.
+  if (id < 0 && (create_errno == EEXIST || create_errno == EAGAIN || create_errno == EWOULDBLOCK || fs::exists(partial_, ec)))
+    throw Error(out + kBusy);
   if (id < 0)
     throw Error("HDF5: create " + partial_ + " failed" + (create_errno ? std::string(": ") + std::strerror(create_errno) : ""));
   handle_ = Handle(id, H5Fclose, "create " + partial_);
