@@ -148,10 +148,17 @@ COSMIC_HD inline int64_t span_size(const Span& span, int32_t ndims) {
   return n;
 }
 
+// The node: the network's innermost dimension of more than one NPU (dimension 0 but where a
+// dimension of one NPU pads the network, which has no links to fan tokens out over).
+COSMIC_HD inline int32_t node_dim(const Network& net) {
+  for (int32_t i = 0; i < net.ndims; ++i)
+    if (net.dim[i].npus > 1) return i;
+  return 0;
+}
+
 // Time of collective c over `span`, Physical convention (see the header comment). Seconds.
-// `outer_scale` scales what an all-to-all sends through every dimension but the network's
-// innermost, dimension 0, the node (a dispatch that sends each token once to a node, model.hpp
-// layer_comm); 1: all of it.
+// `outer_scale` scales what an all-to-all sends through every dimension outside the node
+// (node_dim; a dispatch that sends each token once to a node, model.hpp layer_comm); 1: all of it.
 COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff, const Span& span, Coll c,
                                               double bytes, double outer_scale = 1.0) {
   int32_t dims[kMaxDims];
@@ -190,8 +197,9 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
     worst = astra::max2(worst, t);
   };
   if (c == Coll::AllToAll || c == Coll::AllReduce) {
+    const int32_t node = node_dim(net);
     for (int32_t j = 0; j < nd; ++j)  // full chunk in every dimension
-      add(phase(j, c, dims[j] > 0 && c == Coll::AllToAll ? chunk * outer_scale : chunk));
+      add(phase(j, c, dims[j] > node && c == Coll::AllToAll ? chunk * outer_scale : chunk));
   } else if (c == Coll::ReduceScatter) {
     double b = chunk;
     for (int32_t j = 0; j < nd; ++j) { add(phase(j, c, b)); b /= span.k[dims[j]]; }

@@ -82,7 +82,12 @@ namespace cosmic {
 //    stretches the windows that hide data-parallel traffic; DualPipe's B and W stretch as t_mb
 //    does (a faster NPU made both slower). Selective recompute without flash attention holds one
 //    layer's scores again. Every other result unchanged (validate's 52 rows too).
-constexpr int64_t kModelRevision = 11;
+// 12: a training step of a mixture with dense layers is timed on the slower of its two candidate
+//    stages (most expert layers, most dense layers), not the one with the dearer layers, whose
+//    parameters could be far fewer; ep_dispatch dedup's node is the innermost dimension of more
+//    than one NPU (a one-NPU dimension below it was taken as the node). recompute_layers added
+//    (0, every layer, as before). The shipped configurations and validate unchanged.
+constexpr int64_t kModelRevision = 12;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -764,8 +769,8 @@ COSMIC_HD inline bool place_experts(const Config& c, Groups& g) {
 }
 
 // The experts' dispatch with ep_dispatch: dedup (DeepEP-style): a token is sent once to each node
-// (the network's innermost dimension, dimension 0: it holds ep.k[0] of the EP group's ranks, one
-// where the EP group does not span it) that holds any of its top_k experts, then fanned out
+// (the network's innermost dimension of more than one NPU, node_dim, d: it holds ep.k[d] of the EP
+// group's ranks, one where the EP group does not span it) that holds any of its top_k experts, then fanned out
 // inside it; the combine returns the same way. Under uniform routing a node
 // holding E / n of the E experts gets none of a token's k distinct experts with probability
 // prod_{i<k} (E - E/n - i) / (E - i), so a token reaches n (1 - that) of the n nodes where the
@@ -790,8 +795,8 @@ COSMIC_HD inline double none_of_k(double candidates, double here, int32_t k) {  
   for (int32_t i = 0; i < k && none > 0; ++i) none = candidates - here - i > 0 ? none * (candidates - here - i) / (candidates - i) : 0.0;
   return none;
 }
-COSMIC_HD inline double node_dedup_scale(const ModelSpec& m, const Workload& w, const Span& ep) {
-  const int32_t nodes = w.ep / ep.k[0], G = m.expert_groups, g = m.groups_per_token;  // ep.k[0]: the EP ranks a node holds
+COSMIC_HD inline double node_dedup_scale(const ModelSpec& m, const Workload& w, const Network& net, const Span& ep) {
+  const int32_t nodes = w.ep / ep.k[node_dim(net)], G = m.expert_groups, g = m.groups_per_token;  // the EP ranks a node holds
   const double n = nodes, E = m.experts, per_node = E / n;
   if (n <= 1 || m.experts <= 0) return 1.0;
   if (G > 0 && g < G && G < nodes && nodes % G == 0)  // a group spans n / G nodes
@@ -925,7 +930,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
   if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
     const double bytes = act_bytes(m) * T / c.work.tp * m.top_k * m.hidden;
     const double outer =
-        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, g.ep) : 1.0;
+        c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, c.net, g.ep) : 1.0;
     lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * 2 *
                                 collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus, outer);
   }
@@ -1325,138 +1330,154 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };
-    const StageLayers k = stage_layers_for<kConv>(c, g, b, s_q, s_kv, false, npus, layer_of);
-    const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, b, T, true, npus);
-    const RankParams P = stage_params_per_rank(m, w, k.mix);
+    // A mixture with dense layers: the stage holding the most layers of the dearer kind, or the
+    // other candidate where its parameters (ZeRO-3's gathers in every pass, the gradient
+    // synchronisation, the optimizer step) make its step the slower: the slowest stage sets the
+    // pace (a cheaper dense layer once dropped the expert stages' traffic from the step).
+    const StageLayers k0 = stage_layers_for<kConv>(c, g, b, s_q, s_kv, false, npus, layer_of);
+    const auto step = [&](const StageLayers& k, Result& r) {
+      const EdgeComm ec = edge_comm<kConv>(c, g, k.lc, b, T, true, npus);
+      const RankParams P = stage_params_per_rank(m, w, k.mix);
 
-    const double fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
-    const double bwd = k.sum(1.0, bwd_of) + lg.bwd_s;
-    const double rec = k.sum(1.0, rec_of);
-    const double tpc = k.sum(1.0, tp_of) + ec.fwd_s + ec.bwd_s;
-    const double cpc = k.sum(1.0, cp_of);
-    // overlap_ep_comm: in the steady state a forward chunk runs beside another micro-batch's
-    // backward chunk, each one's all-to-alls while the other computes (DeepSeek-V3's DualPipe;
-    // Megatron-Core's MoE all-to-all overlap), so a micro-batch's all-to-alls are hidden up to
-    // its compute (forward, backward, recompute) and only what exceeds it is exposed. Nothing is
-    // paired with one micro-batch, nor under GPipe (all forwards, then all backwards), nor in the
-    // 1F1B and interleaved schedules' warm-up and cool-down (their bubble, below, keeps the
-    // all-to-alls whole). Assumed: the SMs the communication kernels occupy (DeepSeek: 20 of 132)
-    // do not slow the compute; ep_overlap's fraction is hidden first.
-    const double ep_all = k.sum(1.0, ep_of);
-    const bool paired = w.overlap_ep_comm && micro > 1 && w.schedule != Schedule::GPipe;
-    const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
-    // Paired micro-batches whose all-to-alls outlast their compute run as long as the
-    // all-to-alls do: their passes stretch by that factor, and so do the windows that hide
-    // data-parallel traffic behind a pass (without it a faster compute shrank the windows while
-    // the step, bound by the all-to-alls, stayed as long, and exposed more of that traffic).
-    const double stretch = paired && epc > 0 ? (fwd + bwd + rec + epc) / (fwd + bwd + rec) : 1.0;
-    const double p2p = 2 * v * p2p_s(T);
+      const double fwd = k.sum(1.0, fwd_of) + lg.fwd_s;
+      const double bwd = k.sum(1.0, bwd_of) + lg.bwd_s;
+      const double rec = k.sum(1.0, rec_of);
+      const double tpc = k.sum(1.0, tp_of) + ec.fwd_s + ec.bwd_s;
+      const double cpc = k.sum(1.0, cp_of);
+      // overlap_ep_comm: in the steady state a forward chunk runs beside another micro-batch's
+      // backward chunk, each one's all-to-alls while the other computes (DeepSeek-V3's DualPipe;
+      // Megatron-Core's MoE all-to-all overlap), so a micro-batch's all-to-alls are hidden up to
+      // its compute (forward, backward, recompute) and only what exceeds it is exposed. Nothing is
+      // paired with one micro-batch, nor under GPipe (all forwards, then all backwards), nor in the
+      // 1F1B and interleaved schedules' warm-up and cool-down (their bubble, below, keeps the
+      // all-to-alls whole). Assumed: the SMs the communication kernels occupy (DeepSeek: 20 of 132)
+      // do not slow the compute; ep_overlap's fraction is hidden first.
+      const double ep_all = k.sum(1.0, ep_of);
+      const bool paired = w.overlap_ep_comm && micro > 1 && w.schedule != Schedule::GPipe;
+      const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
+      // Paired micro-batches whose all-to-alls outlast their compute run as long as the
+      // all-to-alls do: their passes stretch by that factor, and so do the windows that hide
+      // data-parallel traffic behind a pass (without it a faster compute shrank the windows while
+      // the step, bound by the all-to-alls, stayed as long, and exposed more of that traffic).
+      const double stretch = paired && epc > 0 ? (fwd + bwd + rec + epc) / (fwd + bwd + rec) : 1.0;
+      const double p2p = 2 * v * p2p_s(T);
 
-    // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
-    // `coll` of `per_param` bytes per parameter, the dense parameters over DP x CP, then the
-    // experts' over the ranks that hold the same experts.
-    // (Folded, the experts may have copies to synchronise where the dense weights have none.)
-    const bool sync = replicas > 1 || (P.expert > 0 && expert_copies > 1);
-    auto replica_coll = [&](Coll coll, double per_param) {
-      double s = replicas > 1 ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus)
-                              : 0.0;
-      if (P.expert > 0 && expert_copies > 1)
-        s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
-      return s;
+      // Weight and gradient traffic over the DP x CP replicas, each collective timed once: collective
+      // `coll` of `per_param` bytes per parameter, the dense parameters over DP x CP, then the
+      // experts' over the ranks that hold the same experts.
+      // (Folded, the experts may have copies to synchronise where the dense weights have none.)
+      const bool sync = replicas > 1 || (P.expert > 0 && expert_copies > 1);
+      auto replica_coll = [&](Coll coll, double per_param) {
+        double s = replicas > 1 ? collective_time_s<kConv>(c.net, c.compute, c.cal, g.dp_cp, coll, per_param * P.dense, npus)
+                                : 0.0;
+        if (P.expert > 0 && expert_copies > 1)
+          s += collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep_dp, coll, per_param * P.expert, npus);
+        return s;
+      };
+      auto sharded_coll = [&](Coll coll, double per_param) {  // ZeRO's weight gathers and gradient scatters
+        return sync && w.sharding != Sharding::None ? replica_coll(coll, per_param) : 0.0;
+      };
+      const double gather_w = sharded_coll(Coll::AllGather, D);
+      const double scatter_g = sharded_coll(Coll::ReduceScatter, c.cal.grad_bytes);
+      // DualPipe's rank holds two stages (P counts both) but a micro-batch passes through one:
+      // what each micro-batch gathers or reduce-scatters (ZeRO-3, ZeRO-2) is one stage's.
+      const double pass_share = w.schedule == Schedule::DualPipe ? 0.5 : 1.0;
+      const double pass_gather = pass_share < 1 ? sharded_coll(Coll::AllGather, pass_share * D) : gather_w;
+      const double pass_scatter = pass_share < 1 ? sharded_coll(Coll::ReduceScatter, pass_share * c.cal.grad_bytes) : scatter_g;
+      // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
+      // layer ahead; backward also reduce-scatters the gradients (Zhao et al. 2023, FSDP). This is
+      // data-parallel traffic like the gradient synchronisation below, so the same usable fraction
+      // of the pass hides it (dp_overlap; 1 on the ideal machine: only what exceeds the pass's
+      // compute is exposed; our assumption, not validated: no measured run uses ZeRO-3).
+      // z3_scatter: the share of z3 that the gradient reduce-scatter adds, after the gathers.
+      double z3 = 0, z3_scatter = 0;
+      if (zero3 && sync) {
+        const double back = pass_gather + pass_scatter;
+        const double fwd_window = stretch * c.cal.dp_overlap * fwd, bwd_window = stretch * c.cal.dp_overlap * (bwd + rec);
+        const double back_exposed = back > bwd_window ? back - bwd_window : 0.0;
+        z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + back_exposed;
+        z3_scatter = back_exposed - (pass_gather > bwd_window ? pass_gather - bwd_window : 0.0);
+      }
+      // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
+      // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
+      // gradient accumulation), each hidden by the usable fraction of that backward; one
+      // micro-batch is the end-of-step case below.
+      const double bwd_window = stretch * k.sum(c.cal.dp_overlap, bwd_of);
+      const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
+      const double z2 = z2_each && pass_scatter > bwd_window ? pass_scatter - bwd_window : 0.0;
+      const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
+
+      // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
+      // (no sharding) or reduce-scatter (ZeRO-1/2, the distributed optimizer) overlaps the last
+      // micro-batch's backward (bucketed DDP); dp_overlap = the usable fraction of that backward.
+      // The all-gather of updated weights follows the optimizer step, so it can only overlap the
+      // next iteration's first forward (Megatron's overlap-param-gather), by the same fraction.
+      double dp_exposed = 0;
+      if (sync && !zero3) {
+        const double grads = w.sharding == Sharding::None ? replica_coll(Coll::AllReduce, c.cal.grad_bytes)
+                                                          : (z2_each ? 0.0 : scatter_g);
+        const double fwd_window = stretch * k.sum(c.cal.dp_overlap, fwd_of);
+        dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
+      }
+
+      // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
+      double opt_params = w.sharding == Sharding::None ? P.dense : P.dense / replicas;
+      if (P.expert > 0) opt_params += w.sharding == Sharding::None ? P.expert : P.expert / expert_copies;
+      r.optimizer_s = opt_params * c.cal.optimizer_bytes_per_param / mem_Bps;
+
+      r.forward_s = micro * fwd;
+      r.backward_s = micro * bwd;
+      r.recompute_s = micro * rec;
+      r.tp_comm_s = micro * tpc;
+      r.cp_comm_s = micro * cpc;
+      r.pp_comm_s = micro * p2p;
+      r.ep_comm_s = micro * epc;
+      // Tied embeddings with pp > 1: the last stage keeps a copy of the word embeddings, and the
+      // two copies' gradients (grad_bytes V h / t per rank) are all-reduced between the first and
+      // the last stage after the DP synchronisation (Megatron's embedding group), exposed: an
+      // exchange of the whole buffer over the outermost network dimension the pipeline spans
+      // (the first and the last stage differ there; it is usually the slowest).
+      double tied_sync = 0;
+      if (pp > 1 && m.tied_embeddings) {
+        Span outer;
+        const int32_t d = outermost_dim(pp_span, c.net.ndims);  // pp > 1: one exists
+        outer.k[d] = pp_span.k[d];
+        outer.stride[d] = pp_span.stride[d];
+        tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
+      }
+      r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
+      // The warm-up and cool-down: nothing paired, and no gradient reduce-scatter (ZeRO-2's, and
+      // ZeRO-3's after its gathers): a stage sends its input gradient on before it scatters its
+      // weight gradients, so the stages waiting for it do not wait for the scatter, which fills the
+      // stage's own idle time (the weight gathers do delay each pass).
+      r.bubble_s = (pp - 1) / v * (t_mb - z2 - z3_scatter + (ep_all - epc));
+      // DualPipe (DeepSeek-V3 report, Table 2): (pp / 2 - 1) (F&B + B - 3 W), F&B a forward and
+      // a backward chunk run together (t_mb: the all-to-alls hidden as overlap_ep_comm says), B
+      // a backward chunk (with its recompute), W its weight-gradient half (our assumption: half
+      // the backward, which overstates it by the attention core's share). B and W are taken to
+      // stretch as the micro-batch does, by t_mb over its compute (each chunk's communication in
+      // proportion to its compute): with B and W at their compute alone, a faster compute left a
+      // t_mb bound by communication as long and shrank the W that fills the bubble, and the step
+      // got slower.
+      if (w.schedule == Schedule::DualPipe)
+        r.bubble_s = (pp / 2 - 1) * (t_mb + t_mb / (fwd + bwd + rec) * ((bwd + rec) - 3 * (bwd / 2)));
+
+      r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
+      const double tokens = double(w.global_batch) * m.seq;
+      r.time_s = r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
+                 r.dp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
+      r.tokens_per_s = tokens / r.time_s;
     };
-    auto sharded_coll = [&](Coll coll, double per_param) {  // ZeRO's weight gathers and gradient scatters
-      return sync && w.sharding != Sharding::None ? replica_coll(coll, per_param) : 0.0;
-    };
-    const double gather_w = sharded_coll(Coll::AllGather, D);
-    const double scatter_g = sharded_coll(Coll::ReduceScatter, c.cal.grad_bytes);
-    // DualPipe's rank holds two stages (P counts both) but a micro-batch passes through one:
-    // what each micro-batch gathers or reduce-scatters (ZeRO-3, ZeRO-2) is one stage's.
-    const double pass_share = w.schedule == Schedule::DualPipe ? 0.5 : 1.0;
-    const double pass_gather = pass_share < 1 ? sharded_coll(Coll::AllGather, pass_share * D) : gather_w;
-    const double pass_scatter = pass_share < 1 ? sharded_coll(Coll::ReduceScatter, pass_share * c.cal.grad_bytes) : scatter_g;
-    // ZeRO-3 / FSDP: each pass all-gathers the stage's weights over the replicas, prefetched one
-    // layer ahead; backward also reduce-scatters the gradients (Zhao et al. 2023, FSDP). This is
-    // data-parallel traffic like the gradient synchronisation below, so the same usable fraction
-    // of the pass hides it (dp_overlap; 1 on the ideal machine: only what exceeds the pass's
-    // compute is exposed; our assumption, not validated: no measured run uses ZeRO-3).
-    // z3_scatter: the share of z3 that the gradient reduce-scatter adds, after the gathers.
-    double z3 = 0, z3_scatter = 0;
-    if (zero3 && sync) {
-      const double back = pass_gather + pass_scatter;
-      const double fwd_window = stretch * c.cal.dp_overlap * fwd, bwd_window = stretch * c.cal.dp_overlap * (bwd + rec);
-      const double back_exposed = back > bwd_window ? back - bwd_window : 0.0;
-      z3 = (pass_gather > fwd_window ? pass_gather - fwd_window : 0.0) + back_exposed;
-      z3_scatter = back_exposed - (pass_gather > bwd_window ? pass_gather - bwd_window : 0.0);
-    }
-    // ZeRO-2 keeps a 1/replicas share of the gradients, so over several micro-batches each one's
-    // gradients are reduce-scattered as its backward produces them (DeepSpeed's ZeRO-2 with
-    // gradient accumulation), each hidden by the usable fraction of that backward; one
-    // micro-batch is the end-of-step case below.
-    const double bwd_window = stretch * k.sum(c.cal.dp_overlap, bwd_of);
-    const bool z2_each = w.sharding == Sharding::Zero2 && sync && micro > 1;
-    const double z2 = z2_each && pass_scatter > bwd_window ? pass_scatter - bwd_window : 0.0;
-    const double t_mb = fwd + bwd + rec + tpc + cpc + p2p + z3 + z2 + epc;
-
-    // Gradient synchronisation over DP x CP at the end of the step. The gradient all-reduce
-    // (no sharding) or reduce-scatter (ZeRO-1/2, the distributed optimizer) overlaps the last
-    // micro-batch's backward (bucketed DDP); dp_overlap = the usable fraction of that backward.
-    // The all-gather of updated weights follows the optimizer step, so it can only overlap the
-    // next iteration's first forward (Megatron's overlap-param-gather), by the same fraction.
-    double dp_exposed = 0;
-    if (sync && !zero3) {
-      const double grads = w.sharding == Sharding::None ? replica_coll(Coll::AllReduce, c.cal.grad_bytes)
-                                                        : (z2_each ? 0.0 : scatter_g);
-      const double fwd_window = stretch * k.sum(c.cal.dp_overlap, fwd_of);
-      dp_exposed = (grads > bwd_window ? grads - bwd_window : 0.0) + (gather_w > fwd_window ? gather_w - fwd_window : 0.0);
-    }
-
-    // Adam step: streams optimizer_bytes_per_param for each parameter this rank updates.
-    double opt_params = w.sharding == Sharding::None ? P.dense : P.dense / replicas;
-    if (P.expert > 0) opt_params += w.sharding == Sharding::None ? P.expert : P.expert / expert_copies;
-    r.optimizer_s = opt_params * c.cal.optimizer_bytes_per_param / mem_Bps;
-
-    r.forward_s = micro * fwd;
-    r.backward_s = micro * bwd;
-    r.recompute_s = micro * rec;
-    r.tp_comm_s = micro * tpc;
-    r.cp_comm_s = micro * cpc;
-    r.pp_comm_s = micro * p2p;
-    r.ep_comm_s = micro * epc;
-    // Tied embeddings with pp > 1: the last stage keeps a copy of the word embeddings, and the
-    // two copies' gradients (grad_bytes V h / t per rank) are all-reduced between the first and
-    // the last stage after the DP synchronisation (Megatron's embedding group), exposed: an
-    // exchange of the whole buffer over the outermost network dimension the pipeline spans
-    // (the first and the last stage differ there; it is usually the slowest).
-    double tied_sync = 0;
-    if (pp > 1 && m.tied_embeddings) {
-      Span outer;
-      const int32_t d = outermost_dim(pp_span, c.net.ndims);  // pp > 1: one exists
-      outer.k[d] = pp_span.k[d];
-      outer.stride[d] = pp_span.stride[d];
-      tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
-    }
-    r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
-    // The warm-up and cool-down: nothing paired, and no gradient reduce-scatter (ZeRO-2's, and
-    // ZeRO-3's after its gathers): a stage sends its input gradient on before it scatters its
-    // weight gradients, so the stages waiting for it do not wait for the scatter, which fills the
-    // stage's own idle time (the weight gathers do delay each pass).
-    r.bubble_s = (pp - 1) / v * (t_mb - z2 - z3_scatter + (ep_all - epc));
-    // DualPipe (DeepSeek-V3 report, Table 2): (pp / 2 - 1) (F&B + B - 3 W), F&B a forward and
-    // a backward chunk run together (t_mb: the all-to-alls hidden as overlap_ep_comm says), B
-    // a backward chunk (with its recompute), W its weight-gradient half (our assumption: half
-    // the backward, which overstates it by the attention core's share). B and W are taken to
-    // stretch as the micro-batch does, by t_mb over its compute (each chunk's communication in
-    // proportion to its compute): with B and W at their compute alone, a faster compute left a
-    // t_mb bound by communication as long and shrank the W that fills the bubble, and the step
-    // got slower.
-    if (w.schedule == Schedule::DualPipe)
-      r.bubble_s = (pp / 2 - 1) * (t_mb + t_mb / (fwd + bwd + rec) * ((bwd + rec) - 3 * (bwd / 2)));
-
-    r.model_flops = 3 * double(w.global_batch) * forward_flops_per_sequence(m, m.seq, m.seq, m.seq);
-    const double tokens = double(w.global_batch) * m.seq;
-    r.time_s = r.forward_s + r.backward_s + r.recompute_s + r.optimizer_s + r.tp_comm_s + r.cp_comm_s +
-               r.dp_comm_s + r.pp_comm_s + r.bubble_s + r.ep_comm_s;
-    r.tokens_per_s = tokens / r.time_s;
+    step(k0, r);
+    if (has_dense_layers(m))
+      for (const bool most_dense : {false, true}) {
+        StageLayers k1 = k0;
+        k1.mix = stage_mix(m, w, most_dense);
+        if (k1.mix.main == k0.mix.main && k1.mix.dense == k0.mix.dense) continue;  // k0's own
+        Result r1 = r;
+        step(k1, r1);
+        if (r1.time_s > r.time_s) r = r1;
+      }
   } else {
     // Inference: forward only; the DP replicas serve global_batch / dp sequences each, in
     // micro-batches that flow through the pipeline: (m + pp - 1) stage times.
