@@ -89,7 +89,7 @@ int cmd_eval(int argc, const char* const* argv) {
     const psa::LoadedConfig lc = psa::load_config(file, sets);
     const EvalReport rep = report_of(lc.model_name, lc.system_name, lc.config);
     if (variants.empty()) {
-      if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+      if (args.count("json")) std::cout << json_text(to_json(rep), 2) << "\n";
       else std::cout << to_text(rep);
       return 0;
     }
@@ -119,7 +119,7 @@ int cmd_eval(int argc, const char* const* argv) {
       legend.push_back("base with " + variants[k]);
       j["variants"].push_back({{"vs", variants[k]}, {"edits", edits}, {"result", to_json(reports.back())}});
     }
-    if (args.count("json")) std::cout << j.dump(2) << "\n";
+    if (args.count("json")) std::cout << json_text(j, 2) << "\n";
     else std::cout << comparison_text(reports, labels, legend);
   } catch (const psa::ConfigError& e) {
     std::cerr << "cosmic eval: " << e.what() << "\n";

@@ -11,6 +11,12 @@
 
 namespace cosmic {
 
+// JSON text of j, `indent` spaces a level; a byte that is not UTF-8 (a file name's: Linux names
+// are bytes) is written as U+FFFD rather than failing the whole output.
+inline std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 struct EvalReport {
   std::string model_name;
   std::string system_name;

@@ -132,6 +132,10 @@ int cmd_search(int argc, const char* const* argv) {
     const psa::DesignSpace ds = args.count("psa")
                                     ? load_run_psa(args["psa"].as<std::string>(), list_option(args, "set"), o.out, o.resume)
                                     : resumed_space(o.out, "search");
+    if (ds.view->ngenes == 0) {
+      std::cerr << "cosmic search: " << ds.file << " searches no parameter: nothing to search (cosmic eval scores its base)\n";
+      return 1;
+    }
     if (o.resume) {
       const std::string clash = resume_clash(o.out, args);
       if (!clash.empty()) return usage_error(opts, clash + "; --resume continues the search as it was started (leave the option out)");

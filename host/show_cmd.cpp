@@ -28,6 +28,7 @@
 #include "host/child.hpp"
 #include "host/cli.hpp"
 #include "host/commands.hpp"
+#include "host/report.hpp"
 #include "host/h5.hpp"
 #include "host/population.hpp"
 #include "host/provenance.hpp"
@@ -740,7 +741,7 @@ int show_file(const cxxopts::ParseResult& args, const std::string& file, int top
       return 0;
     }
     const ojson j = summary_json(file, size_t(top));
-    if (args.count("json")) std::cout << j.dump(2) << "\n";
+    if (args.count("json")) std::cout << json_text(j, 2) << "\n";
     else print_summary(std::cout, file, j);
     return 0;
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/commands.hpp"
+#include "host/report.hpp"
 #include "host/search.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
@@ -104,7 +105,7 @@ int cmd_space(int argc, const char* const* argv) {
       j["sweep_size"] = psa::to_string_u128(raw / copies_folded);
       j["sweep_feasible_count"] = psa::to_string_u128(feasible / copies_folded);
       j["notes"] = notes;
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j, 2) << "\n";
       return 0;
     }
 

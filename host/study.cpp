@@ -32,6 +32,7 @@
 #include "agents/factory.hpp"
 #include "agents/params.hpp"
 #include "host/commands.hpp"
+#include "host/report.hpp"
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "host/search.hpp"
@@ -547,12 +548,18 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   const psa::Study st = psa::load_study(study_file);
   // Agents' hyperparameters are checked before any run starts (a typo in the last experiment
   // would otherwise be found after all the others ran).
+  // Each one alone first, so that the message gives its line; then together.
   for (const auto& e : st.experiments) {
     if (e.method == "sweep") continue;
-    try {
-      agents::check_params(e.method, study_params(e));
-    } catch (const agents::ParamError& err) {
-      throw psa::ConfigError(e.where + ": experiment '" + e.id + "': params: " + err.what());
+    for (size_t k = 0; k <= e.params.size(); ++k) {
+      const bool alone = k < e.params.size();
+      try {
+        agents::Params one;
+        if (alone) agents::add_param(one, e.method, e.params[k].first + "=" + e.params[k].second);
+        agents::check_params(e.method, alone ? one : study_params(e));
+      } catch (const agents::ParamError& err) {
+        throw psa::ConfigError((alone ? e.params_where[k] : e.where) + ": experiment '" + e.id + "': params: " + err.what());
+      }
     }
   }
   std::error_code ec;
@@ -1089,7 +1096,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
 
   summary["wall_s"] = run_s;
   const fs::path dir(o.out_dir);
-  write_file(dir / "summary.json", summary.dump(1) + "\n");
+  write_file(dir / "summary.json", json_text(summary, 1) + "\n");
   std::string figures;
   if (o.plots) {
     const std::string script = (fs::path(psa::data_dir()).parent_path() / "scripts" / "study_plots.py").string();

@@ -38,14 +38,14 @@ int cmd_validate(int argc, const char* const* argv) {
         std::string why;
         if (!groundtruth_config(row, c, why)) throw std::runtime_error("row " + id + " is not modelled: " + why);
         const EvalReport rep = report_of(row.at("model_name"), "row " + id + " (" + row.at("gpu_type") + ")", c);
-        if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+        if (args.count("json")) std::cout << json_text(to_json(rep), 2) << "\n";
         else std::cout << to_text(rep);
         return 0;
       }
       throw std::runtime_error("no row with row_id " + id);
     }
     const ValidationReport rep = validate_file(args["file"].as<std::string>());
-    if (args.count("json")) std::cout << to_json(rep).dump(2) << "\n";
+    if (args.count("json")) std::cout << json_text(to_json(rep), 2) << "\n";
     else std::cout << to_text(rep);
     if (rep.rows.empty()) {  // nothing compared: not a success
       std::cerr << "cosmic validate: no row of " << args["file"].as<std::string>() << " could be modelled"

@@ -44,17 +44,70 @@ std::string data_dir() {
 
 namespace {
 
+[[noreturn]] void fail_at(const std::string& path, const YAML::Node& n, const std::string& key_path,
+                          const std::string& what) {
+  std::ostringstream os;
+  os << path << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1 << ": "
+     << (key_path.empty() ? "" : "key '" + key_path + "': ") << what;
+  throw ConfigError(os.str());
+}
+
+// What yaml-cpp reads without a word but no cosmic file means: a tag (`!foo 8`, `!!binary 4`:
+// the tag is dropped and the value read plain), and a quoted string whose closing quote is
+// missing (at the end of the file, yaml-cpp 0.7-0.8 read it to there; elsewhere it runs on to the
+// next quote, taking the lines between into the string). A quoted string may go on to more
+// lines only if they are indented further than the line it starts on (YAML's rule for a value
+// inside a mapping or list).
+void check_node(const YAML::Node& n, const std::string& path, const std::string& text, const std::string& key_path) {
+  const std::string& tag = n.Tag();
+  const std::string core = "tag:yaml.org,2002:";  // as `!!` writes it
+  if (!tag.empty() && tag != "?" && tag != "!")
+    fail_at(path, n, key_path,
+            "a YAML tag (" + (tag.rfind(core, 0) == 0 ? "!!" + tag.substr(core.size()) : tag) +
+                ") is not read here; expected the value without it");
+  const size_t at = size_t(n.Mark().pos);
+  if (tag != "!" || !n.IsScalar() || n.Mark().pos < 0 || at >= text.size()) return;
+  const char quote = text[at];
+  if (quote != '"' && quote != '\'') return;
+  size_t indent = at;
+  while (indent > 0 && text[indent - 1] != '\n') --indent;
+  const size_t first = indent;
+  while (indent < at && text[indent] == ' ') ++indent;
+  indent -= first;
+  int line = n.Mark().line + 1;
+  const std::string missing = std::string("a quoted string that is not closed; expected its closing ") + quote;
+  for (size_t i = at + 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && quote == '"') {
+      ++i;
+    } else if (c == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote inside
+      else return;
+    } else if (c == '\n') {
+      ++line;
+      size_t k = i + 1, spaces = 0;
+      while (k < text.size() && text[k] == ' ') ++k, ++spaces;
+      const bool blank = k >= text.size() || text[k] == '\n' || text[k] == '\r';
+      if (!blank && spaces <= indent)
+        fail_at(path, n, key_path, missing + " before line " + std::to_string(line) +
+                                       " (a string goes on to the next lines only where they are indented further)");
+    }
+  }
+  fail_at(path, n, key_path, missing + " (the file ends inside it)");
+}
+
 // yaml-cpp keeps every pair of a mapping and looks keys up by the first: a key written twice would
 // be dropped without a word. Every mapping's keys must be distinct. A collection that aliases
 // repeat is checked once (`seen`, by where it starts in the file: nested aliases would otherwise
-// multiply the walk).
-void check_unique_keys(const YAML::Node& n, const std::string& path, const std::string& key_path,
+// multiply the walk). Every node passes check_node.
+void check_unique_keys(const YAML::Node& n, const std::string& path, const std::string& text, const std::string& key_path,
                        std::set<std::pair<int, int>>& seen) {
+  check_node(n, path, text, key_path);
   if (!n.IsSequence() && !n.IsMap()) return;
   if (n.Mark().line >= 0 && !seen.insert({n.Mark().line, n.Mark().column}).second) return;
   if (n.IsSequence())
     for (size_t i = 0; i < n.size(); ++i)
-      check_unique_keys(n[i], path, key_path + (key_path.empty() ? "" : ".") + std::to_string(i), seen);
+      check_unique_keys(n[i], path, text, key_path + (key_path.empty() ? "" : ".") + std::to_string(i), seen);
   if (!n.IsMap()) return;
   std::map<std::string, int> first_line;
   for (auto it = n.begin(); it != n.end(); ++it) {
@@ -66,6 +119,7 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
     }
     const std::string key = it->first.Scalar();
     const std::string kp = key_path + (key_path.empty() ? "" : ".") + key;
+    check_node(it->first, path, text, kp);
     if (!key.empty()) {
       const auto [at, fresh] = first_line.emplace(key, it->first.Mark().line + 1);
       if (!fresh) {
@@ -75,13 +129,13 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
         throw ConfigError(os.str());
       }
     }
-    check_unique_keys(it->second, path, kp, seen);
+    check_unique_keys(it->second, path, text, kp, seen);
   }
 }
 
-void check_unique_keys(const YAML::Node& n, const std::string& path) {
+void check_tree(const YAML::Node& n, const std::string& path, const std::string& text) {
   std::set<std::pair<int, int>> seen;
-  check_unique_keys(n, path, "", seen);
+  check_unique_keys(n, path, text, "", seen);
 }
 
 }  // namespace
@@ -107,11 +161,12 @@ void check_utf8(const std::string& text, const std::string& path) {
       cp = cp << 6 | (byte(i + k) & 0x3f);
     }
     static constexpr uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (len == 0 || cp < kLeast[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    const bool control = c == 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r');
+    if (len == 0 || control || cp < kLeast[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
       throw ConfigError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + hex +
-                        " is not UTF-8 text (YAML files are read as UTF-8)");
+                        (control ? " is a control character, not text" : " is not UTF-8 text (YAML files are read as UTF-8)"));
     }
     if (c == '\n') line += 1, column = 1;
     else column += 1;
@@ -146,7 +201,7 @@ YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
       throw ConfigError(path + ":" + std::to_string(docs[1].Mark().line + 1) +
                         ": a second YAML document ('---'); a file holds one");
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
-    check_unique_keys(root, path);
+    check_tree(root, path, text);
     if (text_out) *text_out = text;
     return root;
   } catch (const YAML::DeepRecursion& e) {  // its message is only "bad file"
@@ -167,7 +222,7 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
   tries.push_back(fs::path(name));
   tries.push_back(fs::path(data_dir()) / kind / (name + ".yaml"));
   for (const auto& p : tries)
-    if (fs::is_regular_file(p)) return p.string();
+    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / kind, ec))
@@ -233,8 +288,8 @@ void merge_into(YAML::Node base, const YAML::Node& over, const std::string& path
 constexpr int64_t kBig = int64_t(1) << 40;
 
 int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
+  if (!s.has(key)) return def;
   const std::string t = s.text(key, "");
-  if (t.empty()) return def;
   if (names::iequal(t, "fp32")) return 4;
   if (names::iequal(t, "fp16") || names::iequal(t, "bf16")) return 2;
   if (names::iequal(t, "fp8")) return 1;
@@ -246,6 +301,8 @@ ModelSpec convert_model(const Section& s) {
                 "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
                 "first_dense_layers", "moe_layer_step", "dense_ffn", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
                 "v_head_dim", "expert_groups", "groups_per_token"});
+  // Information only (a test compares them with the model's count), but numbers.
+  for (const char* k : {"params_billion", "active_params_billion"}) s.number(k, 0, 0, 1e9);
   for (const char* k : {"layers", "hidden", "ffn", "heads", "seq", "vocab"})
     if (!s.has(k)) s.fail(k, "a positive integer (required)");
   ModelSpec m;
@@ -527,7 +584,11 @@ void expand_nodes(YAML::Node system, const Sources& src) {
       system["network"]["dims"].size() == 0)
     return;
   YAML::Node dims = system["network"]["dims"];
-  if (system["nodes"].IsDefined()) Section(system, "system", src).integer("nodes", 1, 1, 1 << 24);  // it is removed below
+  if (system["nodes"].IsDefined()) {  // it is removed below
+    const Section sys(system, "system", src);
+    if (system["nodes"].IsNull()) sys.fail("nodes", "an integer in [1, 16777216]");  // integer() reads null as absent
+    sys.integer("nodes", 1, 1, 1 << 24);
+  }
   bool used = false;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (!dims[i].IsMap()) return;  // convert_network says what a dimension must be
@@ -614,7 +675,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
   const bool remove = assignment.substr(eq + 1) == "null" || assignment.substr(eq + 1) == "~";
   if (value.IsNull() && !remove)
     throw ConfigError("--set " + assignment + ": expected a value after '=' (KEY=null removes KEY)");
-  check_unique_keys(value, "--set " + assignment);
+  check_tree(value, "--set " + assignment, assignment.substr(eq + 1));
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);

@@ -624,7 +624,7 @@ const char* kObjectiveChoices =
 // the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
 std::string find_base(const std::string& name, const std::string& psa_path) {
   for (const fs::path& p : {fs::path(psa_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
-    if (fs::is_regular_file(p)) return p.string();
+    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
   return "";
 }
 
@@ -663,6 +663,14 @@ std::optional<Objective> objective_named(const std::string& name) {
     if (name == objective_name(Objective(o))) return Objective(o);
   return std::nullopt;
 }
+
+bool is_objective_word(const std::string& word) {
+  if (word == "all") return true;
+  for (const auto& e : kObjectives)
+    if (names::iequal(e.name, word)) return true;
+  return false;
+}
+std::string objective_choices() { return kObjectiveChoices; }
 
 std::string limit_text(const SpaceView& s, int32_t k) { return limit_text(s.limit_obj[k], s.limit_max[k]); }
 

@@ -114,6 +114,10 @@ std::string derived_rule(Param p);
 const char* objective_name(Objective o);
 // The objective of that name (objective_name's, as result files write them), if any.
 std::optional<Objective> objective_named(const std::string& name);
+// Whether a PSA file's `objectives:` may name `word` (any spelling it takes, or all), and the
+// list of them for messages.
+bool is_objective_word(const std::string& word);
+std::string objective_choices();
 // An objective's units as result files write them ("s", "s/token", "bytes", "USD", ...).
 const char* objective_units(Objective o);
 // Limit k of a space as text, with units: "latency <= 2.5 s", "memory <= 7.73e+10 bytes (72 GiB)".

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "psa/config.hpp"
+#include "psa/space.hpp"
 #include "psa/yaml_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -85,7 +86,7 @@ bool valid_id(const std::string& id) {
 
 std::string find_psa(const std::string& name, const std::string& study_path) {
   for (const fs::path& p : {fs::path(study_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
-    if (fs::is_regular_file(p)) return p.string();
+    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
   return "";
 }
 
@@ -160,7 +161,17 @@ Study load_study(const std::string& path) {
                           psa_name + "' not found)");
       if (e.has("objective") && e.has("objectives")) e.fail("objectives", "either objective or objectives, not both");
       const char* okey = e.has("objective") ? "objective" : "objectives";
-      for (const auto& o : text_list(e, okey)) x.objectives.push_back(subst(e, okey, o, vars));
+      const std::vector<std::string> objectives = text_list(e, okey);
+      for (size_t k = 0; k < objectives.size(); ++k) {
+        const std::string o = subst(e, okey, objectives[k], vars);
+        if (!is_objective_word(o)) {  // here, not in the PSA file written from it later
+          const std::string expected =
+              "one of " + objective_choices() + (o != objectives[k] ? " (after {var} substitution: '" + o + "')" : "");
+          if (e.raw(okey).IsSequence()) e.fail_node(e.raw(okey)[k], e.key_path(okey) + "." + std::to_string(k), expected);
+          e.fail(okey, expected);
+        }
+        x.objectives.push_back(o);
+      }
       x.method = subst(e, "method", e.text("method", "sweep"), vars);
       if (!kMethods.count(x.method)) e.fail("method", "sweep, rw, ga, aco, bo or nsga2");
       const bool agent = x.method != "sweep";
@@ -193,8 +204,9 @@ Study load_study(const std::string& path) {
         if (p.node().IsMap())
           for (auto it = p.node().begin(); it != p.node().end(); ++it) {
             const std::string k = it->first.as<std::string>();
-            if (!it->second.IsScalar()) p.fail(k.c_str(), "a value");
+            if (!it->second.IsScalar() || it->second.Scalar().empty()) p.fail(k.c_str(), "a value");
             x.params.emplace_back(k, subst(p, k.c_str(), it->second.Scalar(), vars));
+            x.params_where.push_back(where(src, p.key_path(k), it->second));
           }
         if (e.has("top")) e.fail("top", "nothing for an agent (top is for sweeps)");
       } else {
@@ -238,7 +250,7 @@ Study load_study(const std::string& path) {
     const std::string kind = c.text("kind");
     if (!kKinds.count(kind)) c.fail("kind", "gain, gap, near_optimal, convergence or pareto");
     const std::string figure = c.text("figure");
-    if (!kFigures.count(figure)) c.fail("figure", "bars, batch, convergence or pareto");
+    if (!kFigures.count(figure) || (figure.empty() && c.has("figure"))) c.fail("figure", "bars, batch, convergence or pareto");
     // Which figure draws which kind of comparison (scripts/study_plots.py).
     const std::string drawn = figure == "bars" || figure == "batch" ? "gain" : figure;
     if (!figure.empty() && drawn != kind)

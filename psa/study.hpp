@@ -41,6 +41,7 @@ struct StudyExperiment {
   uint64_t budget = 0;                    // agents: evaluations per seed
   std::vector<uint64_t> seeds;            // agents
   std::vector<std::pair<std::string, std::string>> params;  // agent hyperparameters, key -> value
+  std::vector<std::string> params_where;  // file:line:col of each, for messages
   int32_t top = 1000;                     // sweeps: top-K per objective
   std::vector<std::string> sets;          // "key=value", applied to the PSA file (base.* to its base)
   std::string budget_of;                  // experiment id whose best point bounds the network

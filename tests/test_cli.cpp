@@ -1006,5 +1006,25 @@ TEST(Cli, ShowRefusesOtherFiles) {
   EXPECT_NE(r.out.find("HDF5_USE_FILE_LOCKING=FALSE), or it is not readable"), std::string::npos) << r.out;
 }
 
+// A file name is bytes on Linux, UTF-8 or not: the JSON outputs that name the file write a byte
+// that is not UTF-8 as U+FFFD (they threw the JSON library's exception, and a study lost its
+// report after its runs); a search on a space of no parameters names the file.
+TEST(Cli, JsonNamesFilesThatAreNotUtf8AndSearchNeedsGenes) {
+  const std::string psa = ::testing::TempDir() + "space-\xe9.yaml";
+  std::ofstream(psa) << "base: " << test::data_path("configs/cosmic-system1-baseline.yaml")
+                     << "\nparameters:\n  workload: {dp: [1, 2]}\nderived: {tp: auto}\nobjectives: [latency]\n";
+  const auto r = test::run_cli("space '" + psa + "' --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["file"].get<std::string>().find("space-\xef\xbf\xbd.yaml"), std::string::npos) << j["file"];
+  const std::string none = ::testing::TempDir() + "no-genes.yaml";
+  std::ofstream(none) << "base: " << test::data_path("configs/cosmic-system1-baseline.yaml") << "\nparameters: {}\nobjectives: [latency]\n";
+  const std::string out = ::testing::TempDir() + "no-genes.h5";
+  const auto s = test::run_cli("search " + none + " --budget 100 -o " + out + " --quiet");
+  EXPECT_EQ(s.status, 1);
+  EXPECT_NE(s.out.find(none + " searches no parameter: nothing to search"), std::string::npos) << s.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 }  // namespace
 }  // namespace cosmic

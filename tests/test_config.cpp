@@ -459,6 +459,45 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
   EXPECT_NE(error_of(two).find(two + ":5: a second YAML document"), std::string::npos) << error_of(two);
 }
 
+// What yaml-cpp reads without a word: a quoted string left open (to the end of the file, or on
+// into the next lines), a tag, a NUL byte (read as an escape). Each is refused with its place; a
+// quoted string continued on lines indented further, and quotes inside quotes, are text.
+TEST(Config, OpenQuotesTagsAndControlBytesAreRefused) {
+  const std::string head = "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: 8}\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {head + "name: \"x\n", ":4:7: key 'name': a quoted string that is not closed; expected its closing \" (the file ends inside it)"},
+      {head + "name: 'x\n", ":4:7: key 'name': a quoted string that is not closed; expected its closing '"},
+      {"name: \"x\n" + head, ":1:7: key 'name': a quoted string that is not closed; expected its closing \" before line 2"},
+      {head + "description: \"a \\\" b\n", ":4:14: key 'description': a quoted string that is not closed"},
+      {"model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: !foo 8}\n", ":3:16: key 'workload.tp': a YAML tag (!foo) is not read here"},
+      {"model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: !!binary 8}\n", ":3:16: key 'workload.tp': a YAML tag (!!binary)"},
+      {"model: GPT-22B\nsystem: dgx-a100\n!!str workload: {tp: 8}\n", ":3:1: key 'workload': a YAML tag"},
+      {head + std::string("name: a\0b\n", 10), ":4:8: byte 0x00 is a control character, not text"},
+  };
+  for (const auto& [text, says] : bad) {
+    const std::string p = write_temp("quotes.yaml", text);
+    EXPECT_NE(error_of(p).find(p + says), std::string::npos) << error_of(p);
+  }
+  const std::string ok =
+      write_temp("quotes_ok.yaml", head + "name: \"a \\\" b 'c'\"\ndescription: 'it''s \"one\"\n  and two'\n");
+  EXPECT_EQ(error_of(ok), "");
+  EXPECT_NE(error_of(ok, {"workload.dp=!foo 1"}).find("a YAML tag (!foo)"), std::string::npos);
+}
+
+// Null or empty values of keys that are read only when given are errors, not "not given".
+TEST(Config, EmptyValuesAreNotAbsentOnes) {
+  const std::string nodes = write_temp("nodes_null.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: ~}\nworkload: {tp: 8}\n");
+  EXPECT_NE(error_of(nodes).find(nodes + ":2:35: key 'system.nodes': expected an integer in [1, 16777216], got nothing"),
+            std::string::npos)
+      << error_of(nodes);
+  const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
+  EXPECT_NE(error_of(base, {"workload.precision=''"}).find("key 'workload.precision': expected one of fp32, fp16, bf16, fp8, got ''"),
+            std::string::npos);
+  EXPECT_NE(error_of(base, {"model.dtype=''"}).find("key 'model.dtype': expected one of"), std::string::npos);
+  EXPECT_NE(error_of(base, {"model.params_billion=[1]"}).find("key 'model.params_billion': expected a number"),
+            std::string::npos);
+}
+
 TEST(Config, UnexpectedShapesAreErrorsNotCrashes) {
   // Shapes the strict reader does not foresee still come back as ConfigError with a place.
   const std::string preset_map = write_temp("shape1.yaml", "model: {preset: {a: 1}}\nsystem: dgx-a100\nworkload: {}\n");

@@ -165,7 +165,15 @@ def small_study_checks(cosmic, data):
         for tail, says in (("    seeds: [1, 1]\n", ":8:16: key 'experiments.0.seeds.1': expected a seed not listed before"),
                            ("    seeds: [-1]\n", ":8:13: key 'experiments.0.seeds.0': expected a non-negative integer, got '-1'"),
                            ("    seeds: []\n", "at least one seed"),
-                           ("    params: {populaton: 8}\n", "ga.populaton: unknown hyperparameter"),
+                           ("    params: {populaton: 8}\n", ":8:25: experiment 'a': params: ga.populaton: unknown hyperparameter"),
+                           # a hyperparameter's error at its own line (was the experiment's id)
+                           ("    params:\n      population: abc\n",
+                            ":9:19: experiment 'a': params: ga.population: expected an integer"),
+                           ("    params: {population: ''}\n", ":8:26: key 'experiments.0.params.population': expected a value"),
+                           # an objective checked in the study file (was: in the PSA file written from it)
+                           ("    objective: runtime_x_bww\n", ":8:16: key 'experiments.0.objective': expected one of latency"),
+                           ("comparisons:\n  - {kind: convergence, experiments: [a], figure: ''}\n",
+                            ":9:51: key 'comparisons.0.figure': expected bars"),
                            # an absent key: the line of the mapping that lacks it
                            ("  - {id: b, psa: %s, method: ga}\n" % psa, ":8:5: key 'experiments.1.budget'"),
                            # two experiments' runs writing one file
