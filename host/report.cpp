@@ -469,6 +469,9 @@ std::string to_text(const EvalReport& rep) {
                   "per output token       %14.6f s  (mean of %d after it)\n",
                   rep.first_token_s, rep.per_output_token_s, w.output_tokens);
     os << buf;
+  } else if (w.mode == Mode::Prefill) {
+    std::snprintf(buf, sizeof buf, "first token            %14.6f s  (the whole prefill)\n", r.time_s);
+    os << buf;
   } else if (w.mode == Mode::Serve) {
     std::snprintf(buf, sizeof buf,
                   "first token            %14.6f s  (a prompt's prefill and half a cycle)\n"
