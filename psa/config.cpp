@@ -196,10 +196,15 @@ YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
   check_utf8(text, path);
   try {
     const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    // A second document ("---") would be ignored: more likely a mistake than an intent.
-    if (docs.size() > 1)
+    // A second document ("---") would be ignored: more likely a mistake than an intent. Without
+    // a marker, yaml-cpp starts one where a line is indented less than the first key.
+    if (docs.size() > 1) {
+      const bool marked = text.rfind("---", 0) == 0 || text.find("\n---") != std::string::npos ||
+                          text.rfind("...", 0) == 0 || text.find("\n...") != std::string::npos;
       throw ConfigError(path + ":" + std::to_string(docs[1].Mark().line + 1) +
-                        ": a second YAML document ('---'); a file holds one");
+                        (marked ? ": a second YAML document ('---'); a file holds one"
+                                : ": indented less than the file's first key; expected the top-level keys in one column"));
+    }
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     check_tree(root, path, text);
     if (text_out) *text_out = text;
@@ -212,6 +217,14 @@ YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
   } catch (const YAML::Exception& e) {
     std::ostringstream os;
     os << path << ":" << e.mark.line + 1 << ":" << e.mark.column + 1 << ": YAML syntax error: " << e.msg;
+    // yaml-cpp's message for a tab that indents a line ("illegal map value") does not say so.
+    std::istringstream lines(text);
+    std::string line;
+    for (int n = 0; std::getline(lines, line) && n <= e.mark.line; ++n) {
+      const size_t content = line.find_first_not_of(" \t");
+      if (n + 1 >= e.mark.line && content != std::string::npos && line.find('\t') < content)
+        os << " (line " << n + 1 << " is indented with a tab; YAML indents with spaces)";
+    }
     throw ConfigError(os.str());
   }
 }

@@ -457,6 +457,12 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
   // A second document was ignored; now it is named.
   const std::string two = write_temp("two_docs.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {}\n---\nworkload: {dp: 2}\n");
   EXPECT_NE(error_of(two).find(two + ":5: a second YAML document"), std::string::npos) << error_of(two);
+  const std::string tab = write_temp("tab.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n \tdp: 1\n");
+  EXPECT_NE(error_of(tab).find("(line 5 is indented with a tab; YAML indents with spaces)"), std::string::npos) << error_of(tab);
+  // Without a marker, a first key indented further than the next reads as two documents too.
+  const std::string indented = write_temp("indented.yaml", " name: x\nmodel: GPT-22B\nsystem: dgx-a100\nworkload: {}\n");
+  EXPECT_NE(error_of(indented).find(indented + ":2: indented less than the file's first key"), std::string::npos)
+      << error_of(indented);
 }
 
 // What yaml-cpp reads without a word: a quoted string left open (to the end of the file, or on
