@@ -229,13 +229,26 @@ YAML::Node load_yaml_file(const std::string& path, std::string* text_out) {
   }
 }
 
+namespace {
+bool is_file(const fs::path& p) {
+  std::error_code ec;  // (a name too long: not found)
+  return fs::is_regular_file(p, ec);
+}
+}  // namespace
+
+std::string find_file(const std::string& name, const std::string& next_to) {
+  for (const fs::path& p : {fs::path(next_to).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
+    if (is_file(p)) return p.string();
+  return "";
+}
+
 std::string find_preset(const std::string& kind, const std::string& name, const std::string& relative_to) {
   std::vector<fs::path> tries;
   if (!relative_to.empty()) tries.push_back(fs::path(relative_to).parent_path() / name);
   tries.push_back(fs::path(name));
   tries.push_back(fs::path(data_dir()) / kind / (name + ".yaml"));
   for (const auto& p : tries)
-    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
+    if (is_file(p)) return p.string();
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(fs::path(data_dir()) / kind, ec))

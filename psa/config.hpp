@@ -46,6 +46,10 @@ std::string node_name(const YAML::Node& model_or_system);
 // Finds a preset: an existing path (relative to `relative_to`'s folder or the working
 // directory), else data_dir()/<kind>/<name>.yaml.
 std::string find_preset(const std::string& kind, const std::string& name, const std::string& relative_to);
+// The file `name` names: relative to the folder of `next_to` (a PSA or study file), the working
+// directory, then the data directory (so `configs/cosmic-system1-baseline.yaml` works from
+// anywhere); "" where none is a regular file.
+std::string find_file(const std::string& name, const std::string& next_to);
 
 // `text` without the spaces and tabs at its ends.
 std::string trim(std::string text);

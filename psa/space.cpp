@@ -620,14 +620,6 @@ const char* kObjectiveChoices =
     "latency, throughput, memory, cost, runtime_x_bw, runtime_x_cost, first_token, per_output_token, npus, cluster_cost, "
     "npu_s_per_token, energy_per_token, usd_per_token, all";
 
-// Finds the base configuration file: relative to the PSA file, the working directory, then
-// the data directory (so `configs/cosmic-system1-baseline.yaml` works from anywhere).
-std::string find_base(const std::string& name, const std::string& psa_path) {
-  for (const fs::path& p : {fs::path(psa_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
-    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
-  return "";
-}
-
 bool is_per_dim(Param p) { return def_of(p).per_dim; }
 bool is_algo(Param p) { return int(p) >= int(Param::Algo) && int(p) <= int(Param::AlgoAllToAll); }
 
@@ -907,7 +899,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   YAML::Node base_yaml;  // resolved: the NPU types of a device gene are loaded onto it
   if (!top.has("base")) missing(top, "base", "a configuration file or a mapping {model, system, workload}");
   if (base_is_file) {
-    const std::string file = find_base(top.text("base"), path);
+    const std::string file = find_file(top.text("base"), path);
     if (file.empty())
       top.fail("base", "a configuration file (relative to the PSA file, the working directory or " + data_dir() + ")");
     // An error in a --set base.KEY names KEY within the base configuration: say which one.

@@ -84,12 +84,6 @@ bool valid_id(const std::string& id) {
   return id[0] != '.';
 }
 
-std::string find_psa(const std::string& name, const std::string& study_path) {
-  for (const fs::path& p : {fs::path(study_path).parent_path() / name, fs::path(name), fs::path(data_dir()) / name})
-    if (std::error_code ec; fs::is_regular_file(p, ec)) return p.string();  // (a name too long: not found)
-  return "";
-}
-
 const std::set<std::string> kMethods = {"sweep", "rw", "ga", "aco", "bo", "nsga2"};
 const std::set<std::string> kKinds = {"gain", "gap", "near_optimal", "convergence", "pareto"};
 const std::set<std::string> kFigures = {"", "bars", "batch", "convergence", "pareto"};
@@ -155,7 +149,7 @@ Study load_study(const std::string& path) {
       if (st.find(x.id)) e.fail("id", "an id not used before ('" + x.id + "' is)");
       x.label = subst(e, "label", e.text("label", x.id), vars, true);
       const std::string psa_name = subst(e, "psa", e.text("psa"), vars);
-      x.psa = find_psa(psa_name, path);
+      x.psa = find_file(psa_name, path);
       if (x.psa.empty())
         e.fail("psa", "a PSA file relative to the study file, the working directory or " + data_dir() + " ('" +
                           psa_name + "' not found)");
