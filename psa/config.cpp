@@ -563,9 +563,11 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
     std::string at = src.config_file;
     for (auto it = root.begin(); n.IsDefined() && it != root.end(); ++it)
       if (it->first.Scalar() == key) at = where(src, key, it->first);
-    throw ConfigError(at + ": key '" + key +
+    const bool removed = !n.IsDefined() && src.override_from.count(key);  // by --set KEY=null
+    throw ConfigError((removed ? src.override_from.at(key) : at) + ": key '" + key +
                       "': expected a preset name, a file or a mapping (required" +
                       (n.IsDefined() ? ", got nothing)"
+                       : removed     ? std::string("; --set ") + key + "=null removed it)"
                                      : (src.config_file.rfind("--set", 0) == 0 ? "; the mapping has no '" : "; the file has no '") +
                                            std::string(key) + ":')"));
   }

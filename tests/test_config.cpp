@@ -499,6 +499,7 @@ TEST(Config, EmptyValuesAreNotAbsentOnes) {
       {base, "workload.precision=''", "key 'workload.precision': expected one of fp32, fp16, bf16, fp8, got ''"},
       {base, "model.dtype=''", "key 'model.dtype': expected one of"},
       {base, "model.params_billion=[1]", "key 'model.params_billion': expected a number"},
+      {base, "model=null", "--set: key 'model': expected a preset name, a file or a mapping (required; --set model=null removed it)"},
   };
   for (const auto& [path, set, says] : cases) {
     const std::string e = set.empty() ? error_of(path) : error_of(path, {set});
