@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "kernels/model.hpp"
 #include "kernels/space.hpp"
 #include "psa/config.hpp"
 #include "psa/space.hpp"
@@ -101,6 +102,30 @@ TEST(Psa, PaperCountSystem1) {
                              "network.npus.1, network.npus.2, network.npus.3 into 4,294,967,296 combinations"),
             std::string::npos)
       << tangled.out;
+}
+
+// The shipped Llama 3.1 405B configuration is what its comment says: the fastest point of its
+// space that fits in memory (the least recompute that fits), and without recompute faster but out
+// of memory in this tool's count.
+TEST(Psa, Llama405bBaseIsItsSpacesFastestFit) {
+  const psa::DesignSpace ds = psa::load_psa(test::data_path("psa/dense/llama-405b-h100.yaml"));
+  const SpaceView& v = *ds.view;
+  std::vector<int32_t> genome(size_t(v.ngenes) + 1, 0);
+  double fastest = INFINITY;
+  for (u128 i = 0, n = space_size(v); i < n; ++i) {
+    unrank(v, i, genome.data());
+    const Result r = evaluate(decode(v, genome.data()));
+    if (r.reason == Reason::Ok && r.time_s < fastest) fastest = r.time_s;
+  }
+  Config c = psa::load_config(test::data_path("configs/llama-3.1-405b-h100.yaml")).config;
+  const Result base = evaluate(c);
+  ASSERT_EQ(base.reason, Reason::Ok);
+  EXPECT_EQ(base.time_s, fastest);
+  c.work.recompute = Recompute::None;
+  c.work.recompute_layers = 0;
+  const Result none = evaluate(c);
+  EXPECT_EQ(none.reason, Reason::OutOfMemory);
+  EXPECT_LT(none.time_s, base.time_s);
 }
 
 // cp_style is a workload gene like the others: enumerated, named in constraints, and with it
