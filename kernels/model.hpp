@@ -1132,9 +1132,8 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // A layer's activations, blended by the share of the stage's layers that recompute.
     const double share = recompute_share(m, w);
     const auto kept = [&](const ModelSpec& mm) {
-      return share >= 1 ? layer_activation_bytes(mm, w, b, s_q, s_kv)
-                        : share * layer_activation_bytes(mm, w, b, s_q, s_kv) +
-                              (1 - share) * layer_activation_bytes(mm, share > 0 ? none : w, b, s_q, s_kv);
+      const double own = layer_activation_bytes(mm, w, b, s_q, s_kv);
+      return share > 0 && share < 1 ? share * own + (1 - share) * layer_activation_bytes(mm, none, b, s_q, s_kv) : own;
     };
     mb.activation = inflight * mix.main * kept(m);
     if (mixed) mb.activation += inflight * mix.dense * kept(dense_layer_model(m));
@@ -1317,16 +1316,16 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const LayerTime lg = logits_time(c, T, true);
     // Full recompute repeats each layer's forward (with its TP / CP communication) before its
     // backward; selective recomputes only the attention core (Korthikanti et al. 2022 §5).
-    // Partial full recompute (recompute_layers) repeats the forward of its share of the layers.
-    const double full = recompute_share(m, w);
+    // Full recompute repeats the forward of its share of the layers (all but with recompute_layers).
+    const double again = recompute_share(m, w);
     const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
     const auto bwd_of = [](const LayerTime& l, const LayerComm&) { return l.bwd_s; };
     const auto rec_of = [&](const LayerTime& l, const LayerComm&) {
-      return full > 0 ? full * l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
+      return again > 0 ? again * l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
     };
-    const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + full * l.tp_fwd_s; };
-    const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + full * l.cp_fwd_s; };
-    const auto ep_of = [&](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s + l.ep_bwd_s + full * l.ep_fwd_s; };
+    const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + again * l.tp_fwd_s; };
+    const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + again * l.cp_fwd_s; };
+    const auto ep_of = [&](const LayerTime&, const LayerComm& l) { return l.ep_fwd_s + l.ep_bwd_s + again * l.ep_fwd_s; };
     const auto layer_of = [&](const LayerTime& l, const LayerComm& k) {
       return fwd_of(l, k) + bwd_of(l, k) + rec_of(l, k) + tp_of(l, k) + cp_of(l, k) + ep_of(l, k);
     };
