@@ -551,15 +551,22 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   // Each one alone first, so that the message gives its line; then together.
   for (const auto& e : st.experiments) {
     if (e.method == "sweep") continue;
-    for (size_t k = 0; k <= e.params.size(); ++k) {
-      const bool alone = k < e.params.size();
+    const auto refuse = [&](const std::string& where, const agents::ParamError& err) {
+      throw psa::ConfigError(where + ": experiment '" + e.id + "': params: " + err.what());
+    };
+    for (size_t k = 0; k < e.params.size(); ++k) {
       try {
         agents::Params one;
-        if (alone) agents::add_param(one, e.method, e.params[k].first + "=" + e.params[k].second);
-        agents::check_params(e.method, alone ? one : study_params(e));
+        agents::add_param(one, e.method, e.params[k].first + "=" + e.params[k].second);
+        agents::check_params(e.method, one);
       } catch (const agents::ParamError& err) {
-        throw psa::ConfigError((alone ? e.params_where[k] : e.where) + ": experiment '" + e.id + "': params: " + err.what());
+        refuse(e.params_where[k], err);
       }
+    }
+    try {
+      agents::check_params(e.method, study_params(e));
+    } catch (const agents::ParamError& err) {
+      refuse(e.where, err);
     }
   }
   std::error_code ec;

@@ -111,23 +111,17 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
   if (!n.IsMap()) return;
   std::map<std::string, int> first_line;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    if (!it->first.IsScalar()) {  // `? [a, b] : 1`, which yaml-cpp reads and no key of ours is
-      std::ostringstream os;
-      os << path << ":" << it->first.Mark().line + 1 << ":" << it->first.Mark().column + 1 << ": a list or mapping as a key"
-         << (key_path.empty() ? "" : " under '" + key_path + "'") << "; expected a key name";
-      throw ConfigError(os.str());
-    }
+    if (!it->first.IsScalar())  // `? [a, b] : 1`, which yaml-cpp reads and no key of ours is
+      fail_at(path, it->first, "",
+              "a list or mapping as a key" + (key_path.empty() ? "" : " under '" + key_path + "'") + "; expected a key name");
     const std::string key = it->first.Scalar();
     const std::string kp = key_path + (key_path.empty() ? "" : ".") + key;
     check_node(it->first, path, text, kp);
     if (!key.empty()) {
       const auto [at, fresh] = first_line.emplace(key, it->first.Mark().line + 1);
-      if (!fresh) {
-        std::ostringstream os;
-        os << path << ":" << it->first.Mark().line + 1 << ":" << it->first.Mark().column + 1 << ": key '" << kp
-           << "' is given twice (first on line " << at->second << "); expected each key once";
-        throw ConfigError(os.str());
-      }
+      if (!fresh)
+        fail_at(path, it->first, "",
+                "key '" + kp + "' is given twice (first on line " + std::to_string(at->second) + "); expected each key once");
     }
     check_unique_keys(it->second, path, text, kp, seen);
   }
