@@ -370,24 +370,38 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     });
     idx.swap(merged);
   }
-  // With two or three objectives, their values in that order (one gather), so that what follows
-  // reads them in sequence rather than at random (cache misses took most of this function):
-  // point k in lexicographic order has objective j at lex[j * n + k].
-  std::vector<double> lex(nobj == 2 || nobj == 3 ? size_t(nobj) * n : 0);
-  for (int32_t j = 0; j < nobj && !lex.empty(); ++j)
-    for (size_t k = 0; k < n; ++k) lex[size_t(j) * n + k] = f(idx[k], j);
-  const double *f1 = lex.data(), *f2 = f1 + n, *f3 = f2 + n;
   if (order) *order = idx;  // (a copy: idx is read below)
-  auto same = [&](size_t a, size_t b) {
-    for (int32_t j = 0; j < nobj; ++j)
-      if (f(a, j) != f(b, j)) return false;
-    return true;
-  };
   if (nobj == 1) {
-    for (size_t k = 1; k < n; ++k) rank[idx[k]] = rank[idx[k - 1]] + (same(idx[k], idx[k - 1]) ? 0 : 1);
+    for (size_t k = 1; k < n; ++k) rank[idx[k]] = rank[idx[k - 1]] + (f(idx[k], 0) == f(idx[k - 1], 0) ? 0 : 1);
     return rank;
   }
-  if (nobj == 2) {
+  // The values in that order (one gather), so that what follows reads them in sequence rather
+  // than at random (cache misses took most of this function): point k in lexicographic order has
+  // objective j at lex[j * n + k].
+  std::vector<double> lex(size_t(nobj) * n);
+  for (int32_t j = 0; j < nobj; ++j)
+    for (size_t k = 0; k < n; ++k) lex[size_t(j) * n + k] = f(idx[k], j);
+  // The objectives that decide dominance: the first, and each other one that is not a
+  // non-decreasing function of it over these points (equal where the first is equal, no smaller
+  // where it is larger: in lexicographic order, from each point to the next). Such a function (a
+  // constant; throughput, or runtime x bandwidth, where the batch or bandwidth is fixed) is at
+  // or below another point's wherever the first is, and equal wherever the first is, so leaving
+  // it out changes neither who dominates whom nor which points are equal. Fewer objectives take
+  // the faster sorts below: with `objectives: all` throughput is one such (a fixed batch), and
+  // on a space with a fixed network, so are cost and runtime x bandwidth or x cost.
+  std::vector<const double*> col{lex.data()};
+  for (int32_t j = 1; j < nobj; ++j) {
+    const double* v = &lex[size_t(j) * n];
+    size_t k = 1;
+    while (k < n && (lex[k] == lex[k - 1] ? v[k] == v[k - 1] : v[k] >= v[k - 1])) ++k;
+    if (k < n) col.push_back(v);
+  }
+  if (col.size() == 1) {  // every objective a function of the first: as with one
+    for (size_t k = 1; k < n; ++k) rank[idx[k]] = rank[idx[k - 1]] + (lex[k] == lex[k - 1] ? 0 : 1);
+    return rank;
+  }
+  const double *f1 = col[0], *f2 = col[1], *f3 = col.size() > 2 ? col[2] : nullptr;
+  if (col.size() == 2) {
     // Every earlier point has a lower f1 (or equal f1 and lower f2), so it dominates the
     // current one iff its f2 <= the current f2 (equal vectors excepted). min_f2[k] is
     // non-decreasing in k, so the first front not dominating the point is found by bisection.
@@ -414,7 +428,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   // transitive), so the first front not dominating it is found by bisection, as with two
   // objectives (O(n log^2 n); ENS-SS, quadratic in the size of the fronts, took most of a second
   // a generation at a population of 10^5).
-  if (nobj == 3) {
+  if (col.size() == 3) {
     // The distinct points (those unequal to the point before; equal ones take its rank at the
     // end) 8 at a time: each one's first front not dominating it among the fronts of the points
     // before the 8, by bisections over the fronts for the 8 together (Staircases::advance; a
@@ -459,13 +473,12 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
     return rank;
   }
   // Four or more: the same bisection over the fronts, each front a KdFronts set. The points'
-  // values in lexicographic order first, point by point (point k's objective j at
-  // rows[k * nobj + j]: one gather, and then reads in sequence). Equal points take the rank of
-  // the one before them (and are not added again).
-  const size_t w = size_t(nobj), d = w - 1;
+  // values point by point (point k's j-th objective of those kept at rows[k * w + j]: read in
+  // sequence). Equal points take the rank of the one before them (and are not added again).
+  const size_t w = col.size(), d = w - 1;
   std::vector<double> rows(w * n);
   for (size_t k = 0; k < n; ++k)
-    for (size_t j = 0; j < w; ++j) rows[k * w + j] = f(idx[k], int32_t(j));
+    for (size_t j = 0; j < w; ++j) rows[k * w + j] = col[j][k];
   KdFronts fronts(d);
   for (size_t k = 0; k < n; ++k) {
     const double* row = &rows[k * w];

@@ -1275,8 +1275,9 @@ TEST(Nsga2, ManyObjectivesRankAsTheBruteForce) {
 }
 
 // Three objectives (fronts as staircases) against four or more (fronts as k-d trees), which a
-// fourth, constant objective sends them through without changing who dominates whom (and a fifth
-// and sixth, copies of the first and of the third, neither): the same ranks, on sizes and values
+// fourth objective, the sum of the second and third, sends them through without changing who
+// dominates whom (and a fifth and sixth, copies of the first and of the third, neither; the sort
+// leaves out the copy of the first): the same ranks, on sizes and values
 // that make many fronts, long fronts, ties in every objective and duplicates, and staircases
 // longer than the 256 steps kept in an array (trials 8 and 9: f2 falls and f3 rises with f1,
 // give or take some noise, so most of a front's points are steps, each before the last), and
@@ -1286,7 +1287,7 @@ TEST(Nsga2, ThreeObjectivesRankAsFourOrMore) {
   for (int trial = 0; trial < 12; ++trial) {
     const size_t n = trial < 4 ? 600 : 6000;
     const uint64_t values = trial % 2 == 0 && trial < 8 ? 8 : 0;  // 0: continuous
-    std::vector<double> obj(4 * n, 1.0);                          // objective 3: constant
+    std::vector<double> obj(4 * n);
     for (size_t i = 0; i < 3 * n; ++i) obj[i] = values ? double(r.below(values)) - 3 : r.uniform();
     if (trial % 4 == 3)  // a correlated population: f3 rises with f1, many points per front
       for (size_t i = 0; i < n; ++i) obj[2 * n + i] = obj[i] + 0.1 * obj[n + i];
@@ -1297,12 +1298,14 @@ TEST(Nsga2, ThreeObjectivesRankAsFourOrMore) {
       }
     // Thousands of fronts (past the sort's 1,024, where it first asks whether the last front
     // dominates a group of points): a chain, each point dominating the next (trial 10, with
-    // repeats), and a noisy one whose neighbours are often incomparable (11).
+    // repeats; the second and third objectives step more often than the first, so that the sort
+    // keeps them), and a noisy one whose neighbours are often incomparable (11).
     if (trial >= 10)
       for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < 3; ++j)
-          obj[j * n + i] = trial == 10 ? double(i / 2) : double(i) / 3 + 0.9 * obj[j * n + i];
+          obj[j * n + i] = trial == 10 ? double(i / (8 >> j)) : double(i) / 3 + 0.9 * obj[j * n + i];
     if (values) obj[0] = -0.0, obj[1] = 0.0;
+    for (size_t i = 0; i < n; ++i) obj[3 * n + i] = obj[n + i] + obj[2 * n + i];
     const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
     EXPECT_EQ(three, agents::nondominated_sort(obj.data(), n, 4, n)) << trial;
     std::vector<double> six = obj;
@@ -1312,6 +1315,49 @@ TEST(Nsga2, ThreeObjectivesRankAsFourOrMore) {
     EXPECT_GT(*std::max_element(three.begin(), three.end()), 3) << trial;  // several fronts
     if (n <= 600) EXPECT_EQ(three, reference_ranks(obj, n, 3)) << trial;
   }
+}
+
+// An objective that is a non-decreasing function of the first over the points (a multiple of it,
+// with steps, a constant) decides nothing, and the sort leaves it out: six objectives of which
+// three are such rank as the other three, and as the brute force. Where one of them breaks the
+// rule it is kept, and the ranks change, to the brute force's: when it falls as the first rises,
+// and when it differs between points of equal first objective. (The second breaking rises along
+// the order the sort goes through, by the second and third objectives where the first is equal:
+// only the test of equal first objectives sees it. It makes a point of two otherwise equal ones
+// dominate the other.)
+TEST(Nsga2, ObjectivesThatFollowTheFirstAreLeftOut) {
+  agents::Rng r(5);
+  const size_t n = 800;
+  std::vector<double> obj(6 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const double f0 = double(r.below(50));  // ties: about 16 points a value
+    obj[i] = f0;
+    obj[n + i] = double(r.below(3));  // equal points: about 1 in 600
+    obj[2 * n + i] = double(r.below(4));
+    obj[3 * n + i] = 2 * f0 + 1;
+    obj[4 * n + i] = 5;
+    obj[5 * n + i] = std::floor(f0 / 10) + 2 * f0;
+  }
+  const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, 3, n);
+  EXPECT_EQ(three, reference_ranks(obj, n, 3));
+  EXPECT_EQ(agents::nondominated_sort(obj.data(), n, 6, n), three);
+  EXPECT_EQ(reference_ranks(obj, n, 6), three);
+  for (int broken = 0; broken < 2; ++broken) {
+    std::vector<double> b = obj;
+    for (size_t i = 0; i < n; ++i) {
+      if (broken == 0) b[3 * n + i] = -b[i];                     // falls as the first rises
+      if (broken == 1) b[5 * n + i] += 0.1 * (4 * b[n + i] + b[2 * n + i]) + 0.01 * double(i % 2);
+    }
+    const std::vector<int32_t> ranks = agents::nondominated_sort(b.data(), n, 6, n);
+    EXPECT_EQ(ranks, reference_ranks(b, n, 6)) << broken;
+    EXPECT_NE(ranks, three) << broken;
+  }
+  // Every objective a function of the first: the dense rank of the first.
+  std::vector<double> same(obj.begin(), obj.begin() + ptrdiff_t(n));
+  same.insert(same.end(), obj.begin() + ptrdiff_t(3 * n), obj.end());
+  const std::vector<int32_t> ranks = agents::nondominated_sort(same.data(), n, 4, n);
+  EXPECT_EQ(ranks, reference_ranks(same, n, 4));
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(ranks[i], int32_t(obj[i])) << i;  // all 50 values occur
 }
 
 // Large populations take the radix sort (1,024 points and more): one objective gives the dense
