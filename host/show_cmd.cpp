@@ -643,9 +643,17 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
     for (const std::string& o : h5::member_names(h5::group(f.id(), "top", false).id())) tables.push_back("top/" + o);
   for (const char* t : {"pareto", "all", "evaluated", "generations"})
     if (h5::exists(f.id(), t)) tables.push_back(t);
-  if (std::find(tables.begin(), tables.end(), table) == tables.end())
+  if (std::find(tables.begin(), tables.end(), table) == tables.end()) {
+    // The tables a run keeps depend on its --keep: say which keeps the one asked for.
+    const bool search = h5::exists(f.id(), "generations");
+    const bool points = table == "all" || table == "evaluated";
+    const std::string hint = points && search    ? "; a search keeps its points in /evaluated unless --keep none"
+                             : points            ? "; a sweep keeps its points in /all with --keep all"
+                             : table == "pareto" && !search ? "; a sweep keeps /pareto with --keep pareto or all"
+                                                            : "";
     throw std::runtime_error(file + ": no table /" + table + " (this file's tables: " +
-                             (tables.empty() ? std::string("none") : join(tables, ", ")) + ")");
+                             (tables.empty() ? std::string("none") : join(tables, ", ")) + hint + ")");
+  }
   h5::Handle t = h5::group(f.id(), table, false);
   const GeneLabels genes = table == "generations" ? GeneLabels{} : GeneLabels(f.id());  // the curve has no genes
   std::vector<std::string> others;
@@ -763,7 +771,7 @@ int cmd_show(int argc, const char* const* argv) {
       ("top", "points shown per objective (sweeps) and of the Pareto front", cxxopts::value<int>()->default_value("5"))
       ("json", "print JSON instead of text")
       ("base", "print only the base configuration the run used (a configuration file cosmic eval reads; "
-               "files of cosmic before model revisions lack it)")
+               "files written before 2026-12-01, which have no model_revision attribute, lack it)")
       ("psa", "print only the PSA text the run used (and, as comments, the --set edits it applied)")
       ("config", "print only the configuration of one point, a file cosmic eval reads: POINT is best or an index "
                  "of the space (a sweep's index columns of /top, /pareto, /all; --json's index of a point)",

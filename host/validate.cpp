@@ -129,6 +129,11 @@ ValidationReport validate_training(const CsvTable& t) {
                   row.at("precision").c_str(), row.at("num_gpus").c_str(), c.work.tp, c.work.pp, c.work.dp, c.work.cp);
     v.label = label;
     const bool per_layer = contains(row.at("metric_scope"), "per transformer layer");
+    const Result r = evaluate(c);
+    constexpr double GiB = 1073741824.0;
+    v.memory_GiB = r.memory_bytes / GiB;
+    v.capacity_GiB = c.compute.mem_capacity_bytes / GiB;
+    v.out_of_memory = r.reason == Reason::OutOfMemory;
     if (per_layer) {
       if (!per_layer_combined_s(row.at("measured_other"), v.measured_s)) {
         rep.skipped.push_back({id, "per-layer row without a 'combined=' time in measured_other"});
@@ -169,7 +174,6 @@ ValidationReport validate_training(const CsvTable& t) {
         rep.skipped.push_back({id, v.measured_from + " gives " + s + " s an iteration, not a time above 0 and at most 1e9 s"});
         continue;
       }
-      const Result r = evaluate(c);
       if (r.reason != Reason::Ok && r.reason != Reason::OutOfMemory) {
         rep.skipped.push_back({id, std::string("model reports ") + names::name(names::kReason, r.reason) + ": " +
                                        names::reason_message(r.reason)});
@@ -178,6 +182,7 @@ ValidationReport validate_training(const CsvTable& t) {
       v.predicted_s = r.time_s;
     }
     v.error_pct = 100 * (v.predicted_s - v.measured_s) / v.measured_s;
+    rep.out_of_memory += v.out_of_memory;
     rep.rows.push_back(v);
   }
   summarise(rep);
@@ -571,6 +576,20 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     if (why.rfind(place, 0) == 0) why.erase(0, place.size());
     return false;
   }
+  // The row's own parameter count, where given, checks the model its columns make (the shipped
+  // rows' agree within 3%): a Llama row whose arch_family does not say SwiGLU would otherwise be
+  // timed as a GELU model with a third fewer MLP weights.
+  if (number(get("params_billion"), v) && v > 0 && std::fabs(model_params(out.model) / 1e9 / v - 1) > 0.1) {
+    char built[64];
+    std::snprintf(built, sizeof built, "%.3g B", model_params(out.model) / 1e9);
+    why = std::string("its columns make a model of ") + built + " parameters, more than 10% from params_billion '" +
+          get("params_billion") + "'" +
+          (swiglu ? std::string()
+                  : " (arch_family '" + get("arch_family") +
+                        "' does not say SwiGLU, so its MLP was taken as GELU's two matrices: write SwiGLU there for "
+                        "a gated MLP)");
+    return false;
+  }
   return true;
 }
 
@@ -624,15 +643,20 @@ nlohmann::json to_json(const ValidationReport& r) {
   nlohmann::json j;
   j["kind"] = r.kind;
   j["rows"] = nlohmann::json::array();
-  for (const auto& v : r.rows)
+  for (const auto& v : r.rows) {
     j["rows"].push_back({{"row_id", v.row_id}, {"label", v.label}, {"predicted_s", v.predicted_s},
                          {"measured_s", v.measured_s}, {"measured_from", v.measured_from}, {"error_pct", v.error_pct}});
+    if (r.kind == "training")
+      j["rows"].back().update(
+          {{"memory_GiB", v.memory_GiB}, {"capacity_GiB", v.capacity_GiB}, {"out_of_memory", v.out_of_memory}});
+  }
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& [id, why] : r.skipped) skipped.push_back({{"row_id", id}, {"reason", why}});
   // With no row modelled there is no error to report: null, not a perfect 0.
   auto pct = [&](double v) { return r.rows.empty() ? nlohmann::json() : nlohmann::json(v); };
   j["summary"] = {{"n", r.rows.size()}, {"mean_abs_pct", pct(r.mean_abs_pct)}, {"median_abs_pct", pct(r.median_abs_pct)},
                   {"max_abs_pct", pct(r.max_abs_pct)}, {"skipped", skipped}};
+  if (r.kind == "training") j["summary"]["out_of_memory"] = r.out_of_memory;
   return j;
 }
 
@@ -643,8 +667,8 @@ std::string to_text(const ValidationReport& r) {
                 "predicted_s", "measured_s", "error");
   os << buf;
   for (const auto& v : r.rows) {
-    std::snprintf(buf, sizeof buf, "%-6s  %-48.48s %14.6g %14.6g %+8.2f%%\n", v.row_id.c_str(), v.label.c_str(),
-                  v.predicted_s, v.measured_s, v.error_pct);
+    std::snprintf(buf, sizeof buf, "%-6s  %-48.48s %14.6g %14.6g %+8.2f%%%s\n", v.row_id.c_str(), v.label.c_str(),
+                  v.predicted_s, v.measured_s, v.error_pct, v.out_of_memory ? "  *" : "");
     os << buf;
   }
   std::snprintf(buf, sizeof buf, "\nrows modelled: %zu, skipped: %zu\n", r.rows.size(), r.skipped.size());
@@ -655,6 +679,16 @@ std::string to_text(const ValidationReport& r) {
     std::snprintf(buf, sizeof buf, "absolute error: mean %.2f%%, median %.2f%%, max %.2f%%\n", r.mean_abs_pct,
                   r.median_abs_pct, r.max_abs_pct);
     os << buf;
+  }
+  if (r.out_of_memory > 0) {
+    std::snprintf(buf, sizeof buf, "* out of memory in the model (%zu row%s): the measured run fit, so the model's memory "
+                  "count is off for it; its time is compared all the same\n", r.out_of_memory, r.out_of_memory > 1 ? "s" : "");
+    os << buf;
+    for (const auto& v : r.rows)
+      if (v.out_of_memory) {
+        std::snprintf(buf, sizeof buf, "  row %s: %.2f GiB of %.2f GiB\n", v.row_id.c_str(), v.memory_GiB, v.capacity_GiB);
+        os << buf;
+      }
   }
   for (const auto& [id, why] : r.skipped) os << "  skipped row " << id << ": " << why << "\n";
   return os.str();

@@ -24,6 +24,10 @@ struct ValidationRow {
   double predicted_s = 0;
   double measured_s = 0;
   double error_pct = 0;  // signed: 100 (predicted - measured) / measured
+  // Training rows: the model's memory per NPU for the row's layout, and whether it exceeds the
+  // NPU's capacity (a run that was measured, so a model error; the time is compared all the same).
+  double memory_GiB = 0, capacity_GiB = 0;
+  bool out_of_memory = false;
 };
 
 struct ValidationReport {
@@ -31,6 +35,7 @@ struct ValidationReport {
   std::vector<ValidationRow> rows;
   std::vector<std::pair<std::string, std::string>> skipped;  // row id, reason
   double mean_abs_pct = 0, median_abs_pct = 0, max_abs_pct = 0;
+  size_t out_of_memory = 0;  // rows the model finds out of memory
 };
 
 // Maps one ground-truth row to a configuration; returns false with `why` when it cannot.

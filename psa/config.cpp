@@ -404,7 +404,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.seq_parallel = s.boolean("sequence_parallel", false);
   w.schedule = s.choice("schedule", Schedule::OneF1B, names::kSchedule);
   w.vpp = int32_t(s.integer("vpp", 1, 1, 1 << 16));
-  if (w.vpp > 1 && w.schedule != Schedule::Interleaved) s.fail("vpp", "1 unless schedule is interleaved");
+  if (w.vpp > 1 && w.schedule != Schedule::Interleaved) s.fail_against("vpp", "schedule", "1 unless schedule is interleaved", "1");
   w.uneven_stages = s.boolean("uneven_stages", false);
   w.ep = int32_t(s.integer("ep", 1, 1, 1 << 24));
   w.etp = int32_t(s.integer("etp", 0, 0, 1 << 24));  // 0: not folded
@@ -414,7 +414,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.recompute_layers = int32_t(s.integer("recompute_layers", 0, 0, 1 << 24));  // 0: every layer
-  if (w.recompute_layers > 0 && w.recompute != Recompute::Full) s.fail("recompute_layers", "0 unless recompute is full");
+  if (w.recompute_layers > 0 && w.recompute != Recompute::Full)
+    s.fail_against("recompute_layers", "recompute", "0 unless recompute is full", "0");
   w.flash_attention = s.boolean("flash_attention", true);
   w.prompt_tokens = int32_t(s.has("prompt_tokens") ? s.integer("prompt_tokens", 0, 1, 1 << 26) : 0);  // 0: the model's seq
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));

@@ -46,14 +46,24 @@ class Section {
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
   [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected,
-                              const YAML::Node* at = nullptr) const {  // at: where, when not n's own place
-    throw ConfigError(where(src_, kp, at ? *at : n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n));
+                              const YAML::Node* at = nullptr,  // at: where, when not n's own place
+                              const std::string& note = "") const {
+    throw ConfigError(where(src_, kp, at ? *at : n) + ": key '" + kp + "': expected " + expected + ", got " + node_text(n) +
+                      note);
   }
-  [[noreturn]] void fail(const char* key, const std::string& expected) const {
+  [[noreturn]] void fail(const char* key, const std::string& expected, const std::string& note = "") const {
     const YAML::Node n = raw(key);
     // An absent key has no place in the file: the mapping that lacks it gives the line.
     const bool absent = n.IsNull() && n.Mark().line < 0 && node_.IsMap();
-    fail_node(n, key_path(key), expected, absent ? &node_ : nullptr);
+    fail_node(n, key_path(key), expected, absent ? &node_ : nullptr, note);
+  }
+  // `key` contradicts `other`. Where a --set gave `other` and a file `key`, the file's line is
+  // named all the same, but the edit made it wrong: the message says so, and what to add.
+  [[noreturn]] void fail_against(const char* key, const char* other, const std::string& expected,
+                                 const std::string& value_that_fits) const {
+    const bool edited = src_.file_of(key_path(other)) == "--set" && src_.file_of(key_path(key)) != "--set";
+    fail(key, expected,
+         edited ? " (" + key_path(other) + " is from --set: add --set " + key_path(key) + "=" + value_that_fits + ")" : "");
   }
 
   void check_keys(std::initializer_list<const char*> allowed) const {

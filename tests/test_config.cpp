@@ -244,6 +244,22 @@ TEST(Config, RecomputeLayersNeedFullRecompute) {
       << error_of(p);
   EXPECT_EQ(psa::load_config(p, {"workload.recompute=full"}).config.work.recompute_layers, 4);
   EXPECT_NE(error_of(p, {"workload.recompute=full", "workload.recompute_layers=-1"}).find("an integer in [0,"), std::string::npos);
+  // A file that fits, made not to by a --set of the other key: the file's line, and the --set
+  // it needs too (a what-if without recompute on a config that recomputes some layers); the
+  // same for vpp and the schedule. Where the key itself is from --set, no such note.
+  const std::string q = write_temp("reclayers2.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  recompute: full\n"
+                                                      "  recompute_layers: 4\n  schedule: interleaved\n  vpp: 2\n  pp: 2\n  "
+                                                      "global_batch: 8\n");
+  EXPECT_EQ(error_of(q), "");
+  EXPECT_EQ(error_of(q, {"workload.recompute=none"}),
+            q + ":6:21: key 'workload.recompute_layers': expected 0 unless recompute is full, got '4' (workload.recompute "
+                "is from --set: add --set workload.recompute_layers=0)");
+  EXPECT_EQ(error_of(q, {"workload.recompute=none", "workload.recompute_layers=0"}), "");
+  EXPECT_EQ(error_of(q, {"workload.schedule=1f1b"}),
+            q + ":8:8: key 'workload.vpp': expected 1 unless schedule is interleaved, got '2' (workload.schedule is from "
+                "--set: add --set workload.vpp=1)");
+  EXPECT_EQ(error_of(q, {"workload.recompute=none", "workload.recompute_layers=2"}),
+            "--set: key 'workload.recompute_layers': expected 0 unless recompute is full, got '2'");
 }
 
 // cosmic has one 16-bit peak: an fp16 peak that differs from the bf16 one is refused, not

@@ -248,6 +248,9 @@ class SweepFile(unittest.TestCase):
         with h5py.File(out, "r") as f:  # the tables the file has, and no other
             tables = ["top/" + o for o in f["top"]] + [t for t in ("pareto", "all", "evaluated") if t in f]
         self.assertIn("(this file's tables: " + ", ".join(tables) + ")", r.stderr)
+        # A search's name for a sweep's points: the table, and the --keep that writes it.
+        r = subprocess.run([COSMIC, "show", out, "--csv", "evaluated"], capture_output=True, text=True)
+        self.assertIn("; a sweep keeps its points in /all with --keep all)", r.stderr)
 
     def test_attributes_and_top1_against_brute_force(self):
         out = os.path.join(self.dir, "w.h5")
@@ -1384,6 +1387,9 @@ class SearchFile(unittest.TestCase):
         r = subprocess.run([COSMIC, "show", out, "--csv", "top"], capture_output=True, text=True)
         self.assertEqual((r.returncode, r.stdout), (1, ""))
         self.assertIn("no table /top (this file's tables: evaluated, generations)", r.stderr)
+        r = subprocess.run([COSMIC, "show", out, "--csv", "all"], capture_output=True, text=True)
+        self.assertIn("(this file's tables: evaluated, generations; a search keeps its points in /evaluated unless "
+                      "--keep none)", r.stderr)
 
     def test_front_is_sorted_by_the_first_objective(self):
         # The archive finds its points in another order (evaluation numbers not increasing with
