@@ -303,7 +303,8 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
 // Constraint expressions -> stack programs (kernels/space.hpp Op / Instr).
 //
 //   constraint := both ('or' both)*
-//   both       := comparison ('and' comparison)*
+//   both       := condition ('and' condition)*
+//   condition  := comparison | '(' constraint ')'   (a parenthesis that holds a comparison)
 //   comparison := sum CMP sum        CMP: == != < <= > >=
 //   sum        := term (('+' | '-') term)*
 //   term       := factor (('*' | '/') factor)*
@@ -317,11 +318,10 @@ class ExprCompiler {
       : t_(text), ndims_(ndims), where_(std::move(where_key)) {}
 
   std::vector<Instr> compile() {
-    for (both(); keyword("or");) {
-      both();
-      code_.push_back(Instr{Op::Or, -1, 0});
-    }
+    either();
     skip();
+    if (t_.compare(pos_, 2, "&&") == 0) fail("'&&' is not an operator (write 'and')");
+    if (t_.compare(pos_, 2, "||") == 0) fail("'||' is not an operator (write 'or')");
     if (pos_ != t_.size()) fail("unexpected '" + t_.substr(pos_) + "'");
     // The evaluator's stack holds 16 values.
     int depth = 0, most = 0;
@@ -386,11 +386,42 @@ class ExprCompiler {
     if (!code) fail_at(value.at, "'" + value.value + "' is not a value of that parameter (one of " + param.table->choices + ")");
     code_[value.push].arg = double(*code);
   }
+  void either() {
+    for (both(); keyword("or");) {
+      both();
+      code_.push_back(Instr{Op::Or, -1, 0});
+    }
+  }
   void both() {
-    for (compare(); keyword("and");) {
-      compare();
+    for (condition(); keyword("and");) {
+      condition();
       code_.push_back(Instr{Op::And, -1, 0});
     }
+  }
+  // A comparison, or a parenthesised constraint: a parenthesis that holds a comparison
+  // operator before it closes ('(tp == 8 or pp == 1) and ...'), where one that does not is
+  // arithmetic ('(dp + cp) * 2 <= 8').
+  void condition() {
+    skip();
+    if (pos_ < t_.size() && t_[pos_] == '(' && holds_comparison(pos_)) {
+      if (++depth_ > kMaxNesting) fail("parentheses and signs nested more than " + std::to_string(kMaxNesting) + " deep");
+      ++pos_;
+      either();
+      if (!eat(")")) fail("expected ')'");
+      --depth_;
+      return;
+    }
+    compare();
+  }
+  bool holds_comparison(size_t open) const {
+    int level = 0;
+    for (size_t i = open; i < t_.size(); ++i) {
+      const char c = t_[i];
+      if (c == '(') ++level;
+      if (c == ')' && --level == 0) return false;
+      if (c == '<' || c == '>' || c == '=' || c == '!') return true;
+    }
+    return false;  // not closed: the arithmetic reading says so
   }
   void compare() {
     const Operand l = sum();
@@ -1574,6 +1605,40 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
                       " mode (base.workload.mode): " +
                       (o == Objective::FirstToken ? "a time to the first token belongs to generate, serve and prefill"
                                                   : "a time per output token belongs to generate and serve"));
+  }
+  // No degree derived, and no product of the degrees' values is an NPU count the network can
+  // have: every point is PRODUCT_MISMATCH, which only the model would say (at sweep time). The
+  // products and counts over every combination of values (a superset where a gene sets all
+  // dimensions at once), so the note errs towards silence.
+  if (s.derived_degree < 0) {
+    const auto products = [&](std::vector<std::pair<Param, int32_t>> params) {  // (param, dimension or -1)
+      std::set<double> out{1};
+      for (const auto& [p, d] : params) {
+        std::set<double> values;
+        for (int32_t g = 0; g < s.ngenes; ++g)
+          if (s.gene[g].param == p && (d < 0 || s.gene[g].dim < 0 || s.gene[g].dim == d))
+            for (int32_t v = 0; v < s.gene[g].card; ++v) values.insert(s.values[s.gene[g].offset + v]);
+        if (values.empty()) values.insert(get_param(s.base, p, d));
+        std::set<double> next;
+        for (double a : out)
+          for (double b : values) next.insert(a * b);
+        out.swap(next);
+      }
+      return out;
+    };
+    std::vector<std::pair<Param, int32_t>> dims;
+    for (int32_t d = 0; d < s.base.net.ndims; ++d) dims.push_back({Param::Npus, d});
+    const std::set<double> degrees = products({{Param::DP, -1}, {Param::TP, -1}, {Param::PP, -1}, {Param::CP, -1}}),
+                           npus = products(dims);
+    bool meet = false;
+    for (double x : degrees) meet = meet || npus.count(x) > 0;
+    if (!meet) {
+      std::string counts;
+      for (auto x = npus.begin(); x != npus.end() && counts.size() < 60; ++x) counts += (counts.empty() ? "" : ", ") + fmt_number(*x);
+      notes.push_back("dp x tp x pp x cp never equals the NPU count (" + counts +
+                      "): every point is PRODUCT_MISMATCH; derive one degree from the others (derived: {dp: auto}, "
+                      "docs/psa.md)");
+    }
   }
   // No point meets the constraints: those that no point meets alone.
   if (feasible && *feasible == 0 && s.nconstraints > 0) {

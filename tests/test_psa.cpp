@@ -311,8 +311,9 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   EXPECT_NE(n[0].find("--set base.system.network.links_per_npu=physical"), std::string::npos) << n[0];
   EXPECT_TRUE(notes("fc_eight.yaml", bw).empty());                                 // FullyConnected of 8 only
   EXPECT_TRUE(notes("fc_plain.yaml", "    npus.1: [4, 8, 16]\n").empty());          // no per-NPU bandwidth gene
-  EXPECT_TRUE(notes("fc_none.yaml", bw + "    npus.1: [4, 16]\n    topology.1: [Ring, Switch]\n").empty());
-  EXPECT_EQ(notes("fc_gene.yaml", bw + "    npus.3: [4, 16]\n    topology.3: [Switch, FullyConnected]\n").size(), 1u);
+  // (TP derived: the base's degrees make 1,024, which npus 4 or 16 would not be)
+  EXPECT_TRUE(notes("fc_none.yaml", bw + "    npus.1: [4, 16]\n    topology.1: [Ring, Switch]\n", "derived: {tp: auto}\n").empty());
+  EXPECT_EQ(notes("fc_gene.yaml", bw + "    npus.3: [4, 16]\n    topology.3: [Switch, FullyConnected]\n", "derived: {tp: auto}\n").size(), 1u);
   const auto physical = psa::load_psa(write_psa("fc_physical.yaml", "base: configs/cosmic-system1-baseline.yaml\n"
                                                                       "parameters:\n  network:\n" + bw +
                                                                       "    npus.1: [4, 8, 16]\nobjectives: latency\n"),
@@ -326,6 +327,23 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   ASSERT_EQ(n.size(), 1u);
   EXPECT_NE(n[0].find("they contradict each other"), std::string::npos) << n[0];
   EXPECT_TRUE(notes("possible.yaml", "    npus.1: [4, 8, 16]\n", "constraints:\n  - \"network.npus.1 > 4\"\n").empty());
+  // No degree derived, and dp x tp x pp x cp (8 x {2, 3} x 4 x 8 = 512 or 768) never the NPUs
+  // (1,024, or 512 or 2,048 with dimension 1 of 4 or 16): said. Where one product is an NPU
+  // count (4: 1,024; or 8 x 2 x 4 x 8 on 512 NPUs), or a degree is derived, not.
+  const auto degrees = [](const std::string& name, const std::string& params, const std::string& more = "") {
+    return psa::space_notes(psa::load_psa(write_psa(name, "base: configs/cosmic-system1-baseline.yaml\nparameters:\n" +
+                                                              params + "objectives: latency\n" + more)));
+  };
+  n = degrees("mismatch.yaml", "  workload: {tp: [2, 3]}\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0], "dp x tp x pp x cp never equals the NPU count (1024): every point is PRODUCT_MISMATCH; derive one degree "
+                  "from the others (derived: {dp: auto}, docs/psa.md)");
+  n = degrees("mismatch_npus.yaml", "  workload: {tp: [2, 3]}\n  network:\n    npus.1: [16]\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("(2048)"), std::string::npos) << n[0];
+  EXPECT_TRUE(degrees("match.yaml", "  workload: {tp: [3, 4]}\n").empty());
+  EXPECT_TRUE(degrees("match_npus.yaml", "  workload: {tp: [2, 3]}\n  network:\n    npus.1: [4, 16]\n").empty());
+  EXPECT_TRUE(degrees("derived.yaml", "  workload: {dp: [1, 2]}\n", "derived: {tp: auto}\n").empty());
 }
 
 // `or` and `and` join comparisons (and binds tighter). Hand-computed: System 1's dimension 1
@@ -366,6 +384,42 @@ TEST(Psa, ConstraintsJoinComparisonsWithOrAndAnd) {
             std::string::npos);
   EXPECT_NE(error_of(write_psa("or_half.yaml", head + "  - \"dp < 4 or dp\"\nobjectives: latency\n")).find("expected a comparison"),
             std::string::npos);
+  // C's operators are named with the words to write; an unclosed parenthesis is said to be.
+  for (const auto& [text, said] : {std::pair<const char*, const char*>{"dp < 4 && dp > 1", "'&&' is not an operator (write 'and')"},
+                                   {"dp < 4 || dp > 1", "'||' is not an operator (write 'or')"},
+                                   {"(dp < 4 or dp > 1", "expected ')'"}})
+    EXPECT_NE(error_of(write_psa("c_ops.yaml", head + "  - \"" + text + "\"\nobjectives: latency\n")).find(said),
+              std::string::npos) << text;
+}
+
+// Conditions in parentheses: a parenthesis that holds a comparison groups conditions, one that
+// does not is arithmetic. The same space as above, by hand.
+TEST(Psa, ConstraintsGroupConditionsInParentheses) {
+  const auto space = [](const std::string& name, const std::string& second) {
+    return psa::load_psa(write_psa(name,
+        "base: configs/cosmic-system1-baseline.yaml\n"
+        "parameters:\n  workload: {dp: [1, 2, 4, 8, 16]}\n  network:\n    npus.1: [4, 8, 16]\n"
+        "    topology.1: [Ring, Switch, FullyConnected]\n"
+        "constraints:\n  - \"(network.npus.1 == 8) or (network.topology.1 != FullyConnected)\"\n"
+        "  - \"" + second + "\"\nobjectives: latency\n"));
+  };
+  // The grouping `and` binds by anyway: the count above, 3 x (3 + 2 + 2) + 2.
+  const auto same = space("group_same.yaml", "(dp >= 2 and dp <= 8) or ((dp == 16 and network.npus.1 < 8))");
+  EXPECT_EQ(psa::feasible_count(same), u128(23));
+  EXPECT_EQ(brute_force(same), 23u);
+  // Another grouping: dp 2 to 16 on 4 NPUs, where the topology is Ring or Switch: 4 x 2.
+  const auto other = space("group_other.yaml", "dp >= 2 and (dp <= 8 or dp == 16) and network.npus.1 < 8");
+  EXPECT_EQ(psa::feasible_count(other), u128(8));
+  EXPECT_EQ(brute_force(other), 8u);
+  // The violation composes as without parentheses: dp 1 on 16 NPUs, a Ring: |1 - 2| + 0 + |16 - 8|.
+  double v = 0;
+  const int32_t genome[] = {0, 2, 0};
+  EXPECT_FALSE(constraint_holds(*other.view, decode(*other.view, genome), 1, v));
+  EXPECT_EQ(v, 9.0);
+  // Arithmetic in parentheses, beside a condition in them: dp + 2 <= 6, dp 1, 2 or 4 (x 7 for the network).
+  const auto arith = space("group_arith.yaml", "((dp + 2) * 2 <= 12)");
+  EXPECT_EQ(psa::feasible_count(arith), u128(3 * 7));
+  EXPECT_EQ(brute_force(arith), 21u);
 }
 
 TEST(Psa, DerivedDependenciesCountedExactly) {
@@ -552,7 +606,7 @@ TEST(Psa, ServingObjectivesAndAll) {
 // Limits are upper bounds on objectives (by any of their names), in the order written; `cosmic
 // space` lists them.
 TEST(Psa, LimitsBoundObjectives) {
-  const std::string head = "base: configs/cosmic-system1-chat.yaml\nparameters:\n  workload:\n    pp: [1, 2]\nobjectives: [cost]\n";
+  const std::string head = "base: configs/cosmic-system1-chat.yaml\nparameters:\n  workload:\n    pp: [2, 4]\nobjectives: [cost]\n";
   const std::string path = write_psa("limits.yaml", head + "limits:\n  ttft: 0.25\n  memory: 6.0e10\n");
   const psa::DesignSpace ds = psa::load_psa(path);
   ASSERT_EQ(ds.view->nlimits, 2);
