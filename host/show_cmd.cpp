@@ -649,8 +649,10 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
     const bool points = table == "all" || table == "evaluated";
     const std::string hint = points && search    ? "; a search keeps its points in /evaluated unless --keep none"
                              : points            ? "; a sweep keeps its points in /all with --keep all"
-                             : table == "pareto" && !search ? "; a sweep keeps /pareto with --keep pareto or all"
-                                                            : "";
+                             : table != "pareto" || search ? ""
+                             : h5::has_attr(f.id(), "objectives") && h5::attr_strings(f.id(), "objectives").size() < 2
+                                 ? "; a sweep of one objective has no Pareto front"
+                                 : "; a sweep keeps /pareto with --keep pareto or all";
     throw std::runtime_error(file + ": no table /" + table + " (this file's tables: " +
                              (tables.empty() ? std::string("none") : join(tables, ", ")) + hint + ")");
   }

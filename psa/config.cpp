@@ -117,6 +117,13 @@ void check_unique_keys(const YAML::Node& n, const std::string& path, const std::
     const std::string key = it->first.Scalar();
     const std::string kp = key_path + (key_path.empty() ? "" : ".") + key;
     check_node(it->first, path, text, kp);
+    // `{ttft:0.3}`: in YAML a colon ends a key only before a space, so this is one key without a
+    // value (no key of ours holds a colon).
+    const size_t colon = key.find(':');
+    if (colon != std::string::npos && colon + 1 < key.size() && it->second.IsNull())
+      fail_at(path, it->first, "",
+              "key '" + kp + "' has no value: YAML needs a space after a key's colon (write '" + key.substr(0, colon) +
+                  ": " + key.substr(colon + 1) + "')");
     if (!key.empty()) {
       const auto [at, fresh] = first_line.emplace(key, it->first.Mark().line + 1);
       if (!fresh)

@@ -974,7 +974,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     if (rule != "auto" && rule != "none") der.fail(key.c_str(), "auto (" + derived_rule(p) + ") or none");
     if (rule != "auto") continue;
     if (view->derived_degree >= 0)
-      der.fail(key.c_str(), "none: " + degree_name(Param(view->derived_degree)) + " is derived already (one degree at most)");
+      der.fail_against(key.c_str(), degree_name(Param(view->derived_degree)).c_str(),
+                       "none: " + degree_name(Param(view->derived_degree)) + " is derived already (one degree at most)", "none");
     view->derived_degree = int8_t(p);
   }
   const std::string algo_rule = der.text("algorithm", "none");
@@ -1022,7 +1023,9 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
         }
         return wrapped;
       }();
-      if (!spec_node.IsMap()) ss.fail_node(it->second, kp, "a list of values or a mapping {values | range | pow2, per_dim}");
+      if (!spec_node.IsMap())
+        ss.fail_node(it->second, kp, "a list of values or a mapping {values | range | pow2, per_dim}",
+                     &place_of_value(it->first, it->second));
       const Section spec(spec_node, kp, src);
       spec.check_keys({"values", "range", "pow2", "per_dim"});
       const bool per_dim = spec.boolean("per_dim", false);
@@ -1606,6 +1609,18 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
                       (o == Objective::FirstToken ? "a time to the first token belongs to generate, serve and prefill"
                                                   : "a time per output token belongs to generate and serve"));
   }
+  // compute.memory_GB is in GB (1e9 bytes), where the system presets give GiB: a value that is
+  // the base's capacity in GiB (80 for a DGX-H100) is 7% below it.
+  const double base_GiB = s.base.compute.mem_capacity_bytes / 1073741824.0;
+  for (int32_t g = 0; g < s.ngenes; ++g)
+    for (int32_t v = 0; v < s.gene[g].card && s.gene[g].param == Param::MemCapacityGB; ++v)
+      if (s.values[s.gene[g].offset + v] == base_GiB && base_GiB * 1073741824.0 != base_GiB * 1e9) {
+        const auto two_places = [](double x) { return fmt_number(std::round(x * 100) / 100); };
+        notes.push_back("compute.memory_GB is in GB (1e9 bytes): its value " + fmt_number(base_GiB) + " is " +
+                        two_places(base_GiB / 1.073741824) + " GiB, less than the base's " + fmt_number(base_GiB) +
+                        " GiB (" + two_places(base_GiB * 1.073741824) + " GB; the system presets give GiB)");
+        break;
+      }
   // No degree derived, and no product of the degrees' values is an NPU count the network can
   // have: every point is PRODUCT_MISMATCH, which only the model would say (at sweep time). The
   // products and counts over every combination of values (a superset where a gene sets all

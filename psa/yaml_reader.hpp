@@ -27,6 +27,14 @@ std::string node_text(const YAML::Node& n);
 // A system may be parameterised by `nodes`: dimensions whose npus is the word `nodes` take it.
 void expand_nodes(YAML::Node system, const Sources& src);
 
+// Where to name a key written without a value (`pp:`): yaml-cpp places the missing value at
+// the next token, a line below, so the key's own place, where it has one (a key merged in from
+// an override may not, and its value's place is then the one in the user's file).
+inline const YAML::Node& place_of_value(const YAML::Node& key, const YAML::Node& value) {
+  const int k = key.Mark().line, v = value.Mark().line;
+  return v < 0 || (k >= 0 && value.IsNull() && v > k) ? key : value;
+}
+
 // Typed, strict access to one mapping of the tree.
 class Section {
  public:
@@ -82,7 +90,7 @@ class Section {
       }
       // A key written without a value (`fp16:`, `fp16: null`) is a mistake, not "use the default".
       // An override's value has the place in the user's file; a preset's key may not.
-      if (it->second.IsNull()) fail_node(it->second, key_path(k), "a value", it->second.Mark().line >= 0 ? nullptr : &it->first);
+      if (it->second.IsNull()) fail_node(it->second, key_path(k), "a value", &place_of_value(it->first, it->second));
       // The descriptive keys are text, not lists or mappings.
       if ((k == "name" || k == "description" || k == "source") && !it->second.IsScalar())
         fail_node(it->second, key_path(k), "a string");

@@ -470,6 +470,16 @@ TEST(Config, MalformedYamlNamesFileAndLine) {
   const std::string e = error_of(p);
   EXPECT_NE(e.find(p + ":"), std::string::npos) << e;
   EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
+  // `{tp:8}` is one key without a value in YAML (a colon ends a key before a space only): said,
+  // with the fix, in a file and in a --set.
+  const std::string colon = write_temp("colon.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp:8}\n");
+  EXPECT_EQ(error_of(colon), colon + ":3:12: key 'workload.tp:8' has no value: YAML needs a space after a key's colon "
+                                     "(write 'tp: 8')");
+  const std::string spaced = write_temp("colon_ok.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {tp: 8}\n");
+  EXPECT_EQ(error_of(spaced), "");
+  EXPECT_NE(error_of(spaced, {"workload={tp:4}"}).find("has no value: YAML needs a space after a key's colon (write 'tp: 4')"),
+            std::string::npos)
+      << error_of(spaced, {"workload={tp:4}"});
   // A second document was ignored; now it is named.
   const std::string two = write_temp("two_docs.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload: {}\n---\nworkload: {dp: 2}\n");
   EXPECT_NE(error_of(two).find(two + ":5: a second YAML document"), std::string::npos) << error_of(two);
@@ -510,8 +520,11 @@ TEST(Config, OpenQuotesTagsAndControlBytesAreRefused) {
 TEST(Config, EmptyValuesAreNotAbsentOnes) {
   const std::string nodes = write_temp("nodes_null.yaml", "model: GPT-22B\nsystem: {preset: dgx-a100, nodes: ~}\nworkload: {tp: 8}\n");
   const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
+  // A key written without a value is named at its own line, not at the next token's.
+  const std::string bare = write_temp("bare_key.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp:\n  pp: 1\n");
   const std::tuple<std::string, std::string, std::string> cases[] = {
       {nodes, "", nodes + ":2:35: key 'system.nodes': expected an integer in [1, 16777216], got nothing"},
+      {bare, "", bare + ":4:3: key 'workload.tp': expected a value, got nothing"},
       {base, "workload.precision=''", "key 'workload.precision': expected one of fp32, fp16, bf16, fp8, got ''"},
       {base, "model.dtype=''", "key 'model.dtype': expected one of"},
       {base, "model.params_billion=[1]", "key 'model.params_billion': expected a number"},

@@ -251,6 +251,9 @@ class SweepFile(unittest.TestCase):
         # A search's name for a sweep's points: the table, and the --keep that writes it.
         r = subprocess.run([COSMIC, "show", out, "--csv", "evaluated"], capture_output=True, text=True)
         self.assertIn("; a sweep keeps its points in /all with --keep all)", r.stderr)
+        # One objective (runtime_x_bw): no front whatever --keep said.
+        r = subprocess.run([COSMIC, "show", out, "--csv", "pareto"], capture_output=True, text=True)
+        self.assertIn("; a sweep of one objective has no Pareto front)", r.stderr)
 
     def test_attributes_and_top1_against_brute_force(self):
         out = os.path.join(self.dir, "w.h5")

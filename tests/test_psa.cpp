@@ -344,6 +344,17 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   EXPECT_TRUE(degrees("match.yaml", "  workload: {tp: [3, 4]}\n").empty());
   EXPECT_TRUE(degrees("match_npus.yaml", "  workload: {tp: [2, 3]}\n  network:\n    npus.1: [4, 16]\n").empty());
   EXPECT_TRUE(degrees("derived.yaml", "  workload: {dp: [1, 2]}\n", "derived: {tp: auto}\n").empty());
+  // compute.memory_GB given the base's capacity in GiB (a DGX-H100's 80): 80 GB is 80e9 / 2^30 =
+  // 74.51 GiB, and 80 GiB is 85.90 GB. A capacity in GB (85.9) or other values: no note.
+  const auto memory = [](const std::string& name, const std::string& values) {
+    return psa::space_notes(psa::load_psa(write_psa(name, "base: configs/mixtral-8x7b-h100.yaml\nparameters:\n  compute:\n"
+                                                          "    memory_GB: " + values + "\nobjectives: latency\n")));
+  };
+  n = memory("mem_gib.yaml", "[64, 80, 96]");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0], "compute.memory_GB is in GB (1e9 bytes): its value 80 is 74.51 GiB, less than the base's 80 GiB (85.9 GB; "
+                  "the system presets give GiB)");
+  EXPECT_TRUE(memory("mem_gb.yaml", "[64, 85.9, 96]").empty());
 }
 
 // `or` and `and` join comparisons (and binds tighter). Hand-computed: System 1's dimension 1
@@ -787,6 +798,9 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"bad_objective.yaml", head + "    dp: [1, 2]\nobjectives: [latncy]\n",
        {"bad_objective.yaml:5:14:", "key 'objectives.0'", "runtime_x_bw"}},
       {"top_key.yaml", head + "    dp: [1, 2]\nobjectivs: [latency]\n", {"top_key.yaml:5:1:", "unknown key 'objectivs'"}},
+      // A parameter without values: its own line (yaml-cpp places the missing value at the next token)
+      {"bare_param.yaml", head + "    dp: [1, 2]\n    pp:\nobjectives: [latency]\n",
+       {"bare_param.yaml:5:5:", "key 'parameters.workload.pp'", "got nothing"}},
       {"empty_values.yaml", head + "    dp: []\nobjectives: [latency]\n",
        {"empty_values.yaml:4:9:", "key 'parameters.workload.dp.values'", "expected a non-empty list, got an empty list"}},
       {"twice.yaml", head + "    dp: [1, 2, 2]\nobjectives: [latency]\n",

@@ -435,7 +435,9 @@ TEST(Sweep, DerivedDpFollowsTheNetworkAndTheOtherDegrees) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of({"derived.tp=auto"}).find("key 'derived.dp': expected none: tp is derived already (one degree at most)"),
+  // (the file's derived.dp named, with the --set that made it wrong and what to add)
+  EXPECT_NE(error_of({"derived.tp=auto"}).find("key 'derived.dp': expected none: tp is derived already (one degree at most), "
+                                               "got 'auto' (derived.tp is from --set: add --set derived.dp=none)"),
             std::string::npos)
       << error_of({"derived.tp=auto"});
   EXPECT_NE(error_of({"parameters.workload.dp=[1, 2]"}).find("a parameter that is not derived (derived.dp is auto)"),
