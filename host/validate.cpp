@@ -579,15 +579,18 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   // The row's own parameter count, where given, checks the model its columns make (the shipped
   // rows' agree within 3%): a Llama row whose arch_family does not say SwiGLU would otherwise be
   // timed as a GELU model with a third fewer MLP weights.
-  if (number(get("params_billion"), v) && v > 0 && std::fabs(model_params(out.model) / 1e9 / v - 1) > 0.1) {
+  const double built_B = model_params(out.model) / 1e9;
+  if (number(get("params_billion"), v) && v > 0 && std::fabs(built_B / v - 1) > 0.1) {
     char built[64];
-    std::snprintf(built, sizeof built, "%.3g B", model_params(out.model) / 1e9);
+    std::snprintf(built, sizeof built, built_B < 1000 ? "%.3g B" : "%.0f B", built_B);
+    // The hint where it can explain the gap: a model short of its count, whose MLP nothing named.
+    const bool named_mlp = swiglu || contains(arch, "gelu") || contains(arch, "relu");
     why = std::string("its columns make a model of ") + built + " parameters, more than 10% from params_billion '" +
           get("params_billion") + "'" +
-          (swiglu ? std::string()
-                  : " (arch_family '" + get("arch_family") +
-                        "' does not say SwiGLU, so its MLP was taken as GELU's two matrices: write SwiGLU there for "
-                        "a gated MLP)");
+          (named_mlp || built_B > v ? std::string()
+                                    : " (arch_family '" + get("arch_family") +
+                                          "' does not say SwiGLU, so its MLP was taken as GELU's two matrices: write "
+                                          "SwiGLU there for a gated MLP)");
     return false;
   }
   return true;
@@ -681,8 +684,9 @@ std::string to_text(const ValidationReport& r) {
     os << buf;
   }
   if (r.out_of_memory > 0) {
-    std::snprintf(buf, sizeof buf, "* out of memory in the model (%zu row%s): the measured run fit, so the model's memory "
-                  "count is off for it; its time is compared all the same\n", r.out_of_memory, r.out_of_memory > 1 ? "s" : "");
+    std::snprintf(buf, sizeof buf, "* out of memory in the model at the row's layout (%zu row%s; for a per-layer row, the "
+                  "whole model at that layout): its time is compared all the same\n", r.out_of_memory,
+                  r.out_of_memory > 1 ? "s" : "");
     os << buf;
     for (const auto& v : r.rows)
       if (v.out_of_memory) {

@@ -24,8 +24,8 @@ struct ValidationRow {
   double predicted_s = 0;
   double measured_s = 0;
   double error_pct = 0;  // signed: 100 (predicted - measured) / measured
-  // Training rows: the model's memory per NPU for the row's layout, and whether it exceeds the
-  // NPU's capacity (a run that was measured, so a model error; the time is compared all the same).
+  // Training rows: the model's memory per NPU for the row's layout (the whole model's, for a
+  // per-layer row), and whether it exceeds the NPU's capacity (the time is compared all the same).
   double memory_GiB = 0, capacity_GiB = 0;
   bool out_of_memory = false;
 };

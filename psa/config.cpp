@@ -877,10 +877,11 @@ Config convert_config(const YAML::Node& root, const Sources& sources) {
   return c;
 }
 
-LoadedConfig load_config(const std::string& path, const std::vector<std::string>& given) {
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& given, const std::string& set_prefix) {
   const std::vector<std::string> sets = application_order(given);  // (trimmed, as apply_set takes them)
   LoadedConfig out;
   out.sources.config_file = path;
+  out.sources.set_prefix = set_prefix;
   YAML::Node root = load_yaml_file(path);
   if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with model, system and workload");
   try {

@@ -28,6 +28,7 @@ struct Sources {
   std::string config_file;
   std::map<std::string, std::string> section_file;   // "model" -> data/models/X.yaml
   std::map<std::string, std::string> override_from;  // "workload.dp" -> "--set" or a file
+  std::string set_prefix;  // what --set writes before these keys ("base." for a PSA's base)
   std::string file_of(const std::string& key_path) const;
 };
 
@@ -83,7 +84,9 @@ struct LoadedConfig {
 };
 
 // Loads a configuration file, expands presets, applies --set assignments, converts strictly.
-LoadedConfig load_config(const std::string& path, const std::vector<std::string>& sets = {});
+// `set_prefix`: Sources::set_prefix, for the fixes messages suggest.
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& sets = {},
+                         const std::string& set_prefix = "");
 
 // Converts an already resolved tree (with model, system, workload mappings).
 Config convert_config(const YAML::Node& root, const Sources& sources);

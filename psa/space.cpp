@@ -319,9 +319,7 @@ class ExprCompiler {
 
   std::vector<Instr> compile() {
     either();
-    skip();
-    if (t_.compare(pos_, 2, "&&") == 0) fail("'&&' is not an operator (write 'and')");
-    if (t_.compare(pos_, 2, "||") == 0) fail("'||' is not an operator (write 'or')");
+    c_operators();
     if (pos_ != t_.size()) fail("unexpected '" + t_.substr(pos_) + "'");
     // The evaluator's stack holds 16 values.
     int depth = 0, most = 0;
@@ -407,11 +405,18 @@ class ExprCompiler {
       if (++depth_ > kMaxNesting) fail("parentheses and signs nested more than " + std::to_string(kMaxNesting) + " deep");
       ++pos_;
       either();
+      c_operators();
       if (!eat(")")) fail("expected ')'");
       --depth_;
       return;
     }
     compare();
+  }
+  // Where a condition ends: C's operators for `and` and `or`, named with the words to write.
+  void c_operators() {
+    skip();
+    if (t_.compare(pos_, 2, "&&") == 0) fail("'&&' is not an operator (write 'and')");
+    if (t_.compare(pos_, 2, "||") == 0) fail("'||' is not an operator (write 'or')");
   }
   bool holds_comparison(size_t open) const {
     int level = 0;
@@ -505,6 +510,11 @@ class ExprCompiler {
     if (c == '(') {
       ++pos_;
       const Operand inner = sum();
+      Op cmp;
+      const size_t at = pos_;
+      if (comparison(cmp))
+        fail_at(at, "a comparison inside arithmetic (a condition is not a number; parentheses around a whole "
+                    "condition group it)");
       if (!eat(")")) fail("expected ')'");
       --depth_;
       return inner;
@@ -936,7 +946,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     // An error in a --set base.KEY names KEY within the base configuration: say which one.
     const LoadedConfig lc = [&] {
       try {
-        return load_config(file, base_sets);
+        return load_config(file, base_sets, "base.");
       } catch (const ConfigError& e) {
         const std::string msg = e.what();
         if (msg.rfind("--set", 0) != 0) throw;
@@ -952,6 +962,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     YAML::Node cfg = root["base"];
     if (!cfg.IsMap()) top.fail("base", "a configuration file or a mapping {model, system, workload}");
     Sources bsrc;
+    bsrc.set_prefix = "base.";
     // (a base given whole by --set base={...}: its errors name that)
     bsrc.config_file = src.override_from.count("base") ? src.override_from.at("base") + " base" : path;
     for (const auto& [kp, from] : src.override_from)  // --set base.X: errors in X name --set
@@ -1625,10 +1636,14 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
   // have: every point is PRODUCT_MISMATCH, which only the model would say (at sweep time). The
   // products and counts over every combination of values (a superset where a gene sets all
   // dimensions at once), so the note errs towards silence.
+  // Products are kept only while they divide an NPU count (a product that does not cannot grow
+  // into one), and a set past 10^5 values gives up (no note): the check stays quick on any space.
   if (s.derived_degree < 0) {
-    const auto products = [&](std::vector<std::pair<Param, int32_t>> params) {  // (param, dimension or -1)
+    constexpr size_t kMost = 100000;
+    bool gave_up = false;
+    const auto products = [&](std::vector<std::pair<Param, int32_t>> params, const std::set<double>* divides) {
       std::set<double> out{1};
-      for (const auto& [p, d] : params) {
+      for (const auto& [p, d] : params) {  // (param, dimension or -1)
         std::set<double> values;
         for (int32_t g = 0; g < s.ngenes; ++g)
           if (s.gene[g].param == p && (d < 0 || s.gene[g].dim < 0 || s.gene[g].dim == d))
@@ -1636,23 +1651,46 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
         if (values.empty()) values.insert(get_param(s.base, p, d));
         std::set<double> next;
         for (double a : out)
-          for (double b : values) next.insert(a * b);
+          for (double b : values) {
+            bool useful = divides == nullptr;
+            for (auto n = divides ? divides->begin() : std::set<double>::const_iterator{}; !useful && n != divides->end(); ++n)
+              useful = std::fmod(*n, a * b) == 0;
+            if (useful) next.insert(a * b);
+            if (next.size() > kMost) return gave_up = true, std::set<double>{};
+          }
         out.swap(next);
       }
       return out;
     };
     std::vector<std::pair<Param, int32_t>> dims;
     for (int32_t d = 0; d < s.base.net.ndims; ++d) dims.push_back({Param::Npus, d});
-    const std::set<double> degrees = products({{Param::DP, -1}, {Param::TP, -1}, {Param::PP, -1}, {Param::CP, -1}}),
-                           npus = products(dims);
-    bool meet = false;
+    const std::set<double> npus = products(dims, nullptr);
+    const std::set<double> degrees =
+        gave_up ? std::set<double>{} : products({{Param::DP, -1}, {Param::TP, -1}, {Param::PP, -1}, {Param::CP, -1}}, &npus);
+    bool meet = gave_up;
     for (double x : degrees) meet = meet || npus.count(x) > 0;
     if (!meet) {
       std::string counts;
-      for (auto x = npus.begin(); x != npus.end() && counts.size() < 60; ++x) counts += (counts.empty() ? "" : ", ") + fmt_number(*x);
+      for (auto x = npus.begin(); x != npus.end(); ++x) {
+        if (counts.size() > 60) {
+          counts += ", ...";
+          break;
+        }
+        counts += (counts.empty() ? "" : ", ") + fmt_number(*x);
+      }
+      // The degree to derive: one no gene sets (dp first), so that the fix loads as written.
+      std::string free = "dp";
+      for (Param p : {Param::DP, Param::TP, Param::PP, Param::CP}) {
+        bool gene = false;
+        for (int32_t g = 0; g < s.ngenes; ++g) gene = gene || s.gene[g].param == p;
+        if (!gene) {
+          free = degree_name(p);
+          break;
+        }
+      }
       notes.push_back("dp x tp x pp x cp never equals the NPU count (" + counts +
-                      "): every point is PRODUCT_MISMATCH; derive one degree from the others (derived: {dp: auto}, "
-                      "docs/psa.md)");
+                      "): every point is PRODUCT_MISMATCH; derive one degree from the others (derived: {" + free +
+                      ": auto}, docs/psa.md)");
     }
   }
   // No point meets the constraints: those that no point meets alone.

@@ -28,11 +28,14 @@ std::string node_text(const YAML::Node& n);
 void expand_nodes(YAML::Node system, const Sources& src);
 
 // Where to name a key written without a value (`pp:`): yaml-cpp places the missing value at
-// the next token, a line below, so the key's own place, where it has one (a key merged in from
-// an override may not, and its value's place is then the one in the user's file).
+// the next token, a line below (or, at the end of a file without a newline, at the start of the
+// key's line), so the key's own place, where it has one (a key merged in from an override may
+// not, and its value's place is then the one in the user's file). A `~` or `null` written after
+// the key keeps its own place.
 inline const YAML::Node& place_of_value(const YAML::Node& key, const YAML::Node& value) {
-  const int k = key.Mark().line, v = value.Mark().line;
-  return v < 0 || (k >= 0 && value.IsNull() && v > k) ? key : value;
+  const YAML::Mark k = key.Mark(), v = value.Mark();
+  const bool elsewhere = v.line > k.line || (v.line == k.line && v.column < k.column);
+  return v.line < 0 || (k.line >= 0 && value.IsNull() && elsewhere) ? key : value;
 }
 
 // Typed, strict access to one mapping of the tree.
@@ -71,7 +74,9 @@ class Section {
                                  const std::string& value_that_fits) const {
     const bool edited = src_.file_of(key_path(other)) == "--set" && src_.file_of(key_path(key)) != "--set";
     fail(key, expected,
-         edited ? " (" + key_path(other) + " is from --set: add --set " + key_path(key) + "=" + value_that_fits + ")" : "");
+         edited ? " (" + src_.set_prefix + key_path(other) + " is from --set: add --set " + src_.set_prefix + key_path(key) +
+                      "=" + value_that_fits + ")"
+                : "");
   }
 
   void check_keys(std::initializer_list<const char*> allowed) const {

@@ -522,9 +522,11 @@ TEST(Config, EmptyValuesAreNotAbsentOnes) {
   const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
   // A key written without a value is named at its own line, not at the next token's.
   const std::string bare = write_temp("bare_key.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp:\n  pp: 1\n");
+  const std::string bare_end = write_temp("bare_end.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  pp: 1\n  tp:");
   const std::tuple<std::string, std::string, std::string> cases[] = {
       {nodes, "", nodes + ":2:35: key 'system.nodes': expected an integer in [1, 16777216], got nothing"},
       {bare, "", bare + ":4:3: key 'workload.tp': expected a value, got nothing"},
+      {bare_end, "", bare_end + ":5:3: key 'workload.tp': expected a value, got nothing"},
       {base, "workload.precision=''", "key 'workload.precision': expected one of fp32, fp16, bf16, fp8, got ''"},
       {base, "model.dtype=''", "key 'model.dtype': expected one of"},
       {base, "model.params_billion=[1]", "key 'model.params_billion': expected a number"},

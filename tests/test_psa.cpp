@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -344,6 +345,21 @@ TEST(Psa, SpaceNotesNameStudyLinkCountsAndImpossibleConstraints) {
   EXPECT_TRUE(degrees("match.yaml", "  workload: {tp: [3, 4]}\n").empty());
   EXPECT_TRUE(degrees("match_npus.yaml", "  workload: {tp: [2, 3]}\n  network:\n    npus.1: [4, 16]\n").empty());
   EXPECT_TRUE(degrees("derived.yaml", "  workload: {dp: [1, 2]}\n", "derived: {tp: auto}\n").empty());
+  // The degree the fix derives is one no gene sets (here dp is searched: tp).
+  n = degrees("mismatch_dp.yaml", "  workload: {dp: [3, 5]}\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("(derived: {tp: auto}, docs/psa.md)"), std::string::npos) << n[0];
+  // Many NPU counts: the list ends in "..." (4 dimensions of 2 to 64 NPUs, a degree of 3 x 1,024).
+  n = degrees("mismatch_many.yaml", "  workload: {dp: [3]}\n  network:\n    npus: {values: [2, 4, 8, 16, 32, 64], per_dim: true}\n");
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find(", ...): every point is PRODUCT_MISMATCH"), std::string::npos) << n[0];
+  // Three degrees over 680 values each (3 x 10^8 products): quick, as only the products that
+  // divide an NPU count are kept (it took minutes when every product was), and silent, as
+  // 1 x 128 x 1 x 8 is 1,024.
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(degrees("wide.yaml", "  workload:\n    dp: {range: {min: 1, max: 680}}\n    tp: {range: {min: 1, max: 680}}\n"
+                                   "    pp: {range: {min: 1, max: 680}}\n").empty());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
   // compute.memory_GB given the base's capacity in GiB (a DGX-H100's 80): 80 GB is 80e9 / 2^30 =
   // 74.51 GiB, and 80 GiB is 85.90 GB. A capacity in GB (85.9) or other values: no note.
   const auto memory = [](const std::string& name, const std::string& values) {
@@ -398,7 +414,9 @@ TEST(Psa, ConstraintsJoinComparisonsWithOrAndAnd) {
   // C's operators are named with the words to write; an unclosed parenthesis is said to be.
   for (const auto& [text, said] : {std::pair<const char*, const char*>{"dp < 4 && dp > 1", "'&&' is not an operator (write 'and')"},
                                    {"dp < 4 || dp > 1", "'||' is not an operator (write 'or')"},
-                                   {"(dp < 4 or dp > 1", "expected ')'"}})
+                                   {"(dp < 4 or dp > 1", "expected ')'"},
+                                   {"(dp < 4 && dp > 1) or dp == 2", "'&&' is not an operator (write 'and')"},
+                                   {"2 * (dp == 1) > 0", "a comparison inside arithmetic"}})
     EXPECT_NE(error_of(write_psa("c_ops.yaml", head + "  - \"" + text + "\"\nobjectives: latency\n")).find(said),
               std::string::npos) << text;
 }
@@ -774,6 +792,26 @@ TEST(Psa, SetReachesOneDimensionOfAParameter) {
           << e.what();
     }
   }
+}
+
+// A --set of the base that makes its file contradict itself: the fix named as a PSA's --set
+// writes it (base.KEY), for a base file and for one written inline.
+TEST(Psa, BaseContradictionsNameTheSetToAdd) {
+  const std::string file = test::data_path("psa/dense/llama-405b-h100.yaml");
+  EXPECT_NE(error_of(file, {"base.workload.schedule=1f1b"})
+                .find("(base.workload.schedule is from --set: add --set base.workload.vpp=1)"),
+            std::string::npos)
+      << error_of(file, {"base.workload.schedule=1f1b"});
+  EXPECT_EQ(error_of(file, {"base.workload.schedule=1f1b", "base.workload.vpp=1"}), "");
+  const std::string inline_base = write_psa("inline_vpp.yaml",
+      "base:\n  model: GPT3-175B\n  system: cosmic-system1\n"
+      "  workload: {dp: 8, tp: 4, pp: 4, cp: 8, global_batch: 2048, schedule: interleaved, vpp: 2}\n"
+      "parameters:\n  workload:\n    dp: [8]\nobjectives: [latency]\n");
+  EXPECT_EQ(error_of(inline_base), "");
+  EXPECT_NE(error_of(inline_base, {"base.workload.schedule=1f1b"})
+                .find("(base.workload.schedule is from --set: add --set base.workload.vpp=1)"),
+            std::string::npos)
+      << error_of(inline_base, {"base.workload.schedule=1f1b"});
 }
 
 TEST(Psa, ErrorsNameFileLineAndKey) {

@@ -163,6 +163,18 @@ TEST(Validate, ParameterCountChecksTheModel) {
   EXPECT_NE(far.skipped[0].second.find("8.03 B parameters"), std::string::npos) << far.skipped[0].second;
   EXPECT_NE(far.skipped[0].second.find("params_billion '70'"), std::string::npos) << far.skipped[0].second;
   EXPECT_EQ(far.skipped[0].second.find("SwiGLU"), std::string::npos) << far.skipped[0].second;  // it says SwiGLU
+  // No hint where SwiGLU cannot explain the gap: a model larger than its count (GELU's 5.63 B
+  // against 5), or a row that names its MLP (GELU, against 8.0).
+  CsvTable llama = row;
+  llama.rows[0]["arch_family"] = "llama";
+  const ValidationReport larger = validate_file(one_row_with(llama, "params_billion", "5", "gt_5.csv"));
+  llama.rows[0]["arch_family"] = "llama (GELU)";
+  const ValidationReport named = validate_file(one_row_with(llama, "params_billion", "8.0", "gt_gelu.csv"));
+  for (const ValidationReport* r : {&larger, &named}) {
+    ASSERT_EQ(r->skipped.size(), 1u);
+    EXPECT_NE(r->skipped[0].second.find("5.63 B parameters"), std::string::npos) << r->skipped[0].second;
+    EXPECT_EQ(r->skipped[0].second.find("SwiGLU"), std::string::npos) << r->skipped[0].second;
+  }
   const ValidationReport gelu = validate_file(one_row_with(row, "arch_family", "llama", "gt_llama.csv"));
   ASSERT_EQ(gelu.skipped.size(), 1u);
   EXPECT_NE(gelu.skipped[0].second.find("5.63 B parameters"), std::string::npos) << gelu.skipped[0].second;
