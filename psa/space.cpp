@@ -1637,11 +1637,11 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
   // products and counts over every combination of values (a superset where a gene sets all
   // dimensions at once), so the note errs towards silence.
   // Products are kept only while they divide an NPU count (a product that does not cannot grow
-  // into one), and a set past 10^5 values gives up (no note): the check stays quick on any space.
+  // into one), and past 10^7 steps the check gives up (no note): it stays quick on any space.
   if (s.derived_degree < 0) {
-    constexpr size_t kMost = 100000;
+    uint64_t work = 0;
     bool gave_up = false;
-    const auto products = [&](std::vector<std::pair<Param, int32_t>> params, const std::set<double>* divides) {
+    const auto products = [&](std::vector<std::pair<Param, int32_t>> params, const std::set<double>* divisors) {
       std::set<double> out{1};
       for (const auto& [p, d] : params) {  // (param, dimension or -1)
         std::set<double> values;
@@ -1652,11 +1652,8 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
         std::set<double> next;
         for (double a : out)
           for (double b : values) {
-            bool useful = divides == nullptr;
-            for (auto n = divides ? divides->begin() : std::set<double>::const_iterator{}; !useful && n != divides->end(); ++n)
-              useful = std::fmod(*n, a * b) == 0;
-            if (useful) next.insert(a * b);
-            if (next.size() > kMost) return gave_up = true, std::set<double>{};
+            if (++work > 10000000) return gave_up = true, std::set<double>{};
+            if (!divisors || divisors->count(a * b)) next.insert(a * b);
           }
         out.swap(next);
       }
@@ -1665,8 +1662,13 @@ std::vector<std::string> space_notes(const DesignSpace& space, const u128* feasi
     std::vector<std::pair<Param, int32_t>> dims;
     for (int32_t d = 0; d < s.base.net.ndims; ++d) dims.push_back({Param::Npus, d});
     const std::set<double> npus = products(dims, nullptr);
+    std::set<double> divisors;
+    for (double n : npus)
+      for (double i = 1; i * i <= n && !gave_up; ++i)
+        if (++work > 10000000) gave_up = true;
+        else if (std::fmod(n, i) == 0) divisors.insert({i, n / i});
     const std::set<double> degrees =
-        gave_up ? std::set<double>{} : products({{Param::DP, -1}, {Param::TP, -1}, {Param::PP, -1}, {Param::CP, -1}}, &npus);
+        gave_up ? std::set<double>{} : products({{Param::DP, -1}, {Param::TP, -1}, {Param::PP, -1}, {Param::CP, -1}}, &divisors);
     bool meet = gave_up;
     for (double x : degrees) meet = meet || npus.count(x) > 0;
     if (!meet) {
