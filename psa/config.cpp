@@ -257,8 +257,12 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
   std::sort(names.begin(), names.end());
   std::string known;
   for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  // A file of one's own named like a preset, without its .yaml: say which file was meant.
+  std::string meant;
+  for (size_t i = 0; i + 1 < tries.size() && meant.empty(); ++i)
+    if (is_file(tries[i].string() + ".yaml")) meant = "; a file is named with its extension: " + tries[i].string() + ".yaml";
   throw ConfigError("no " + kind.substr(0, kind.size() - 1) + " preset or file named '" + name + "' (presets in " +
-                    (fs::path(data_dir()) / kind).string() + ": " + known + ")");
+                    (fs::path(data_dir()) / kind).string() + ": " + known + meant + ")");
 }
 
 std::string where(const Sources& src, const std::string& key_path, const YAML::Node& node) {
@@ -631,11 +635,13 @@ void expand_nodes(YAML::Node system, const Sources& src) {
       used = true;
     }
   }
-  // Only a `nodes` the user wrote: a DGX preset's own default stays harmless when the user's
-  // dimensions replace the preset's.
+  // A DGX preset's own default `nodes` stays harmless where the user gave a dimension's npus (or
+  // the dimensions); a system file whose own dimensions do not use its `nodes` is in error.
   const std::string from = src.file_of("system.nodes");
   const auto preset = src.section_file.find("system");
-  const bool presets_own = preset != src.section_file.end() && from == preset->second && from != src.config_file;
+  bool user_npus = false;
+  for (size_t i = 0; i < dims.size(); ++i) user_npus = user_npus || src.file_of("system.network.dims." + std::to_string(i) + ".npus") != from;
+  const bool presets_own = preset != src.section_file.end() && from == preset->second && from != src.config_file && user_npus;
   if (system["nodes"].IsDefined() && !used && !presets_own) {
     // A --set of a dimension's npus replaces its `npus: nodes`: say so, the file is not at fault.
     std::string replaced;

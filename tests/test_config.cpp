@@ -164,6 +164,16 @@ TEST(Config, NodesParameterisesASystem) {
   EXPECT_NE(e2.find("(--set gave system.network.dims.1.npus a number)"), std::string::npos) << e2;
   EXPECT_NE(e2.find("set system.nodes instead"), std::string::npos) << e2;
   EXPECT_EQ(error_of(q).find("--set gave"), std::string::npos);
+  // A system file of the user's own whose dimensions do not use its own nodes: refused too, at
+  // the system file's line (it had been taken for a preset's harmless default).
+  const std::string sys = write_temp("own_system.yaml",
+                                     "name: mine\nnodes: 32\ncompute: {peak_tflops: 1000, memory_bw_GBps: 3000, memory_GiB: 80}\n"
+                                     "network:\n  dims:\n    - {topology: Switch, npus: 4, bandwidth_GBps: 400}\n"
+                                     "    - {topology: Switch, npus: 64, bandwidth_GBps: 50}\n");
+  const std::string uses = write_temp("uses_own_system.yaml", "model: GPT-22B\nsystem: " + sys + "\nworkload: {tp: 4, dp: 64}\n");
+  const std::string e3 = error_of(uses);
+  EXPECT_EQ(e3.rfind(sys + ":2:", 0), 0u) << e3;
+  EXPECT_NE(e3.find("no network dimension of this system has 'npus: nodes'"), std::string::npos) << e3;
 }
 
 TEST(Config, UnknownKeyNamesFileLineAndKey) {
@@ -192,6 +202,12 @@ TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
   EXPECT_EQ(error_of(typo), typo + ":1:1: unknown key 'modle' (expected one of: name, description, model, system, workload)");
   const std::string empty = write_temp("no_system.yaml", "model: GPT3-13B\nsystem:\nworkload: {}\n");
   EXPECT_EQ(error_of(empty), empty + ":2:1: key 'system': expected a preset name, a file or a mapping (required, got nothing)");
+  // One's own system file named without its .yaml, as presets are: the file meant is named.
+  const std::string own = write_temp("own_sys.yaml", "name: own\ncompute: {peak_tflops: 100, memory_bw_GBps: 1000, memory_GiB: 40}\n"
+                                                     "network:\n  dims: [{topology: Switch, npus: 8, bandwidth_GBps: 100}]\n");
+  const std::string bare = write_temp("bare_system.yaml", "model: GPT3-13B\nsystem: own_sys\nworkload: {tp: 8}\n");
+  EXPECT_NE(error_of(bare).find("; a file is named with its extension: " + own + ")"), std::string::npos) << error_of(bare);
+  EXPECT_EQ(error_of(bare, {"system=" + own}), "");
   // Names and descriptions are text.
   const std::string listed = write_temp("listed_name.yaml", "name: [1, 2]\nmodel: GPT3-13B\nsystem: dgx-h100\nworkload: {}\n");
   EXPECT_EQ(error_of(listed), listed + ":1:7: key 'name': expected a string, got a list of 2 items");
