@@ -48,6 +48,22 @@ TEST(Cli, TextReportAndHelp) {
   EXPECT_EQ(test::run_cli("version extra").status, 2);
 }
 
+// A model's stated parameter count more than 10% from what its shape counts is noted (Llama 3.1
+// 405B counts 406 B): in text, in JSON, and for a --vs variant; the shipped count is not.
+TEST(Cli, EvalNotesAStatedParameterCountItsShapeDoesNotMake) {
+  const std::string config = test::data_path("configs/llama-3.1-405b-h100.yaml");
+  const std::string note = "the model's params_billion is 300, its shape counts 406 B (more than 10% apart";
+  const test::CliRun shipped = test::run_cli("eval " + config);
+  ASSERT_EQ(shipped.status, 0) << shipped.out;
+  EXPECT_EQ(shipped.out.find("shape counts"), std::string::npos) << shipped.out;
+  const test::CliRun slip = test::run_cli("eval " + config + " --set model.params_billion=300");
+  ASSERT_EQ(slip.status, 0) << slip.out;
+  EXPECT_NE(slip.out.find("note: " + note), std::string::npos) << slip.out;
+  EXPECT_NE(test::run_cli("eval " + config + " --set model.params_billion=300 --json").out.find(note), std::string::npos);
+  EXPECT_NE(test::run_cli("eval " + config + " --vs model.params_billion=300").out.find(note), std::string::npos);
+  EXPECT_EQ(test::run_cli("eval " + config + " --set model.params_billion=380").out.find("shape counts"), std::string::npos);
+}
+
 // Generate mode splits the request: the first token is the prefill alone (`--set
 // workload.mode=prefill` times it), and the output tokens share the rest. By hand, from one
 // decode step at the mid-point context (kv_len 3500) timed alone: 4 micro-batches per pipeline
