@@ -1,7 +1,6 @@
 // `cosmic eval CONFIG.yaml [--set key=value ...] [--vs 'key=value;...' ...] [--json]`: one
 // configuration with breakdowns, or it and variants of it side by side.
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -32,12 +31,9 @@ EvalReport checked_report(const psa::LoadedConfig& lc) {
                                      {"active_params_billion", active_params(lc.config.model)}}) {
     if (!model.IsMap() || !model[key] || !model[key].IsScalar()) continue;
     const double stated = model[key].as<double>() * 1e9;
-    if (stated > 0 && std::fabs(counted / stated - 1) > 0.1) {
-      char text[256];
-      std::snprintf(text, sizeof text, "the model's %s is %s, its shape counts %.3g B (more than 10%% apart: check ffn, "
-                    "mlp, experts and tied_embeddings)", key, model[key].Scalar().c_str(), counted / 1e9);
-      rep.notes.push_back(text);
-    }
+    if (stated > 0 && std::fabs(counted / stated - 1) > 0.1)
+      rep.notes.push_back(std::string("the model's ") + key + " is " + model[key].Scalar() + ", its shape counts " +
+                          param_count(counted) + " (more than 10% apart: check ffn, mlp, experts and tied_embeddings)");
   }
   return rep;
 }

@@ -371,10 +371,9 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   return rep;
 }
 
-// A parameter count to 3 digits: "46.7 B", "86.4 M".
 std::string param_count(double n) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, n >= 1e9 ? "%.3g B" : "%.3g M", n >= 1e9 ? n / 1e9 : n / 1e6);
+  std::snprintf(buf, sizeof buf, n >= 1e12 ? "%.0f B" : n >= 1e9 ? "%.3g B" : "%.3g M", n >= 1e9 ? n / 1e9 : n / 1e6);
   return buf;
 }
 

@@ -47,6 +47,9 @@ struct EvalReport {
 EvalReport report_of(const std::string& model_name, const std::string& system_name, const Config& c);
 
 nlohmann::json to_json(const EvalReport& r);
+// A parameter count to 3 digits: "46.7 B", "86.4 M"; from a thousand billion, whole ("1008 B").
+std::string param_count(double n);
+
 std::string to_text(const EvalReport& r);
 
 // Reports side by side, one column each (`cosmic eval --vs`): the status, the time and its

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "host/csv.hpp"
+#include "host/report.hpp"
 #include "host/text.hpp"
 #include "kernels/astra.hpp"
 #include "kernels/model.hpp"
@@ -581,11 +582,9 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
   // timed as a GELU model with a third fewer MLP weights.
   const double built_B = model_params(out.model) / 1e9;
   if (number(get("params_billion"), v) && v > 0 && std::fabs(built_B / v - 1) > 0.1) {
-    char built[64];
-    std::snprintf(built, sizeof built, built_B < 1000 ? "%.3g B" : "%.0f B", built_B);
     // The hint where it can explain the gap: a model short of its count, whose MLP nothing named.
     const bool named_mlp = swiglu || contains(arch, "gelu") || contains(arch, "relu");
-    why = std::string("its columns make a model of ") + built + " parameters, more than 10% from params_billion '" +
+    why = "its columns make a model of " + param_count(built_B * 1e9) + " parameters, more than 10% from params_billion '" +
           get("params_billion") + "'" +
           (named_mlp || built_B > v ? std::string()
                                     : " (arch_family '" + get("arch_family") +
