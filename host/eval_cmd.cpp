@@ -1,5 +1,6 @@
 // `cosmic eval CONFIG.yaml [--set key=value ...] [--vs 'key=value;...' ...] [--json]`: one
 // configuration with breakdowns, or it and variants of it side by side.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -34,6 +35,21 @@ EvalReport checked_report(const psa::LoadedConfig& lc) {
     if (stated > 0 && std::fabs(counted / stated - 1) > 0.1)
       rep.notes.push_back(std::string("the model's ") + key + " is " + model[key].Scalar() + ", its shape counts " +
                           param_count(counted) + " (more than 10% apart: check ffn, mlp, experts and tied_embeddings)");
+  }
+  // A price for a tier that none of the network's dimensions takes (kernels/cost.hpp tier_of_dim)
+  // is not paid anywhere.
+  const YAML::Node prices = lc.resolved["system"]["network"]["prices"];
+  if (prices && prices.IsMap()) {
+    std::string used;
+    for (const std::string& t : rep.dim_tier)
+      if (t != "-") used += (used.empty() ? "" : ", ") + t;
+    for (const auto& kv : prices) {
+      const std::string tier = kv.first.Scalar();
+      if (std::find(rep.dim_tier.begin(), rep.dim_tier.end(), tier) == rep.dim_tier.end())
+        rep.notes.push_back("system.network.prices." + tier + " is not used: this network's dimensions are priced as " +
+                            (used.empty() ? std::string("none (one NPU each)") : used) +
+                            " tiers, outermost the pod (docs/config.md)");
+    }
   }
   return rep;
 }

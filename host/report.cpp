@@ -339,6 +339,32 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     rep.notes.push_back("micro_batch 1: a decode step runs each replica's " + std::to_string(per_replica) +
                         " sequences one at a time, where an engine batches them (micro_batch " +
                         std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
+  // overlap_ep_comm pairs a micro-batch's forward with another's backward (kernels/model.hpp):
+  // where there is nothing to pair, or no all-to-all, it changes nothing.
+  if (w.overlap_ep_comm) {
+    const int64_t micro = w.global_batch / std::max<int64_t>(1, int64_t(w.dp) * w.micro_batch);
+    const char* why = w.mode != Mode::Training        ? "it pairs the passes of training"
+                      : w.ep == 1                     ? "ep = 1 has no all-to-alls"
+                      : w.schedule == Schedule::GPipe ? "schedule gpipe runs all forwards, then all backwards"
+                      : micro == 1 ? "one micro-batch per pipeline (global_batch / (dp x micro_batch) = 1) has none to pair with"
+                                   : nullptr;
+    if (why) rep.notes.push_back(std::string("overlap_ep_comm hides nothing here: ") + why);
+  }
+  // The cost per token takes all four of these. The presets give power_W alone (for the energy);
+  // a price or an operation's figure given without the rest is a file meant to have them.
+  const std::pair<const char*, bool> inputs[] = {{"system.compute.power_W", c.compute.power_W > 0},
+                                                 {"system.compute.price_usd", c.compute.price_usd > 0},
+                                                 {"system.operation.usd_per_kWh", c.op.usd_per_kWh > 0},
+                                                 {"system.operation.lifetime_years", c.op.lifetime_years > 0}};
+  std::string lacking;
+  bool costed = false;  // a figure only the cost per token uses
+  for (const auto& [key, has] : inputs) {
+    costed = costed || (has && key != inputs[0].first);
+    if (!has) lacking += (lacking.empty() ? "" : ", ") + std::string(key);
+  }
+  if (costed && !lacking.empty())
+    rep.notes.push_back("no cost per token: it takes the NPU's price and power and the operation's electricity price and "
+                        "lifetime; not given: " + lacking);
   // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s, bytes as GB; or TB/s as GB/s,
   // PFLOP/s as TFLOP/s) are valid numbers that no hardware has: cutoffs well above the fastest
   // parts of 2026 (their links carry a few thousand GB/s a direction at most, their memories a

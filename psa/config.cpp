@@ -352,10 +352,14 @@ ModelSpec convert_model(const Section& s) {
   if (m.heads % m.kv_heads != 0) s.fail("kv_heads", "a divisor of heads (" + std::to_string(m.heads) + ")");
   if (m.head_dim == 0 && m.hidden % m.heads != 0)  // a head is hidden / heads wide: a whole number
     s.fail("hidden", "a multiple of heads (" + std::to_string(m.heads) + "), or head_dim given");
-  // Mixture of experts: 0 experts is a dense model; top_k is read only with experts.
+  // Mixture of experts: 0 experts is a dense model; top_k is read only with experts. A top_k
+  // without any experts key is a mixture whose experts were left out (`experts: 0` written, as in
+  // a dense variant of a mixture's preset, drops it).
   m.experts = int32_t(s.integer("experts", 0, 0, 1 << 20));
   if (m.experts == 1) s.fail("experts", "0 (a dense model) or at least 2");
   m.top_k = int32_t(s.integer("top_k", m.experts > 0 ? 2 : 1, 1, 1 << 20));
+  if (s.has("top_k") && !s.has("experts"))
+    s.fail("top_k", "given with experts (the number of experts of a mixture; `experts: 0` for a dense model)");
   if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
   m.shared_experts = int32_t(s.integer("shared_experts", 0, 0, 1 << 20));
   if (m.shared_experts > 0 && m.experts == 0) s.fail("shared_experts", "0 in a dense model (experts: 0)");

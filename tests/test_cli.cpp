@@ -357,6 +357,59 @@ TEST(Cli, EvalNotesSelectiveRecomputeThatSavesNothing) {
   EXPECT_FALSE(says(unfused["notes"])) << unfused["notes"];
 }
 
+// overlap_ep_comm pairs one micro-batch's forward with another's backward in training: with one
+// micro-batch per pipeline (a global batch of 16 over Mixtral's dp 16, micro_batch 1), under
+// GPipe, with ep 1 or in inference it changes nothing, and a note says why; where it pairs, the step is shorter and
+// there is no note.
+TEST(Cli, EvalNotesAnOverlapOfAllToAllsThatHidesNothing) {
+  const std::string cfg = test::data_path("configs/mixtral-8x7b-h100.yaml");
+  const auto eval = [&](const std::string& edits) { return nlohmann::json::parse(test::run_cli("eval " + cfg + " --json" + edits).out); };
+  const auto noted = [](const nlohmann::json& j, const std::string& why) {
+    const std::string note = "overlap_ep_comm hides nothing here: " + why;
+    return std::any_of(j["notes"].begin(), j["notes"].end(), [&](const nlohmann::json& n) { return n.get<std::string>().rfind(note, 0) == 0; });
+  };
+  const auto paired = eval(" --set workload.overlap_ep_comm=true");
+  EXPECT_LT(paired["time_s"].get<double>(), eval("")["time_s"].get<double>());
+  EXPECT_FALSE(noted(paired, "")) << paired["notes"];
+  for (const auto& [edit, why] : std::vector<std::pair<std::string, std::string>>{
+           {" --set workload.global_batch=16", "one micro-batch per pipeline"},
+           {" --set workload.schedule=gpipe", "schedule gpipe"},
+           {" --set workload.ep=1", "ep = 1"},
+           {" --set workload.mode=prefill", "it pairs the passes of training"}}) {
+    const auto on = eval(edit + " --set workload.overlap_ep_comm=true"), off = eval(edit);
+    EXPECT_EQ(on["time_s"], off["time_s"]) << edit;
+    EXPECT_TRUE(noted(on, why)) << edit << on["notes"];
+  }
+}
+
+// Figures only the cost per token uses (an NPU's price, an operation's electricity price or
+// lifetime) given without the rest get a note naming what is missing; the presets' power_W alone
+// (for the energy) does not. A price for a tier none of the network's dimensions takes (a DGX's
+// two are node and pod) is noted as unused.
+TEST(Cli, EvalNotesCostFiguresThatAreNotUsed) {
+  const std::string cfg = test::data_path("configs/llama-3.1-405b-h100.yaml");
+  const test::CliRun plain = test::run_cli("eval " + cfg);
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  EXPECT_EQ(plain.out.find("no cost per token"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("is not used"), std::string::npos) << plain.out;
+  const test::CliRun partial = test::run_cli("eval " + cfg + " --set system.operation.usd_per_kWh=0.1");
+  EXPECT_NE(partial.out.find("note: no cost per token: it takes the NPU's price and power and the operation's electricity "
+                             "price and lifetime; not given: system.compute.price_usd, system.operation.lifetime_years\n"),
+            std::string::npos)
+      << partial.out;
+  const test::CliRun whole = test::run_cli("eval " + cfg + " --set system.operation.usd_per_kWh=0.1 --set "
+                                           "system.operation.lifetime_years=4 --set system.compute.price_usd=30000");
+  EXPECT_NE(whole.out.find("cost per token"), std::string::npos) << whole.out;
+  EXPECT_EQ(whole.out.find("no cost per token"), std::string::npos) << whole.out;
+  const test::CliRun tiers = test::run_cli("eval " + cfg + " --set system.network.prices.chiplet.link=3 --set "
+                                           "system.network.prices.pod.link=3");
+  EXPECT_NE(tiers.out.find("note: system.network.prices.chiplet is not used: this network's dimensions are priced as node, "
+                           "pod tiers"),
+            std::string::npos)
+      << tiers.out;
+  EXPECT_EQ(tiers.out.find("prices.pod is not used"), std::string::npos) << tiers.out;
+}
+
 TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
   for (const auto& shipped : std::filesystem::directory_iterator(test::data_path("configs")))
