@@ -30,9 +30,14 @@
 // For localBWAware's all-reduce, dimension j < last serves a chunk's reduce-scatter and, at the
 // same size, its all-gather: head_j + tail_j are the reduce-scatters and all-gathers of the
 // dimensions below j, so one pass over the dimensions gives T without per-phase arrays (they
-// cost the CUDA sweep kernel about 900 bytes of stack). It is a lower bound of the simulated
+// cost the CUDA sweep kernel about 900 bytes of stack). The chunk whose
+// reduce-scatter in j ends last has every chunk's reduce-scatter in j behind it and its own inner
+// phases and all-gathers ahead (the chunk whose all-gather in j starts first is its mirror
+// image), which bounds T by one chunk's phases + (chunks - 1) x its longest phase too: T is the
+// larger of the two bounds (model revision 13; the first alone was up to 16% below the flow
+// shop where dimension 0 dominates and chunks are few). It is a lower bound of the simulated
 // flow shop (kernels/astra.hpp flow_shop_ns, fresh chunks first): tests/test_collective.cpp
-// compares the two over random networks (equal without re-entry; 0.1% below on average with it).
+// compares the two over random networks (equal without re-entry; below it with re-entry).
 // Scheduling policy (LIFO/FIFO) does not enter: ASTRA-sim measured no difference on
 // transformer traces (shared/reference/astrasim-semantics.md), and our model issues one collective at a time.
 #pragma once
@@ -96,11 +101,15 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
   // unfolds them after (Thakur, Rabenseifner & Gropp 2005, the simple fold): all-reduce, the
   // whole buffer in and the result out; reduce-scatter, the buffer in and the extra rank's 1/k
   // block out; all-gather, the reverse.
+  // Partners half the ring apart (the last step where k is a power of two) split their flows
+  // over both ways round, which halves the flows on a link direction (model revision 13; they
+  // all went one way: halving-doubling on a Ring of 4 took 2.7x the ring algorithm's time).
+  // Without a power of two, the p2 ranks left after the fold are taken as consecutive.
   auto hd_step = [&](double dist, double m) -> double {
     if (topo == Topology::Ring) {
       const double near = dist < kd - dist ? dist : kd - dist;
       const double hops = (near > 1.0 ? near : 1.0) * st;
-      return hops * a + d + m * hops / B;
+      return hops * a + d + m * hops / (2 * dist == kd ? 2 * B : B);
     }
     return (topo == Topology::Switch ? 2 * a : a) + d + m / B;
   };
@@ -130,7 +139,11 @@ COSMIC_HD inline double phase_time_s(const NetDim& dim, int32_t k, int32_t strid
       // does): reduce up and broadcast down two trees that each carry half the data, pipelined.
       // Latency 2 ceil(log2 k) steps; each NPU injects about 2 x bytes over its port(s)
       // (shared/reference/analytical-models.md §4: "bandwidth term about 2 S / BW").
+      // Two ranks: each tree is a root and a leaf, and each rank sends half the buffer up one
+      // tree and half down the other, the ring's all-reduce (model revision 13; the large-k
+      // 2 x bytes charged them twice that).
       if (c != Coll::AllReduce) return c == Coll::AllToAll ? ring_all_to_all() : ring_once();
+      if (k == 2) return 2 * ring_once();
       const double depth = double(ceil_log2(k));
       const double hop_lat = topo == Topology::Ring ? step_lat * ring_distance_sum(k) / (kd - 1) : step_lat;
       const double inject = topo == Topology::Ring ? 2 * B / (st * ring_distance_sum(k) / (kd - 1))
@@ -166,7 +179,13 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   for (int32_t i = 0; i < net.ndims; ++i)
     if (span.k[i] > 1) dims[nd++] = i;
   if (nd == 0 || bytes <= 0) return 0.0;
-  const int32_t chunks = net.chunks > 0 ? net.chunks : 1;
+  // Chunks pipeline the dimensions against each other. A group within one dimension has none to
+  // pipeline against: split, its chunks would run one after another, each paying the phase's
+  // latency again for the same bandwidth term (chunks x the latency of a decode step's tensor-
+  // parallel all-reduce), where a library pipelines the algorithm's own steps, which the phase's
+  // formula already counts. So it is sent whole (model revision 13; ASTRA-sim's analytical
+  // backend, and the astra-sim convention, split it).
+  const int32_t chunks = nd > 1 && net.chunks > 0 ? net.chunks : 1;
   const double chunk = bytes / chunks;
 
   // Every phase of collective c runs with the dimension's algorithm for c (an all-reduce's
@@ -179,16 +198,21 @@ COSMIC_HD inline double physical_collective_s(const Network& net, double net_eff
   };
 
   if (c == Coll::AllReduce && net.multidim != MultiDim::Baseline) {
-    // Re-entrant: max over dimensions of head + chunks x load + tail (header comment).
+    // Re-entrant: max over dimensions of head + chunks x load + tail, and one chunk's phases +
+    // (chunks - 1) x the longest phase (header comment).
     double T = 0, around = 0;  // around: the reduce-scatters and all-gathers below dimension j
+    double longest = 0;
     double b = chunk;
     for (int32_t j = 0; j + 1 < nd; ++j) {
-      const double load = phase(j, Coll::ReduceScatter, b) + phase(j, Coll::AllGather, b);
-      T = astra::max2(T, around + chunks * load);
-      around += load;
+      const double rs = phase(j, Coll::ReduceScatter, b), ag = phase(j, Coll::AllGather, b);
+      T = astra::max2(T, around + chunks * (rs + ag));
+      longest = astra::max2(longest, astra::max2(rs, ag));
+      around += rs + ag;
       b /= span.k[dims[j]];
     }
-    return astra::max2(T, around + chunks * phase(nd - 1, Coll::AllReduce, b));
+    const double last = phase(nd - 1, Coll::AllReduce, b);
+    T = astra::max2(T, around + chunks * last);
+    return astra::max2(T, around + last + (chunks - 1) * astra::max2(longest, last));
   }
   // One phase per dimension: the sum of one chunk's phases + (chunks - 1) x the largest.
   double sum = 0, worst = 0;

@@ -87,7 +87,15 @@ namespace cosmic {
 //    parameters could be far fewer; ep_dispatch dedup's node is the innermost dimension of more
 //    than one NPU (a one-NPU dimension below it was taken as the node). recompute_layers added
 //    (0, every layer, as before). The shipped configurations and validate unchanged.
-constexpr int64_t kModelRevision = 12;
+// 13: collectives, Physical convention (a review's hand checks): a group within one dimension
+//    is sent whole (its chunks paid the latency once each: a decode step's tensor-parallel
+//    all-reduces took network.chunks times theirs); localBWAware's all-reduce is also bounded by
+//    one chunk's phases + (chunks - 1) x its longest phase (the bound by its last chunk; it was
+//    up to 16% below the flow shop on three or more dimensions); halving-doubling partners half
+//    a Ring apart send both ways round; a double binary tree of 2 ranks takes the ring's time
+//    (it took twice that). The astra-sim convention and the presets' results (chunks 1, Switch
+//    dimensions) unchanged; the COSMIC study's systems (chunks 4, Ring dimensions) move.
+constexpr int64_t kModelRevision = 13;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
