@@ -42,7 +42,7 @@ Aco::Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed) : card_(std::mov
   best_score_.resize(1, 1);
 }
 
-void Aco::ask(Population& pop) {
+void Aco::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "aco");
   const size_t ng = card_.size();
   // ACS's pseudo-random proportional rule is a choice between two distributions, so it is one
@@ -76,7 +76,7 @@ void Aco::ask(Population& pop) {
   ParentRows::fits_in_bytes(card_) ? build(uint8_t()) : build(int32_t());
 }
 
-void Aco::tell(const Population& pop, const Scores& scores) {
+void Aco::do_tell(const Population& pop, const Scores& scores) {
   ++gen_;
   const int32_t ng = int32_t(card_.size());
   const size_t n = pop.size;

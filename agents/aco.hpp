@@ -37,8 +37,6 @@ class Aco : public Agent {
  public:
   Aco(std::vector<int32_t> card, AcoParams p, uint64_t seed);
   std::string name() const override { return "aco"; }
-  void ask(Population& pop) override;
-  void tell(const Population& pop, const Scores& scores) override;
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
   const std::vector<double>& pheromone() const { return tau_; }  // tau_[offset_[g] + v]
@@ -50,6 +48,10 @@ class Aco : public Agent {
   static double construction_weight(double tau, double sum, int32_t ties, double q0) {
     return (1 - q0) * (tau / sum) + (ties > 0 ? q0 / ties : 0.0);
   }
+
+ protected:
+  void do_ask(Population& pop) override;
+  void do_tell(const Population& pop, const Scores& scores) override;
 
  private:
   std::vector<int32_t> card_;

@@ -6,7 +6,8 @@
 //   agent.tell(pop, scores) -> the agent updates its state
 //
 // tell() takes the population the last ask() filled, unchanged: GA and NSGA-II keep the children
-// they bred instead of reading them back.
+// they bred instead of reading them back. Agent::ask() and tell() keep that protocol and call
+// each agent's do_ask() and do_tell().
 //
 // Genomes are stored as structure of arrays (gene-major), like the evaluator reads them.
 // Every agent is seeded; given the same seed and the same scores it asks for the same genomes,
@@ -86,13 +87,39 @@ class Agent {
   virtual ~Agent() = default;
   virtual std::string name() const = 0;
   // Fills `pop` (already sized by the agent's population size and the space's gene count).
-  virtual void ask(Population& pop) = 0;
-  virtual void tell(const Population& pop, const Scores& scores) = 0;
+  void ask(Population& pop) {
+    do_ask(pop);
+    asked_ = true;
+    asked_size_ = pop.size;
+    asked_genes_ = pop.ngenes;
+  }
+  // Takes the population the last ask() filled and its scores. Refused (std::invalid_argument),
+  // with the agent left as it was, without an ask() since the last tell() or with a population
+  // or scores of another shape.
+  void tell(const Population& pop, const Scores& scores) {
+    if (!asked_) throw std::invalid_argument(name() + ": tell() without a matching ask()");
+    if (pop.size != asked_size_ || pop.ngenes != asked_genes_)
+      throw std::invalid_argument(name() + ": tell() with a population of another shape than ask() filled");
+    if (scores.nobj < 1 || scores.size != pop.size || scores.obj.size() != size_t(scores.nobj) * scores.size ||
+        scores.violation.size() != scores.size || scores.reason.size() != scores.size)
+      throw std::invalid_argument(name() + ": tell() with scores of another shape than the population");
+    asked_ = false;
+    do_tell(pop, scores);
+  }
   // The state after a tell(), and back: an agent loaded with it asks what the saved one would
   // have asked next. load() is called on an agent made as the saved one was (name,
   // hyperparameters, seed, space); it throws on bytes that do not fit.
   virtual void save(StateWriter& w) const = 0;
   virtual void load(StateReader& r) = 0;
+
+ protected:
+  virtual void do_ask(Population& pop) = 0;
+  virtual void do_tell(const Population& pop, const Scores& scores) = 0;
+
+ private:
+  bool asked_ = false;  // an ask() not yet told
+  size_t asked_size_ = 0;
+  int32_t asked_genes_ = 0;
 };
 
 }  // namespace cosmic::agents

@@ -33,7 +33,7 @@ uint64_t Bo::hash(const int32_t* genome) const {  // FNV-1a over the genes
   return h;
 }
 
-void Bo::ask(Population& pop) {
+void Bo::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "bo");
   const int32_t ng = int32_t(card_.size());
   const size_t n = hist_.size;
@@ -94,7 +94,7 @@ void Bo::ask(Population& pop) {
   }
 }
 
-void Bo::tell(const Population& pop, const Scores& scores) {
+void Bo::do_tell(const Population& pop, const Scores& scores) {
   ++gen_;
   const size_t n0 = hist_.size, m = pop.size;
   Scores h;

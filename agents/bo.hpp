@@ -32,10 +32,12 @@ class Bo : public Agent {
  public:
   Bo(std::vector<int32_t> card, BoParams p, uint64_t seed);
   std::string name() const override { return "bo"; }
-  void ask(Population& pop) override;
-  void tell(const Population& pop, const Scores& scores) override;
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
+
+ protected:
+  void do_ask(Population& pop) override;
+  void do_tell(const Population& pop, const Scores& scores) override;
 
  private:
   uint64_t hash(const int32_t* genome) const;

@@ -501,10 +501,4 @@ inline void check_sizes(const Population& pop, size_t population, int32_t ngenes
     throw std::invalid_argument(std::string(who) + ": population of the wrong shape");
 }
 
-// tell() of an agent that keeps the children it bred (`children`) as the next parents: `pop`
-// must be the population ask() filled.
-inline void check_asked(const ParentRows& children, const Population& pop, const char* who) {
-  if (children.size() != pop.size) throw std::invalid_argument(std::string(who) + ": tell() without a matching ask()");
-}
-
 }  // namespace cosmic::agents

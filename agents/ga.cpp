@@ -24,13 +24,13 @@ Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
   elites_ = p_.elite_fraction > 0 ? size_t(std::ceil(p_.elite_fraction * double(p_.population))) : 0;
 }
 
-void Ga::ask(Population& pop) {
+void Ga::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
   breed(pop, card_, seed_, gen_, Breeding(rows_, standing_, p_.tournament, p_.crossover_rate, mutation_rate_),
         [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); }, &children_);
 }
 
-void Ga::tell(const Population& pop, const Scores& scores) {
+void Ga::do_tell(const Population& pop, const Scores& scores) {
   ++gen_;
   const size_t ng = size_t(pop.ngenes);
   // Elitism: the best parents replace the worst children when they rank before them.
@@ -45,7 +45,6 @@ void Ga::tell(const Population& pop, const Scores& scores) {
     keep_st[j] = standing_[elite[j]];
     copy_scores(parent_scores_, elite[j], keep_s, j);
   }
-  check_asked(children_, pop, "ga");
   rows_.swap(children_);
   parent_scores_ = scores;
   standings(parent_scores_, standing_);

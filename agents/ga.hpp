@@ -28,10 +28,12 @@ class Ga : public Agent {
  public:
   Ga(std::vector<int32_t> card, GaParams p, uint64_t seed);
   std::string name() const override { return "ga"; }
-  void ask(Population& pop) override;
-  void tell(const Population& pop, const Scores& scores) override;
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
+
+ protected:
+  void do_ask(Population& pop) override;
+  void do_tell(const Population& pop, const Scores& scores) override;
 
  private:
   std::vector<int32_t> card_;

@@ -620,7 +620,7 @@ bool Nsga2::wins(size_t a, size_t b) const {
   return a < b;
 }
 
-void Nsga2::ask(Population& pop) {
+void Nsga2::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
   // Binary tournament on (rank, crowding distance), Deb et al. 2002.
   breed(pop, card_, seed_, gen_, Breeding(rows_, crowded_, 2, p_.crossover_rate, mutation_rate_),
@@ -682,9 +682,8 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep, RankOrders& orders) {
   return fronts;
 }
 
-void Nsga2::tell(const Population& pop, const Scores& scores) {
+void Nsga2::do_tell(const Population& pop, const Scores& scores) {
   ++gen_;
-  check_asked(children_, pop, "nsga2");
   if (rows_.size() == 0) {
     rows_.swap(children_);
     parent_scores_ = scores;

@@ -68,10 +68,12 @@ class Nsga2 : public Agent {
  public:
   Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed);
   std::string name() const override { return "nsga2"; }
-  void ask(Population& pop) override;
-  void tell(const Population& pop, const Scores& scores) override;
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
+
+ protected:
+  void do_ask(Population& pop) override;
+  void do_tell(const Population& pop, const Scores& scores) override;
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison

@@ -15,7 +15,7 @@ RandomWalkParams RandomWalkParams::from(const Params& p, Params* effective) {
 RandomWalk::RandomWalk(std::vector<int32_t> card, RandomWalkParams p, uint64_t seed)
     : card_(std::move(card)), p_(p), seed_(seed) {}
 
-void RandomWalk::ask(Population& pop) {
+void RandomWalk::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "rw");
   random_population(pop, card_, seed_, gen_);
 }

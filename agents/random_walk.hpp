@@ -18,10 +18,12 @@ class RandomWalk : public Agent {
  public:
   RandomWalk(std::vector<int32_t> card, RandomWalkParams p, uint64_t seed);
   std::string name() const override { return "rw"; }
-  void ask(Population& pop) override;
-  void tell(const Population&, const Scores&) override { ++gen_; }
   void save(StateWriter& w) const override { w.put(gen_); }
   void load(StateReader& r) override { r.get(gen_); }
+
+ protected:
+  void do_ask(Population& pop) override;
+  void do_tell(const Population&, const Scores&) override { ++gen_; }
 
  private:
   std::vector<int32_t> card_;

@@ -28,6 +28,7 @@
 #include "host/population.hpp"
 #include "host/text.hpp"
 #include "psa/config.hpp"
+#include "psa/names.hpp"
 
 #ifndef COSMIC_VERSION
 #define COSMIC_VERSION "0.0.0"
@@ -1206,6 +1207,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (!o.quiet && stopped != "budget")
     std::cerr << "search: stopped (" << stopped << ") after " << st.evaluations << " evaluations; " << o.out
               << " is resumable with --resume\n";
+  // A search that found nothing feasible has an infeasible /best: say so, and what it broke.
+  if (!o.quiet && st.feasible == 0 && st.have_best) {
+    const int32_t code = st.best.reason[0];
+    std::cerr << "search: no feasible point in " << st.evaluations << " evaluations; /best is the least infeasible ("
+              << (code < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(code)))
+              << "): a larger budget or population, or another agent, may find one (docs/agents.md)\n";
+  }
   if (summary) {
     summary->generations = st.generations;
     summary->evaluations = st.evaluations;

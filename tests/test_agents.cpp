@@ -433,17 +433,36 @@ TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
   omp_set_num_threads(threads_before);
 }
 
-// GA and NSGA-II keep the children they bred as the next parents, so tell() must follow ask().
+// tell() takes the population the last ask() filled: GA and NSGA-II keep the children they bred
+// as the next parents. Every agent refuses a tell() without a matching ask() (at the first
+// generation and at a later one, a second tell() for one ask()) and scores of another size, and
+// a refused call leaves it as it was: its next ask() is a fresh agent's after the same valid
+// calls.
 TEST(Agents, TellWithoutAskIsRefused) {
-  for (const char* name : {"ga", "nsga2"}) {
-    auto made = agents::make_agent(name, {3, 4}, 1, {{std::string(name) + ".population", "8"}}, 1);
-    Population pop;
+  for (const char* name : {"rw", "ga", "aco", "bo", "nsga2"}) {
+    const agents::Params params = {{std::string(name) + ".population", "8"}};
+    auto made = agents::make_agent(name, {3, 4}, 1, params, 1);
+    auto twin = agents::make_agent(name, {3, 4}, 1, params, 1);
+    Population pop, twin_pop;
     pop.resize(2, 8);
-    Scores s;
+    twin_pop.resize(2, 8);
+    Scores s, short_s;
     s.resize(1, 8);
+    short_s.resize(1, 7);
+    const auto score = [&](const Population& p) {  // objective: the sum of the genes
+      for (size_t i = 0; i < 8; ++i) s.obj[i] = double(p.at(i, 0) + p.at(i, 1));
+    };
     EXPECT_THROW(made.agent->tell(pop, s), std::invalid_argument) << name;
-    made.agent->ask(pop);
-    EXPECT_NO_THROW(made.agent->tell(pop, s)) << name;
+    for (int gen = 0; gen < 3; ++gen) {
+      made.agent->ask(pop);
+      twin.agent->ask(twin_pop);
+      EXPECT_EQ(pop.genes, twin_pop.genes) << name << " generation " << gen;
+      EXPECT_THROW(made.agent->tell(pop, short_s), std::invalid_argument) << name;
+      score(pop);
+      made.agent->tell(pop, s);
+      twin.agent->tell(twin_pop, s);
+      EXPECT_THROW(made.agent->tell(pop, s), std::invalid_argument) << name << " generation " << gen;
+    }
   }
 }
 
@@ -1830,6 +1849,20 @@ TEST(PopulationEvaluator, CudaBackendRefusedWithoutDevice) {
   const auto ds = tiny_space();
   EXPECT_THROW(make_population_evaluator("cuda", *ds.view, ds.objectives), std::runtime_error);
   EXPECT_EQ(make_population_evaluator("auto", *ds.view, ds.objectives)->name(), "cpu");
+}
+
+// A search that finds nothing feasible says so, with what its least infeasible point broke; one
+// that finds a feasible point does not.
+TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
+  const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
+  const std::string run = "search " + psa + " --agent ga --budget 200 --population 100 --seed 1 --backend cpu -o ";
+  const std::string said = "search: no feasible point in 200 evaluations; /best is the least infeasible (CONSTRAINT)";
+  const test::CliRun none = test::run_cli(run + temp_path("none.h5") + " --set 'constraints=[\"workload.dp > 1000000\"]'");
+  EXPECT_EQ(none.status, 0) << none.out;
+  EXPECT_NE(none.out.find(said), std::string::npos) << none.out;
+  const test::CliRun some = test::run_cli(run + temp_path("some.h5"));
+  EXPECT_EQ(some.status, 0) << some.out;
+  EXPECT_EQ(some.out.find("no feasible point"), std::string::npos) << some.out;
 }
 
 // ---------------------------------------------------------------------------------------------
