@@ -604,6 +604,23 @@ class SweepFile(unittest.TestCase):
             self.assertIn("pareto/", r.stdout)
         r = subprocess.run([sys.executable, compare, files["pareto"], files["pareto"]], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stdout)
+        # Two searches of one seed on 1 and 2 threads: identical but for their timings, device and
+        # command line, which are left out; another seed differs, down to /best's attributes.
+        runs = {}
+        for name, seed, threads in (("a", "5", "1"), ("b", "5", "2"), ("c", "6", "2")):
+            runs[name] = os.path.join(self.dir, "search-%s.h5" % name)
+            subprocess.run([COSMIC, "search", psa, "--agent", "ga", "--population", "100", "--budget", "1000", "--seed",
+                            seed, "-o", runs[name], "--quiet"], check=True, env=dict(os.environ, OMP_NUM_THREADS=threads))
+        r = subprocess.run([sys.executable, compare, runs["a"], runs["b"]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("all identical", r.stdout)
+        r = subprocess.run([sys.executable, compare, runs["a"], runs["c"]], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("attribute seed", r.stdout)
+        self.assertIn("attribute best:found_at_evaluation", r.stdout)
+        r = subprocess.run([sys.executable, compare, runs["a"], os.path.join(self.dir, "none.h5")], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 2, r.stdout)
 
     def test_bad_files_are_refused_and_left_alone(self):
         psa = "workload-system1.yaml"
