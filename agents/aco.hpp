@@ -13,7 +13,8 @@
 //   floor         tau >= tau0 / 100 (a MAX-MIN lower bound, Stutzle & Hoos 2000), so no value
 //                 becomes unreachable
 // tau0 = 1 / cardinality, so each gene's table starts as a probability distribution; the
-// updates keep its sum at 1 only until the floor lifts an entry (the roulette normalises).
+// updates do not keep its sum at 1 (the local update pulls the chosen values towards tau0,
+// the floor lifts others), and the roulette normalises.
 #pragma once
 
 #include <vector>

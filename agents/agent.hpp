@@ -103,8 +103,8 @@ class Agent {
     if (scores.nobj < 1 || scores.size != pop.size || scores.obj.size() != size_t(scores.nobj) * scores.size ||
         scores.violation.size() != scores.size || scores.reason.size() != scores.size)
       throw std::invalid_argument(name() + ": tell() with scores of another shape than the population");
+    do_tell(pop, scores);  // which may refuse what only the agent knows of, before it changes
     asked_ = false;
-    do_tell(pop, scores);
   }
   // The state after a tell(), and back: an agent loaded with it asks what the saved one would
   // have asked next. load() is called on an agent made as the saved one was (name,

@@ -683,6 +683,9 @@ Nsga2::Fronts Nsga2::assign(const Scores& s, size_t keep, RankOrders& orders) {
 }
 
 void Nsga2::do_tell(const Population& pop, const Scores& scores) {
+  if (scores.nobj != nobj_)
+    throw std::invalid_argument("nsga2: scores of " + std::to_string(scores.nobj) + " objectives, for an agent of " +
+                                std::to_string(nobj_));
   ++gen_;
   if (rows_.size() == 0) {
     rows_.swap(children_);

@@ -84,7 +84,7 @@ class Nsga2 : public Agent {
   };
   Fronts assign(const Scores& s, size_t keep, RankOrders& orders);
   std::vector<int32_t> card_;
-  int32_t nobj_;
+  int32_t nobj_;  // objectives of every tell()
   Nsga2Params p_;
   double mutation_rate_;
   uint64_t seed_;

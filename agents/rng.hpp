@@ -45,14 +45,6 @@ class Rng {
   }
   // Uniform real in [0, 1) with 53 random bits.
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-  // Takes o's state where take is true, keeps its own otherwise, without a branch (for draws
-  // made ahead on a copy and kept or dropped on a coin that goes either way at random).
-  void take_if(bool take, const Rng& o) {
-    const uint64_t mask = 0 - uint64_t(take);
-    for (int i = 0; i < 4; ++i) s_[i] ^= (s_[i] ^ o.s_[i]) & mask;
-  }
-  // An independent stream for a sub-task (e.g. one per individual), derived from this one.
-  Rng split() { return Rng(next()); }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -2,9 +2,10 @@
 // (host/population.hpp): ask -> evaluate -> tell -> record, one generation per evaluator call,
 // streamed to HDF5 (layout: docs/results-format.md, "Search files").
 // Stops at the evaluation budget, at a wall-time limit or on SIGINT / SIGTERM (the generation
-// in flight is finished and written; the file is marked incomplete). --resume replays the
-// stored generations through a fresh agent with the same seed, evaluating them again (and
-// checking them against /generations), then continues: the result equals that of an
+// in flight is finished and written; the file is marked incomplete). --resume loads the agent
+// and the search's state from the latest checkpoint the file holds (or, without one, starts a
+// fresh agent with the same seed), replays the generations stored after it, evaluating them
+// again and checking them against /generations, then continues: the result equals that of an
 // uninterrupted run.
 #pragma once
 
@@ -58,8 +59,8 @@ struct SearchSummary {
 // are appended one after another, so that a kill can leave some shorter or missing). The
 // `generation` column of format 2 counts only in files of that format.
 size_t listed_generations(hid_t file);
-// Returns the exit status: 0 done (budget or time limit), 128 + signal when interrupted (also
-// for stop_after_generations, as 130). Throws std::exception with a message on errors
+// Returns the exit status: 0 done (budget, time limit, target or stall), 128 + signal when
+// interrupted (also for stop_after_generations, as 130). Throws std::exception with a message on errors
 // (bad hyperparameters: agents::ParamError).
 int run_search(const psa::DesignSpace& space, const SearchOptions& opts, SearchSummary* summary = nullptr);
 

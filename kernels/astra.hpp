@@ -133,10 +133,12 @@ COSMIC_HD inline PhaseCost ring_phase(Coll kind, int64_t p, double m_bytes, doub
 
 // Direct algorithm ([Per-phase] "direct" rows): every peer at once.
 //   all-to-all 2d + T;  reduce-scatter 2d + T + R(m);  all-gather 2d + T (m = shard);
-//   all-reduce 3d + 2T + R(m) (the doc's "about"; exact to the ns on Switch and FullyConnected).
-// T, unaware: the farthest peer, floor(h_max L + m/B) (h_max = floor(p/2) on a Ring). The CSV's
-// Ring/direct rows are 0.03-0.25% above this (ASTRA-sim adds a few hundred ns of latency the doc
-// does not explain); accepted within tolerance.
+//   all-reduce 3d + 2T + R(m) (the doc's "about"; exact to the ns for all-reduce on Switch and
+//   FullyConnected).
+// T, unaware: the farthest peer, floor(h_max L + m/B) (h_max = floor(p/2) on a Ring). Within
+// tolerance of the CSV, not exact: its Ring all-reduce rows are 0.02-0.08% below this, and its
+// S = 1 all-gather, reduce-scatter and all-to-all rows on Ring and Switch 0.015-0.24% above it
+// (ASTRA-sim adds a few latencies the doc does not explain; docs/astrasim-mode.md).
 // T, aware (assumption, fitted to the CSV's aware direct rows, not stated in the doc): peers
 // share links, so the phase lasts as long as its busiest link needs:
 //   FullyConnected: one dedicated link per peer: floor(L + m/B) (exact in the CSV);

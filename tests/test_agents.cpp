@@ -458,6 +458,11 @@ TEST(Agents, TellWithoutAskIsRefused) {
       twin.agent->ask(twin_pop);
       EXPECT_EQ(pop.genes, twin_pop.genes) << name << " generation " << gen;
       EXPECT_THROW(made.agent->tell(pop, short_s), std::invalid_argument) << name;
+      if (std::string(name) == "nsga2") {  // made for one objective
+        Scores two;
+        two.resize(2, 8);
+        EXPECT_THROW(made.agent->tell(pop, two), std::invalid_argument);
+      }
       score(pop);
       made.agent->tell(pop, s);
       twin.agent->tell(twin_pop, s);

@@ -410,6 +410,31 @@ TEST(Cli, EvalNotesCostFiguresThatAreNotUsed) {
   EXPECT_EQ(tiers.out.find("prices.pod is not used"), std::string::npos) << tiers.out;
 }
 
+// The astra-sim convention estimates a double binary tree's all-reduce and halving-doubling on a
+// dimension that is not a power of two (docs/astrasim-mode.md): a note says so, one a
+// dimension; the Physical convention models both and has none.
+TEST(Cli, EvalNotesWhatTheAstraSimConventionEstimates) {
+  const std::string cfg = (std::filesystem::temp_directory_path() / "cosmic_astra_estimates.yaml").string();
+  std::ofstream(cfg) << "model: GPT-1.7B\nsystem:\n  compute: {peak_tflops: 300, memory_bw_GBps: 2000, memory_GiB: 80}\n"
+                        "  network:\n    convention: astra-sim\n    dims:\n"
+                        "      - {topology: Ring, npus: 8, bandwidth_GBps: 100, latency_ns: 500, algorithm: doubleBinaryTree}\n"
+                        "      - {topology: Switch, npus: 6, bandwidth_GBps: 25, latency_ns: 2000, algorithm: halvingDoubling}\n"
+                        "workload: {dp: 48, global_batch: 48}\n";
+  const test::CliRun astra = test::run_cli("eval " + cfg);
+  ASSERT_EQ(astra.status, 0) << astra.out;
+  EXPECT_NE(astra.out.find("note: the astra-sim convention estimates dimension 0's doubleBinaryTree all_reduce as a "
+                           "measured ratio to the ring's"),
+            std::string::npos)
+      << astra.out;
+  EXPECT_NE(astra.out.find("note: the astra-sim convention estimates dimension 1's halvingDoubling all_reduce, "
+                           "all_gather, reduce_scatter on 6 NPUs, not a power of two, as the ring"),
+            std::string::npos)
+      << astra.out;
+  const test::CliRun physical = test::run_cli("eval " + cfg + " --set system.network.convention=physical");
+  ASSERT_EQ(physical.status, 0) << physical.out;
+  EXPECT_EQ(physical.out.find("estimates dimension"), std::string::npos) << physical.out;
+}
+
 TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
   for (const auto& shipped : std::filesystem::directory_iterator(test::data_path("configs")))
