@@ -87,8 +87,13 @@ void Bo::do_ask(Population& pop) {
         best = cand;
       }
     }
-    if (best_score == -INFINITY)  // every draw was a repeat
+    // Every draw was a repeat (l has narrowed onto points already asked): a uniform genome not
+    // asked before, or after 64 tries any.
+    for (int tries = 0; best_score == -INFINITY && tries < 64; ++tries) {
       for (int32_t g = 0; g < ng; ++g) best[size_t(g)] = int32_t(r.below(uint64_t(card_[g])));
+      const uint64_t h = hash(best.data());
+      if (!seen_.count(h) && !batch.count(h)) break;
+    }
     batch.insert(hash(best.data()));
     for (int32_t g = 0; g < ng; ++g) pop.at(i, g) = best[size_t(g)];
   }

@@ -14,11 +14,13 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 #include "agents/aco.hpp"
 #include "agents/common.hpp"
 #include "agents/factory.hpp"
+#include "agents/ga.hpp"
 #include "agents/nsga2.hpp"
 #include "agents/rng.hpp"
 #include "host/backend.hpp"
@@ -1339,6 +1341,154 @@ TEST(Nsga2, ThreeObjectivesRankAsFourOrMore) {
     EXPECT_GT(*std::max_element(three.begin(), three.end()), 3) << trial;  // several fronts
     if (n <= 600) EXPECT_EQ(three, reference_ranks(obj, n, 3)) << trial;
   }
+}
+
+// The parents an agent keeps, from its saved state (GA and NSGA-II save the generation, the
+// parents' rows and then their scores).
+Scores saved_parents(const agents::Agent& a, const std::vector<int32_t>& card) {
+  agents::StateWriter w;
+  a.save(w);
+  agents::StateReader r(w.bytes().data(), w.bytes().size());
+  r.get<uint64_t>();
+  agents::ParentRows rows(card);
+  rows.load(r);
+  Scores s;
+  s.load(r);
+  return s;
+}
+
+// BO's surrogate asks points it has not evaluated: after the uniform start-up, no asked genome
+// is one of the history or another of its batch (on a space of 1,000 points, of which the run
+// asks 220, the draws from l find new ones).
+TEST(Bo, AsksNoPointTwice) {
+  const std::vector<int32_t> card = {10, 10, 10};
+  auto made = agents::make_agent("bo", card, 1, {{"bo.population", "10"}, {"bo.startup", "20"}}, 4);
+  Population pop;
+  pop.resize(3, 10);
+  Scores s;
+  s.resize(1, 10);
+  std::set<std::vector<int32_t>> seen;
+  for (int gen = 0; gen < 22; ++gen) {
+    made.agent->ask(pop);
+    for (size_t i = 0; i < 10; ++i) {
+      const std::vector<int32_t> x = {pop.at(i, 0), pop.at(i, 1), pop.at(i, 2)};
+      if (gen >= 2) EXPECT_EQ(seen.count(x), 0u) << "generation " << gen << ", point " << i;
+      seen.insert(x);
+      s.obj[i] = double((x[0] - 3) * (x[0] - 3) + (x[1] - 7) * (x[1] - 7) + x[2]);  // best at (3, 7, 0)
+    }
+    made.agent->tell(pop, s);
+  }
+}
+
+// Elitism: the best parents replace the worst children when better. Generation 0 scores 0..19;
+// every later child is worse than all of them, so with elite_fraction 0.1 the parents keep the
+// two best of generation 0 (0 and 1) for good; without elitism they are all children.
+TEST(Ga, ElitesSurviveWorseChildren) {
+  const std::vector<int32_t> card = {5, 7, 3, 9};
+  for (const char* fraction : {"0.1", "0"}) {
+    agents::Ga ga(card, agents::GaParams::from({{"ga.population", "20"}, {"ga.elite_fraction", fraction}}), 3);
+    Population pop;
+    pop.resize(4, 20);
+    Scores s;
+    s.resize(1, 20);
+    for (int gen = 0; gen < 5; ++gen) {
+      ga.ask(pop);
+      for (size_t i = 0; i < 20; ++i) s.obj[i] = gen == 0 ? double(i) : 1000.0 + gen * 100 + double(i);
+      ga.tell(pop, s);
+      std::vector<double> kept = saved_parents(ga, card).obj;
+      std::sort(kept.begin(), kept.end());
+      if (std::string(fraction) == "0.1") {
+        EXPECT_EQ(kept[0], 0.0) << gen;
+        EXPECT_EQ(kept[1], 1.0) << gen;
+        EXPECT_GT(kept[2], gen == 0 ? 1.0 : 1000.0) << gen;
+      } else {
+        EXPECT_EQ(kept[0], gen == 0 ? 0.0 : 1000.0 + gen * 100) << gen;
+      }
+    }
+  }
+}
+
+// NSGA-II's survivors against a brute force: the best P of parents and children (parents first)
+// by constrained rank (pairwise domination, feasible first, then by violation), crowding
+// distance within a front (larger first) and index, on 2-4 objectives with ties (values of 4
+// levels) and without (1,000 levels), a quarter of each generation infeasible.
+TEST(Nsga2, SurvivorsAreTheBestByRankAndCrowding) {
+  const std::vector<int32_t> card = {5, 7, 3, 9};
+  for (int nobj = 2; nobj <= 4; ++nobj)
+    for (int trial = 0; trial < 12; ++trial) {
+      const size_t P = 10 + size_t(trial) * 3;
+      agents::Nsga2 agent(card, nobj, agents::Nsga2Params::from({{"nsga2.population", std::to_string(P)}}), 100 + trial);
+      Population pop;
+      pop.resize(4, P);
+      agents::Rng rng(uint64_t(trial * 7 + nobj));
+      Scores parents;
+      for (int gen = 0; gen < 3; ++gen) {
+        agent.ask(pop);
+        Scores s;
+        s.resize(nobj, P);
+        for (double& x : s.obj) x = double(rng.below(trial % 2 ? 4 : 1000));
+        for (size_t i = 0; i < P; ++i)
+          if (rng.below(4) == 0) {
+            s.violation[i] = 1 + double(rng.below(3));
+            for (int j = 0; j < nobj; ++j) s.obj[size_t(j) * P + i] = INFINITY;
+          }
+        agent.tell(pop, s);
+        const Scores got = saved_parents(agent, card);
+        if (gen > 0) {
+          Scores all;
+          all.resize(nobj, 2 * P);
+          for (size_t i = 0; i < P; ++i) {
+            agents::copy_scores(parents, i, all, i);
+            agents::copy_scores(s, i, all, P + i);
+          }
+          const auto dominates = [&](size_t a, size_t b) {
+            if (all.feasible(a) != all.feasible(b)) return all.feasible(a);
+            if (!all.feasible(a)) return all.violation[a] < all.violation[b];
+            bool strict = false;
+            for (int j = 0; j < nobj; ++j) {
+              if (all.at(a, j) > all.at(b, j)) return false;
+              strict = strict || all.at(a, j) < all.at(b, j);
+            }
+            return strict;
+          };
+          std::vector<int> rank(2 * P, -1);
+          for (int r = 0, left = int(2 * P); left > 0; ++r) {
+            std::vector<size_t> front;
+            for (size_t i = 0; i < 2 * P; ++i) {
+              bool dominated = false;
+              for (size_t j = 0; j < 2 * P && !dominated && rank[i] < 0; ++j) dominated = rank[j] < 0 && dominates(j, i);
+              if (rank[i] < 0 && !dominated) front.push_back(i);
+            }
+            for (size_t i : front) rank[i] = r;
+            left -= int(front.size());
+          }
+          std::vector<double> dist(2 * P, 0.0);
+          for (int f = 0; f <= *std::max_element(rank.begin(), rank.end()); ++f) {
+            std::vector<size_t> members;
+            for (size_t i = 0; i < 2 * P; ++i)
+              if (rank[i] == f) members.push_back(i);
+            if (members.empty() || !all.feasible(members[0])) continue;
+            const std::vector<double> d = agents::crowding_distance(all.obj.data(), 2 * P, nobj, members);
+            for (size_t k = 0; k < members.size(); ++k) dist[members[k]] = d[k];
+          }
+          std::vector<size_t> order(2 * P);
+          std::iota(order.begin(), order.end(), size_t(0));
+          std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            if (rank[a] != rank[b]) return rank[a] < rank[b];
+            if (dist[a] != dist[b]) return dist[a] > dist[b];
+            return a < b;
+          });
+          std::vector<size_t> keep(order.begin(), order.begin() + ptrdiff_t(P));
+          std::sort(keep.begin(), keep.end());
+          Scores want;
+          want.resize(nobj, P);
+          for (size_t k = 0; k < P; ++k) agents::copy_scores(all, keep[k], want, k);
+          EXPECT_EQ(got.obj, want.obj) << nobj << " objectives, trial " << trial << ", generation " << gen;
+          EXPECT_EQ(got.violation, want.violation) << nobj << " objectives, trial " << trial << ", generation " << gen;
+        }
+        parents = got;
+      }
+    }
 }
 
 // An objective that is a non-decreasing function of the first over the points (a multiple of it,
