@@ -178,6 +178,11 @@ TEST(AgentParams, BadHyperparametersAreRefusedWithAClearMessage) {
   } catch (const agents::ParamError& e) {
     EXPECT_EQ(std::string(e.what()), "ga.mutation_rate: expected auto or a number in [0, 1], got ''");
   }
+  // auto in any case, as a PSA file's choices; it records as auto.
+  agents::Params effective;
+  agents::GaParams::from({{"ga.mutation_rate", "AUTO"}}, &effective);
+  EXPECT_EQ(effective.at("ga.mutation_rate"), "auto");
+  EXPECT_THROW(agents::GaParams::from({{"ga.mutation_rate", "autos"}}), agents::ParamError);
   try {  // twice: refused, not the last one kept
     agents::add_param(p, "ga", "ga.mutation_rate=0.5");
     ADD_FAILURE() << "a key given twice accepted";
