@@ -1065,15 +1065,23 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   std::string stopped = "budget";
   uint64_t session_gens = 0;
   const bool tty = isatty(2) != 0;
+  // The ETA runs at the rate since the last progress line: BO's generations slow down as its
+  // history grows, and the rate over the whole run had it finish about 4x too soon.
+  double eta_wall = st.wall_s;
+  uint64_t eta_evals = st.evaluations;
   auto progress = [&](bool last) {
     if (o.quiet) return;
     const double t = now_s();
     if (!last && t - last_progress < o.progress_every_s) return;
     last_progress = t;
     const double rate = st.wall_s > 0 ? double(st.evaluations) / st.wall_s : 0.0;
+    const double recent =
+        st.wall_s > eta_wall && st.evaluations > eta_evals ? double(st.evaluations - eta_evals) / (st.wall_s - eta_wall) : rate;
+    eta_wall = st.wall_s;
+    eta_evals = st.evaluations;
     std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", " << human(double(st.evaluations))
               << "/" << human(double(o.budget)) << " evaluations, best " << best_text(best_value(st)) << ", " << human(rate)
-              << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / rate))
+              << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / recent))
               << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
   };
   // The rows handed to the writer since /evaluated last ended on a whole chunk: a checkpoint
