@@ -30,6 +30,12 @@ inline uint64_t stream_seed(uint64_t seed, uint64_t gen, uint64_t i) {
   return z ^ (z >> 31);
 }
 
+// The per-gene mutation rate of GA and NSGA-II: the one given, or with auto (< 0) one gene a
+// child in expectation, 1 / genes.
+inline double mutation_rate_for(double given, size_t ngenes) {
+  return given < 0 ? 1.0 / double(std::max<size_t>(1, ngenes)) : given;
+}
+
 // The operators below work on one genome stored as a row of genes (individual-major).
 template <class Gene>
 void random_genome(Gene* row, const std::vector<int32_t>& card, Rng& r) {

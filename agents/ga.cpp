@@ -20,7 +20,7 @@ GaParams GaParams::from(const Params& p, Params* effective) {
 
 Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
     : card_(std::move(card)), p_(p), seed_(seed), rows_(card_), children_(card_) {
-  mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
+  mutation_rate_ = mutation_rate_for(p_.mutation_rate, card_.size());
   elites_ = p_.elite_fraction > 0 ? size_t(std::ceil(p_.elite_fraction * double(p_.population))) : 0;
 }
 
@@ -31,6 +31,9 @@ void Ga::do_ask(Population& pop) {
 }
 
 void Ga::do_tell(const Population& pop, const Scores& scores) {
+  if (rows_.size() > 0 && scores.nobj != parent_scores_.nobj)  // elitism copies the parents' scores
+    throw std::invalid_argument("ga: scores of " + std::to_string(scores.nobj) + " objectives after " +
+                                std::to_string(parent_scores_.nobj));
   ++gen_;
   const size_t ng = size_t(pop.ngenes);
   // Elitism: the best parents replace the worst children when they rank before them.

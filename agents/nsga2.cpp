@@ -610,7 +610,7 @@ std::vector<double> crowding_distance_lex2(const double* f1, const double* f2, s
 
 Nsga2::Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t seed)
     : card_(std::move(card)), nobj_(nobj), p_(p), seed_(seed), rows_(card_), children_(card_) {
-  mutation_rate_ = p_.mutation_rate < 0 ? 1.0 / double(std::max<size_t>(1, card_.size())) : p_.mutation_rate;
+  mutation_rate_ = mutation_rate_for(p_.mutation_rate, card_.size());
 }
 
 bool Nsga2::wins(size_t a, size_t b) const {

@@ -40,15 +40,17 @@ EvalReport checked_report(const psa::LoadedConfig& lc) {
   // is not paid anywhere.
   const YAML::Node prices = lc.resolved["system"]["network"]["prices"];
   if (prices && prices.IsMap()) {
-    std::string used;
-    for (const std::string& t : rep.dim_tier)
-      if (t != "-") used += (used.empty() ? "" : ", ") + t;
+    std::string used;  // the tiers taken, each once, inner first
+    for (const char* t : {"chiplet", "package", "node", "pod"})
+      if (std::find(rep.dim_tier.begin(), rep.dim_tier.end(), t) != rep.dim_tier.end())
+        used += (used.empty() ? "" : ", ") + std::string(t);
     for (const auto& kv : prices) {
       const std::string tier = kv.first.Scalar();
       if (std::find(rep.dim_tier.begin(), rep.dim_tier.end(), tier) == rep.dim_tier.end())
-        rep.notes.push_back("system.network.prices." + tier + " is not used: this network's dimensions are priced as " +
-                            (used.empty() ? std::string("none (one NPU each)") : used) +
-                            " tiers, outermost the pod (docs/config.md)");
+        rep.notes.push_back("system.network.prices." + tier + " is not used: this network's dimensions take the " +
+                            (used.empty() ? std::string("no tier (one NPU each)") : used + " tier" +
+                            (used.find(',') == std::string::npos ? "" : "s")) +
+                            " (docs/config.md, network.prices)");
     }
   }
   return rep;

@@ -293,6 +293,30 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   rep.notes = why_infeasible(c, rep.result.reason);
   Groups g;
   if (place_groups(c.net, w, g.span) == Reason::Ok) {
+    // The astra-sim convention estimates what ASTRA-sim's doc does not describe (kernels/astra.hpp
+    // modelled()): a double binary tree's all-reduce phase, as a measured ratio to the ring's, and
+    // halving-doubling on a dimension that is not a power of two, as the ring. Noted for the
+    // groups whose collectives meet one (a group smaller than the system runs the ring anyway).
+    if (c.net.convention == Convention::AstraSim) {
+      g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
+      std::string estimated;
+      const std::pair<const char*, const Span*> timed[] = {{"tp", &g.span[int(Group::TP)]},
+                                                           {"cp", &g.span[int(Group::CP)]},
+                                                           {"dp x cp", &g.dp_cp}};
+      for (const auto& [group, span] : timed) {
+        std::string colls;
+        for (const auto& e : names::kColl)
+          if (span_size(*span, c.net.ndims) > 1 && !astra::modelled(c.net, *span, e.value))
+            colls += (colls.empty() ? "" : ", ") + std::string(e.name);
+        if (!colls.empty()) estimated += (estimated.empty() ? "" : "; ") + std::string(group) + "'s " + colls;
+      }
+      if (!estimated.empty())
+        rep.notes.push_back("the astra-sim convention estimates " + estimated +
+                            " (a double binary tree's all-reduce as a measured ratio to the ring's" +
+                            (c.net.congestion_aware ? ", 12-61% low congestion-aware" : "") +
+                            "; halving-doubling on a dimension that is not a power of two as the ring; "
+                            "docs/astrasim-mode.md)");
+    }
     for (const auto& e : names::kGroup)
       if (group_degree(w, int(e.value)) > 1) rep.placement.push_back({e.name, {g.span[int(e.value)].k, g.span[int(e.value)].k + c.net.ndims}});
     if (c.model.experts > 0 && place_experts(c, g)) {
@@ -339,27 +363,6 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     rep.notes.push_back("micro_batch 1: a decode step runs each replica's " + std::to_string(per_replica) +
                         " sequences one at a time, where an engine batches them (micro_batch " +
                         std::to_string(per_replica / std::max(1, w.pp)) + " fills the pipeline)");
-  // The astra-sim convention estimates what ASTRA-sim's doc does not describe (kernels/astra.hpp
-  // modelled()): a double binary tree's all-reduce as a measured ratio to the ring's, and
-  // halving-doubling on a dimension that is not a power of two as the ring.
-  if (c.net.convention == Convention::AstraSim)
-    for (int32_t d = 0; d < c.net.ndims; ++d) {
-      const NetDim& nd = c.net.dim[d];
-      std::string tree, odd;  // the collectives of each kind
-      for (const auto& e : names::kColl) {
-        const Algo a = nd.algo[int(e.value)];
-        if (nd.npus > 1 && a == Algo::DoubleBinaryTree && e.value == Coll::AllReduce) tree = e.name;
-        if (nd.npus > 1 && a == Algo::HalvingDoubling && e.value != Coll::AllToAll && !astra::is_pow2(nd.npus))
-          odd += (odd.empty() ? "" : ", ") + std::string(e.name);
-      }
-      const std::string dim = "the astra-sim convention estimates dimension " + std::to_string(d) + "'s ";
-      if (!tree.empty())
-        rep.notes.push_back(dim + "doubleBinaryTree all_reduce as a measured ratio to the ring's, 12-61% low "
-                                  "congestion-aware (docs/astrasim-mode.md)");
-      if (!odd.empty())
-        rep.notes.push_back(dim + "halvingDoubling " + odd + " on " + std::to_string(nd.npus) +
-                            " NPUs, not a power of two, as the ring (docs/astrasim-mode.md)");
-    }
   // overlap_ep_comm pairs a micro-batch's forward with another's backward (kernels/model.hpp):
   // where there is nothing to pair, or no all-to-all, it changes nothing.
   if (w.overlap_ep_comm) {
@@ -371,8 +374,9 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                                    : nullptr;
     if (why) rep.notes.push_back(std::string("overlap_ep_comm hides nothing here: ") + why);
   }
-  // The cost per token takes all four of these. The presets give power_W alone (for the energy);
-  // a price or an operation's figure given without the rest is a file meant to have them.
+  // The cost per token takes all four of these. The presets give power_W alone (for the energy),
+  // a price alone prices the cluster; an operation's figure given without the rest is a file
+  // meant to have them.
   const std::pair<const char*, bool> inputs[] = {{"system.compute.power_W", c.compute.power_W > 0},
                                                  {"system.compute.price_usd", c.compute.price_usd > 0},
                                                  {"system.operation.usd_per_kWh", c.op.usd_per_kWh > 0},
@@ -380,7 +384,7 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   std::string lacking;
   bool costed = false;  // a figure only the cost per token uses
   for (const auto& [key, has] : inputs) {
-    costed = costed || (has && key != inputs[0].first);
+    costed = costed || (has && key != inputs[0].first && key != inputs[1].first);
     if (!has) lacking += (lacking.empty() ? "" : ", ") + std::string(key);
   }
   if (costed && !lacking.empty())

@@ -359,7 +359,7 @@ ModelSpec convert_model(const Section& s) {
   if (m.experts == 1) s.fail("experts", "0 (a dense model) or at least 2");
   m.top_k = int32_t(s.integer("top_k", m.experts > 0 ? 2 : 1, 1, 1 << 20));
   if (s.has("top_k") && !s.has("experts"))
-    s.fail("top_k", "given with experts (the number of experts of a mixture; `experts: 0` for a dense model)");
+    s.fail("top_k", "only with experts (a mixture's number of experts; `experts: 0` for a dense model)");
   if (m.experts > 0 && m.top_k > m.experts) s.fail("top_k", "at most experts (" + std::to_string(m.experts) + ")");
   m.shared_experts = int32_t(s.integer("shared_experts", 0, 0, 1 << 20));
   if (m.shared_experts > 0 && m.experts == 0) s.fail("shared_experts", "0 in a dense model (experts: 0)");

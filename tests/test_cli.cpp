@@ -382,16 +382,19 @@ TEST(Cli, EvalNotesAnOverlapOfAllToAllsThatHidesNothing) {
   }
 }
 
-// Figures only the cost per token uses (an NPU's price, an operation's electricity price or
-// lifetime) given without the rest get a note naming what is missing; the presets' power_W alone
-// (for the energy) does not. A price for a tier none of the network's dimensions takes (a DGX's
-// two are node and pod) is noted as unused.
+// Figures only the cost per token uses (an operation's electricity price or lifetime) given
+// without the rest get a note naming what is missing; the presets' power_W alone (for the energy)
+// and an NPU's price alone (for the cluster's cost) do not. A price for a tier none of the
+// network's dimensions takes (a DGX's two are node and pod) is noted as unused.
 TEST(Cli, EvalNotesCostFiguresThatAreNotUsed) {
   const std::string cfg = test::data_path("configs/llama-3.1-405b-h100.yaml");
   const test::CliRun plain = test::run_cli("eval " + cfg);
   ASSERT_EQ(plain.status, 0) << plain.out;
   EXPECT_EQ(plain.out.find("no cost per token"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("is not used"), std::string::npos) << plain.out;
+  const test::CliRun priced = test::run_cli("eval " + cfg + " --set system.compute.price_usd=30000");
+  EXPECT_NE(priced.out.find("cluster cost"), std::string::npos) << priced.out;
+  EXPECT_EQ(priced.out.find("no cost per token"), std::string::npos) << priced.out;
   const test::CliRun partial = test::run_cli("eval " + cfg + " --set system.operation.usd_per_kWh=0.1");
   EXPECT_NE(partial.out.find("note: no cost per token: it takes the NPU's price and power and the operation's electricity "
                              "price and lifetime; not given: system.compute.price_usd, system.operation.lifetime_years\n"),
@@ -403,16 +406,19 @@ TEST(Cli, EvalNotesCostFiguresThatAreNotUsed) {
   EXPECT_EQ(whole.out.find("no cost per token"), std::string::npos) << whole.out;
   const test::CliRun tiers = test::run_cli("eval " + cfg + " --set system.network.prices.chiplet.link=3 --set "
                                            "system.network.prices.pod.link=3");
-  EXPECT_NE(tiers.out.find("note: system.network.prices.chiplet is not used: this network's dimensions are priced as node, "
-                           "pod tiers"),
+  EXPECT_NE(tiers.out.find("note: system.network.prices.chiplet is not used: this network's dimensions take the node, pod "
+                           "tiers"),
             std::string::npos)
       << tiers.out;
   EXPECT_EQ(tiers.out.find("prices.pod is not used"), std::string::npos) << tiers.out;
 }
 
 // The astra-sim convention estimates a double binary tree's all-reduce and halving-doubling on a
-// dimension that is not a power of two (docs/astrasim-mode.md): a note says so, one a
-// dimension; the Physical convention models both and has none.
+// dimension that is not a power of two (docs/astrasim-mode.md), and notes the groups whose
+// collectives meet one: dp 48 over 8 x 6 with halving-doubling on the 6. A double binary tree on
+// dimension 0 is not met (localBWAware's all-reduce phase runs on the last dimension; dimension
+// 0 runs the ring's reduce-scatter and all-gather), gives the ring's time and has no note; on
+// dimension 1 it is met. The Physical convention models both and has no note.
 TEST(Cli, EvalNotesWhatTheAstraSimConventionEstimates) {
   const std::string cfg = (std::filesystem::temp_directory_path() / "cosmic_astra_estimates.yaml").string();
   std::ofstream(cfg) << "model: GPT-1.7B\nsystem:\n  compute: {peak_tflops: 300, memory_bw_GBps: 2000, memory_GiB: 80}\n"
@@ -420,19 +426,22 @@ TEST(Cli, EvalNotesWhatTheAstraSimConventionEstimates) {
                         "      - {topology: Ring, npus: 8, bandwidth_GBps: 100, latency_ns: 500, algorithm: doubleBinaryTree}\n"
                         "      - {topology: Switch, npus: 6, bandwidth_GBps: 25, latency_ns: 2000, algorithm: halvingDoubling}\n"
                         "workload: {dp: 48, global_batch: 48}\n";
-  const test::CliRun astra = test::run_cli("eval " + cfg);
-  ASSERT_EQ(astra.status, 0) << astra.out;
-  EXPECT_NE(astra.out.find("note: the astra-sim convention estimates dimension 0's doubleBinaryTree all_reduce as a "
-                           "measured ratio to the ring's"),
-            std::string::npos)
-      << astra.out;
-  EXPECT_NE(astra.out.find("note: the astra-sim convention estimates dimension 1's halvingDoubling all_reduce, "
-                           "all_gather, reduce_scatter on 6 NPUs, not a power of two, as the ring"),
-            std::string::npos)
-      << astra.out;
+  const std::string note = "note: the astra-sim convention estimates dp x cp's ";
+  const test::CliRun hd = test::run_cli("eval " + cfg);
+  ASSERT_EQ(hd.status, 0) << hd.out;
+  EXPECT_NE(hd.out.find(note + "all_reduce, all_gather, reduce_scatter (a double binary tree's"), std::string::npos) << hd.out;
+  const auto time_of = [&](const std::string& edits) {
+    return nlohmann::json::parse(test::run_cli("eval " + cfg + " --json" + edits).out);
+  };
+  const auto inner_tree = time_of(" --set system.network.dims.1.algorithm=ring");
+  EXPECT_EQ(inner_tree["time_s"],
+            time_of(" --set system.network.dims.0.algorithm=ring --set system.network.dims.1.algorithm=ring")["time_s"]);
+  EXPECT_TRUE(inner_tree["notes"].empty()) << inner_tree["notes"];
+  const test::CliRun outer_tree = test::run_cli("eval " + cfg + " --set system.network.dims.1.algorithm=doubleBinaryTree");
+  EXPECT_NE(outer_tree.out.find(note + "all_reduce ("), std::string::npos) << outer_tree.out;
   const test::CliRun physical = test::run_cli("eval " + cfg + " --set system.network.convention=physical");
   ASSERT_EQ(physical.status, 0) << physical.out;
-  EXPECT_EQ(physical.out.find("estimates dimension"), std::string::npos) << physical.out;
+  EXPECT_EQ(physical.out.find("astra-sim convention estimates"), std::string::npos) << physical.out;
 }
 
 TEST(Cli, EvalNotesFiguresNoHardwareReaches) {

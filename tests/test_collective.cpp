@@ -64,8 +64,9 @@ TEST(PhysicalCollective, HalvingDoubling) {
   EXPECT_NEAR(coll(one_dim(Topology::Ring, 8, 50, 500, Algo::HalvingDoubling), Coll::ReduceScatter, GiB),
               26.8470756e-3, 1e-11);
   // Ring of 4, 50 GB/s, 500 ns: S/2 / B + 510 ns, then S/4 over 2 hops both ways, 1010 ns +
-  // S/4 x 2 / 100e9: 16.10612736 ms + 1.52 us, equal to the ring algorithm's 3 x 510 ns +
-  // 3/4 S / 100e9 but for the latencies (it took 2.7x that with every flow one way round).
+  // S/4 x 2 / 100e9: 16.10612736 ms + 1.52 us, twice the ring algorithm's 3 x 510 ns + 3/4 S /
+  // 100e9 (its first step sends half the buffer over one link direction; with every flow of
+  // the second step one way round it took 2.7x).
   const Network ring4 = one_dim(Topology::Ring, 4, 50, 500, Algo::HalvingDoubling);
   EXPECT_NEAR(coll(ring4, Coll::ReduceScatter, GiB), 16.10764736e-3, 1e-11);
   EXPECT_NEAR(coll(ring4, Coll::AllReduce, GiB), 2 * 16.10764736e-3, 1e-11);

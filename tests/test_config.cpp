@@ -428,7 +428,7 @@ TEST(Config, MixtureOfExpertsKeys) {
   EXPECT_NE(error_of(dense).find("key 'model.shared_experts': expected 0 in a dense model"), std::string::npos)
       << error_of(dense);
   const std::string dense_top_k = write_temp("dense_top_k.yaml", "model: {preset: GPT-22B, top_k: 2}\nsystem: dgx-a100\n");
-  EXPECT_NE(error_of(dense_top_k).find("key 'model.top_k': expected given with experts"), std::string::npos)
+  EXPECT_NE(error_of(dense_top_k).find("key 'model.top_k': expected only with experts"), std::string::npos)
       << error_of(dense_top_k);
   EXPECT_EQ(psa::load_config(mixtral, {"model.experts=0"}).config.model.experts, 0);  // a dense variant
 }
