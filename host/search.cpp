@@ -768,6 +768,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     std::cerr << "search: " << o.agent << " optimises the first objective, " << psa::objective_name(ds.objectives[0])
               << ", alone (the file's Pareto front is of the points it evaluated); nsga2 searches for the front of all "
               << ds.objectives.size() << "\n";
+  // A space the budget could sweep whole: the sweep is exact (docs/agents.md, Recommendations).
+  if (!o.quiet && !o.resume && space_size(view) <= u128(o.budget))
+    std::cerr << "search: note: the space holds " << psa::to_string_u128(space_size(view)) << " points, no more than the "
+              << "budget: `cosmic sweep` scores every one and gives the exact optimum\n";
   const double t_session = now_s();
 
   h5::Handle file;

@@ -2044,6 +2044,19 @@ TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
   EXPECT_EQ(some.out.find("no feasible point"), std::string::npos) << some.out;
 }
 
+// A space no larger than the budget gets a note that a sweep would be exact; a larger one not.
+TEST(SearchCli, NotesASpaceTheBudgetCouldSweep) {
+  const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";  // 600 points
+  const std::string run = "search " + psa + " --agent rw --population 100 --seed 1 --backend cpu -o ";
+  const std::string note = "search: note: the space holds 600 points, no more than the budget: `cosmic sweep`";
+  const test::CliRun whole = test::run_cli(run + temp_path("sweepable.h5") + " --budget 600");
+  EXPECT_EQ(whole.status, 0) << whole.out;
+  EXPECT_NE(whole.out.find(note), std::string::npos) << whole.out;
+  const test::CliRun part = test::run_cli(run + temp_path("searched.h5") + " --budget 599");
+  EXPECT_EQ(part.status, 0) << part.out;
+  EXPECT_EQ(part.out.find("search: note: the space holds"), std::string::npos) << part.out;
+}
+
 // ---------------------------------------------------------------------------------------------
 TEST(SearchCli, RunsAndRefusesBadInput) {
   const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
