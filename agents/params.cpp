@@ -1,6 +1,5 @@
 #include "agents/params.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -64,9 +63,9 @@ double ParamReader::real(const std::string& name, double def, double lo, double 
 
 double ParamReader::real_or_auto(const std::string& name, double auto_value, double lo, double hi) {
   const std::string* s = find(name);
-  if (!s || (s->size() == 4 && std::equal(s->begin(), s->end(), "auto", [](char a, char b) {
-                return std::tolower(static_cast<unsigned char>(a)) == b;
-              }))) {  // any case, as PSA choices
+  std::string lower = s ? *s : "";
+  for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (!s || lower == "auto") {  // in any case, as PSA choices
     if (effective_) (*effective_)[key(name)] = "auto";
     return auto_value;
   }

@@ -382,12 +382,9 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                                                  {"system.operation.usd_per_kWh", c.op.usd_per_kWh > 0},
                                                  {"system.operation.lifetime_years", c.op.lifetime_years > 0}};
   std::string lacking;
-  bool costed = false;  // a figure only the cost per token uses
-  for (const auto& [key, has] : inputs) {
-    costed = costed || (has && key != inputs[0].first && key != inputs[1].first);
+  for (const auto& [key, has] : inputs)
     if (!has) lacking += (lacking.empty() ? "" : ", ") + std::string(key);
-  }
-  if (costed && !lacking.empty())
+  if ((c.op.usd_per_kWh > 0 || c.op.lifetime_years > 0) && !lacking.empty())
     rep.notes.push_back("no cost per token: it takes the NPU's price and power and the operation's electricity price and "
                         "lifetime; not given: " + lacking);
   // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s, bytes as GB; or TB/s as GB/s,
