@@ -14,8 +14,10 @@
 
 #include "host/commands.hpp"
 #include "host/report.hpp"
+#include "host/text.hpp"
 #include "kernels/model.hpp"
 #include "psa/config.hpp"
+#include "psa/names.hpp"
 
 namespace cosmic {
 
@@ -40,16 +42,18 @@ EvalReport checked_report(const psa::LoadedConfig& lc) {
   // is not paid anywhere.
   const YAML::Node prices = lc.resolved["system"]["network"]["prices"];
   if (prices && prices.IsMap()) {
-    std::string used;  // the tiers taken, each once, inner first
-    for (const char* t : {"chiplet", "package", "node", "pod"})
-      if (std::find(rep.dim_tier.begin(), rep.dim_tier.end(), t) != rep.dim_tier.end())
-        used += (used.empty() ? "" : ", ") + std::string(t);
+    const auto taken = [&](const std::string& tier) {
+      return std::find(rep.dim_tier.begin(), rep.dim_tier.end(), tier) != rep.dim_tier.end();
+    };
+    std::vector<const char*> used;  // the tiers taken, each once, inner first
+    for (const char* t : names::kTier)
+      if (taken(t)) used.push_back(t);
     for (const auto& kv : prices) {
       const std::string tier = kv.first.Scalar();
-      if (std::find(rep.dim_tier.begin(), rep.dim_tier.end(), tier) == rep.dim_tier.end())
+      if (!taken(tier))
         rep.notes.push_back("system.network.prices." + tier + " is not used: this network's dimensions take the " +
-                            (used.empty() ? std::string("no tier (one NPU each)") : used + " tier" +
-                            (used.find(',') == std::string::npos ? "" : "s")) +
+                            (used.empty() ? std::string("no tier (one NPU each)")
+                                          : join(used) + (used.size() == 1 ? " tier" : " tiers")) +
                             " (docs/config.md, network.prices)");
     }
   }

@@ -223,11 +223,11 @@ void label_dimensions(hid_t file) {
 std::string index_space(const std::vector<std::string>& folded_genes) { return folded_genes.empty() ? "psa" : "folded"; }
 
 void reason_codes(std::vector<int32_t>& code, std::vector<std::string>& name) {
-  code.assign(1, -1);
-  name.assign(1, "CONSTRAINT");
-  for (int r = 0; r < kNumReasons; ++r) {
+  code.clear();
+  name.clear();
+  for (int32_t r = -1; r < kNumReasons; ++r) {
     code.push_back(r);
-    name.push_back(names::name(names::kReason, Reason(r)));
+    name.push_back(names::reason_code_name(r));
   }
 }
 

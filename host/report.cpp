@@ -8,6 +8,7 @@
 
 #include "kernels/model.hpp"
 #include "kernels/space.hpp"
+#include "host/text.hpp"
 #include "psa/names.hpp"
 #include "psa/space.hpp"
 
@@ -283,9 +284,8 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   }
   int tier[kMaxDims];
   dim_tiers(c.net, tier);
-  const char* const tier_names[kNumTiers] = {"chiplet", "package", "node", "pod"};
   for (int32_t d = 0; d < c.net.ndims; ++d) {
-    rep.dim_tier.push_back(tier[d] < 0 ? "-" : tier_names[tier[d]]);
+    rep.dim_tier.push_back(tier[d] < 0 ? "-" : names::kTier[tier[d]]);
     bool priced = true;
     const double usd = dim_cost_usd(c.net, d, tier[d], priced);
     rep.dim_cost_usd.push_back(priced ? usd : NAN);  // a Switch on a tier without a switch price
@@ -299,19 +299,18 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
     // groups whose collectives meet one (a group smaller than the system runs the ring anyway).
     if (c.net.convention == Convention::AstraSim) {
       g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
-      std::string estimated;
+      std::vector<std::string> estimated;
       const std::pair<const char*, const Span*> timed[] = {{"tp", &g.span[int(Group::TP)]},
                                                            {"cp", &g.span[int(Group::CP)]},
                                                            {"dp x cp", &g.dp_cp}};
       for (const auto& [group, span] : timed) {
-        std::string colls;
+        std::vector<const char*> colls;
         for (const auto& e : names::kColl)
-          if (span_size(*span, c.net.ndims) > 1 && !astra::modelled(c.net, *span, e.value))
-            colls += (colls.empty() ? "" : ", ") + std::string(e.name);
-        if (!colls.empty()) estimated += (estimated.empty() ? "" : "; ") + std::string(group) + "'s " + colls;
+          if (span_size(*span, c.net.ndims) > 1 && !astra::modelled(c.net, *span, e.value)) colls.push_back(e.name);
+        if (!colls.empty()) estimated.push_back(std::string(group) + "'s " + join(colls));
       }
       if (!estimated.empty())
-        rep.notes.push_back("the astra-sim convention estimates " + estimated +
+        rep.notes.push_back("the astra-sim convention estimates " + join(estimated, "; ") +
                             " (a double binary tree's all-reduce as a measured ratio to the ring's" +
                             (c.net.congestion_aware ? ", 12-61% low congestion-aware" : "") +
                             "; halving-doubling on a dimension that is not a power of two as the ring; "
@@ -381,12 +380,12 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                                                  {"system.compute.price_usd", c.compute.price_usd > 0},
                                                  {"system.operation.usd_per_kWh", c.op.usd_per_kWh > 0},
                                                  {"system.operation.lifetime_years", c.op.lifetime_years > 0}};
-  std::string lacking;
+  std::vector<const char*> lacking;
   for (const auto& [key, has] : inputs)
-    if (!has) lacking += (lacking.empty() ? "" : ", ") + std::string(key);
+    if (!has) lacking.push_back(key);
   if ((c.op.usd_per_kWh > 0 || c.op.lifetime_years > 0) && !lacking.empty())
     rep.notes.push_back("no cost per token: it takes the NPU's price and power and the operation's electricity price and "
-                        "lifetime; not given: " + lacking);
+                        "lifetime; not given: " + join(lacking));
   // Figures in the wrong unit (bytes/s as GB/s, FLOP/s as TFLOP/s, bytes as GB; or TB/s as GB/s,
   // PFLOP/s as TFLOP/s) are valid numbers that no hardware has: cutoffs well above the fastest
   // parts of 2026 (their links carry a few thousand GB/s a direction at most, their memories a

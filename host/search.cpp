@@ -1221,10 +1221,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
               << " is resumable with --resume\n";
   // A search that found nothing feasible has an infeasible /best: say so, and what it broke.
   if (!o.quiet && st.feasible == 0 && st.have_best) {
-    const int32_t code = st.best.reason[0];
     std::cerr << "search: no feasible point in " << st.evaluations << " evaluations; /best is the least infeasible ("
-              << (code < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(code)))
-              << "): a larger budget or population, or another agent, may find one (docs/agents.md)\n";
+              << names::reason_code_name(st.best.reason[0]) << "): a larger budget or population, or another agent, may find one (docs/agents.md)\n";
   }
   if (summary) {
     summary->generations = st.generations;

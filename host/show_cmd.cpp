@@ -212,7 +212,7 @@ ojson search_summary(hid_t f, size_t top_n) {
     p["violation"] = h5::attr_double(b.id(), "violation");
     if (h5::has_attr(b.id(), "reason")) {
       const int64_t code = h5::attr_int(b.id(), "reason");
-      p["reason"] = code < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(code));
+      p["reason"] = names::reason_code_name(code);
     }
     const auto gene = h5::read_strings(b.id(), "gene"), value = h5::read_strings(b.id(), "value");
     for (size_t g = 0; g < gene.size() && g < value.size(); ++g) p["genes"][gene[g]] = value[g];
@@ -699,7 +699,7 @@ void write_csv(std::ostream& os, const std::string& file, const std::string& tab
       if (indexed) add(psa::to_string_u128((u128(hi[r]) << 64) | lo[r]));
       for (size_t k = 0; k < v.size(); ++k) {
         const double x = v[k][r];
-        if (others[k] == "reason") add(x < 0 ? "CONSTRAINT" : names::name(names::kReason, Reason(int(x))));
+        if (others[k] == "reason") add(names::reason_code_name(int32_t(x)));
         else std::snprintf(buf, sizeof buf, "%.17g", x), add(buf);
       }
       os << line << "\n";

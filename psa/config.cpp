@@ -480,7 +480,7 @@ void convert_network(const Section& s, Network& net) {
   }
   if (s.has("prices")) {  // dollars per GB/s of per-link bandwidth, by tier; unset: LIBRA's
     const Section p = s.sub("prices");
-    const char* const tiers[kNumTiers] = {"chiplet", "package", "node", "pod"};
+    const char* const* tiers = names::kTier;
     p.check_keys({tiers[0], tiers[1], tiers[2], tiers[3]});
     for (int t = 0; t < kNumTiers; ++t) {
       if (!p.has(tiers[t])) continue;

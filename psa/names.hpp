@@ -41,6 +41,9 @@ inline const Entry<Algo> kAlgo[] = {{"ring", Algo::Ring},
                                     {"doubleBinaryTree", Algo::DoubleBinaryTree},
                                     {"halving_doubling", Algo::HalvingDoubling},
                                     {"double_binary_tree", Algo::DoubleBinaryTree}};
+// The network cost's tiers, innermost first, as network.prices names them (kernels/cost.hpp).
+inline const char* const kTier[kNumTiers] = {"chiplet", "package", "node", "pod"};
+
 inline const Entry<Coll> kColl[] = {{"all_reduce", Coll::AllReduce}, {"all_gather", Coll::AllGather},
                                     {"reduce_scatter", Coll::ReduceScatter}, {"all_to_all", Coll::AllToAll}};
 inline const Entry<Policy> kPolicy[] = {{"LIFO", Policy::LIFO}, {"FIFO", Policy::FIFO}};
@@ -91,6 +94,10 @@ const char* name(const Entry<E> (&table)[N], E value) {
     if (e.value == value) return e.name;
   return "?";
 }
+
+// The name of a result's reason code: a Reason, or -1 for a violated PSA constraint (what the
+// result files' /reasons table lists).
+inline const char* reason_code_name(int32_t code) { return code < 0 ? "CONSTRAINT" : name(kReason, Reason(code)); }
 
 // "a, b or c": the canonical names, for error messages.
 template <class E, size_t N>
