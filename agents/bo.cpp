@@ -27,11 +27,7 @@ Bo::Bo(std::vector<int32_t> card, BoParams p, uint64_t seed) : card_(std::move(c
   hist_.resize(1, 0);
 }
 
-uint64_t Bo::hash(const int32_t* genome) const {  // FNV-1a over the genes
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t g = 0; g < card_.size(); ++g) h = (h ^ uint64_t(uint32_t(genome[g]))) * 0x100000001b3ULL;
-  return h;
-}
+uint64_t Bo::hash(const int32_t* genome) const { return fnv1a(genome, card_.size() * sizeof(int32_t)); }
 
 void Bo::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "bo");

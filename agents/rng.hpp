@@ -3,9 +3,19 @@
 // results differ between standard libraries. Same seed, same stream, on any platform.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cosmic::agents {
+
+// Fowler-Noll-Vo 1a, 64 bits, over n bytes: BO's set of asked genomes, and the search's check
+// that a checkpoint is as written.
+inline uint64_t fnv1a(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 0x100000001b3ULL;
+  return h;
+}
 
 class Rng {
  public:

@@ -19,10 +19,12 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 #include "agents/factory.hpp"
 #include "agents/nsga2.hpp"
+#include "agents/rng.hpp"
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
 #include "host/population.hpp"
@@ -247,6 +249,13 @@ size_t evaluated_size(hid_t file) {
 // `flush_s` seconds, and when the run stops, is everything written. After each write the file
 // holds whole generations: /generations never counts rows that /evaluated lacks, except in a
 // resumed session until the rows it writes again are written (see the replay in run_search).
+template <class T>
+struct IsGroup : std::false_type {};
+template <class T>
+struct IsGroup<std::vector<std::vector<T>>> : std::true_type {};
+template <class C>  // a group of columns (Pending::zip)
+constexpr bool kIsGroup = IsGroup<std::decay_t<C>>::value;
+
 struct Pending {
   // /evaluated columns
   std::vector<std::vector<int16_t>> genes;
@@ -263,27 +272,40 @@ struct Pending {
   // (checkpoint_bytes).
   std::vector<int8_t> checkpoint;
 
+  // Calls rows(a.c, b.c) for each /evaluated column c of a and b (genes, obj and metrics are
+  // groups: vectors of columns) and gens(a.c, b.c) for each /generations column, in the order
+  // of a checkpoint's bytes.
+  template <class A, class B, class Rows, class Gens>
+  static void zip(A& a, B& b, Rows rows, Gens gens) {
+    rows(a.obj, b.obj), rows(a.metrics, b.metrics), rows(a.genes, b.genes);
+    rows(a.violation, b.violation), rows(a.reason, b.reason), rows(a.generation, b.generation);
+    rows(a.evaluation, b.evaluation);
+    gens(a.best, b.best), gens(a.wall, b.wall), gens(a.gen_best, b.gen_best), gens(a.agent_s, b.agent_s);
+    gens(a.eval_s, b.eval_s), gens(a.evals, b.evals), gens(a.size, b.size), gens(a.infeasible, b.infeasible);
+    gens(a.row_end, b.row_end);
+  }
+
   void save(agents::StateWriter& w) const {
-    for (const auto* cols : {&obj, &metrics}) {
-      w.put(uint64_t(cols->size()));
-      for (const auto& c : *cols) w.put(c);
-    }
-    w.put(uint64_t(genes.size()));
-    for (const auto& c : genes) w.put(c);
-    w.put(violation), w.put(reason), w.put(generation), w.put(evaluation);
-    w.put(best), w.put(wall), w.put(gen_best), w.put(agent_s), w.put(eval_s);
-    w.put(evals), w.put(size), w.put(infeasible), w.put(row_end);
+    const auto put = [&](const auto& c, const auto&) {
+      if constexpr (kIsGroup<decltype(c)>) {
+        w.put(uint64_t(c.size()));
+        for (const auto& col : c) w.put(col);
+      } else {
+        w.put(c);
+      }
+    };
+    zip(*this, *this, put, put);
   }
   void load(agents::StateReader& r) {
-    for (auto* cols : {&obj, &metrics}) {
-      cols->resize(size_t(r.get<uint64_t>()));
-      for (auto& c : *cols) r.get(c);
-    }
-    genes.resize(size_t(r.get<uint64_t>()));
-    for (auto& c : genes) r.get(c);
-    r.get(violation), r.get(reason), r.get(generation), r.get(evaluation);
-    r.get(best), r.get(wall), r.get(gen_best), r.get(agent_s), r.get(eval_s);
-    r.get(evals), r.get(size), r.get(infeasible), r.get(row_end);
+    const auto get = [&](auto& c, const auto&) {
+      if constexpr (kIsGroup<decltype(c)>) {
+        c.resize(size_t(r.get<uint64_t>()));
+        for (auto& col : c) r.get(col);
+      } else {
+        r.get(c);
+      }
+    };
+    zip(*this, *this, get, get);
   }
 
   // The rows of one generation that `keep` keeps: all, the feasible ones, or none. Its first
@@ -317,15 +339,15 @@ struct Pending {
 
   // Appends o's rows and generations after these.
   void append(const Pending& o) {
-    const auto cat = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
-    const auto cat_columns = [&](auto& to, const auto& from) {
-      if (to.size() < from.size()) to.resize(from.size());
-      for (size_t c = 0; c < from.size(); ++c) cat(to[c], from[c]);
+    const auto cat = [](auto& to, const auto& from) {
+      if constexpr (kIsGroup<decltype(to)>) {
+        if (to.size() < from.size()) to.resize(from.size());
+        for (size_t c = 0; c < from.size(); ++c) to[c].insert(to[c].end(), from[c].begin(), from[c].end());
+      } else {
+        to.insert(to.end(), from.begin(), from.end());
+      }
     };
-    cat_columns(genes, o.genes), cat_columns(obj, o.obj), cat_columns(metrics, o.metrics);
-    cat(violation, o.violation), cat(reason, o.reason), cat(generation, o.generation), cat(evaluation, o.evaluation);
-    cat(best, o.best), cat(wall, o.wall), cat(gen_best, o.gen_best), cat(agent_s, o.agent_s), cat(eval_s, o.eval_s);
-    cat(evals, o.evals), cat(size, o.size), cat(infeasible, o.infeasible), cat(row_end, o.row_end);
+    zip(*this, o, cat, cat);
   }
 
   // Moves the first `n` rows of /evaluated and the first `gens` rows of /generations out.
@@ -335,22 +357,16 @@ struct Pending {
       std::swap(h, *this);
       return h;
     }
-    for (auto& c : genes) h.genes.push_back(h5::cut_front(c, n));
-    for (auto& c : obj) h.obj.push_back(h5::cut_front(c, n));
-    for (auto& c : metrics) h.metrics.push_back(h5::cut_front(c, n));
-    h.violation = h5::cut_front(violation, n);
-    h.reason = h5::cut_front(reason, n);
-    h.generation = h5::cut_front(generation, n);
-    h.evaluation = h5::cut_front(evaluation, n);
-    h.best = h5::cut_front(best, gens);
-    h.wall = h5::cut_front(wall, gens);
-    h.gen_best = h5::cut_front(gen_best, gens);
-    h.agent_s = h5::cut_front(agent_s, gens);
-    h.eval_s = h5::cut_front(eval_s, gens);
-    h.evals = h5::cut_front(evals, gens);
-    h.size = h5::cut_front(size, gens);
-    h.infeasible = h5::cut_front(infeasible, gens);
-    h.row_end = h5::cut_front(row_end, gens);
+    const auto cut = [](size_t k) {
+      return [k](auto& from, auto& to) {
+        if constexpr (kIsGroup<decltype(from)>) {
+          for (auto& c : from) to.push_back(h5::cut_front(c, k));
+        } else {
+          to = h5::cut_front(from, k);
+        }
+      };
+    };
+    zip(*this, h, cut(n), cut(gens));
     return h;
   }
 
@@ -523,12 +539,6 @@ class Writer {
 // they read (an out-of-range gene, a NaN objective).
 constexpr uint32_t kCheckpointFormat = 4;  // 2: the Pareto archive's metrics; 3: rows' evaluation numbers; 4: the hash
 
-uint64_t fnv1a(const uint8_t* p, size_t n) {  // Fowler-Noll-Vo 1a, 64 bits
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
-  return h;
-}
-
 struct Checkpoint {
   State st;
   Pending pending;
@@ -551,7 +561,7 @@ std::vector<int8_t> checkpoint_bytes(const State& st, const Pending& pending, ui
   w.put(written);
   pending.save(w);
   agent.save(w);
-  const uint64_t hash = fnv1a(w.bytes().data(), w.bytes().size());
+  const uint64_t hash = agents::fnv1a(w.bytes().data(), w.bytes().size());
   w.put(hash);
   std::vector<int8_t> bytes(w.bytes().size());
   std::memcpy(bytes.data(), w.bytes().data(), bytes.size());
@@ -577,7 +587,7 @@ bool read_checkpoint(hid_t file, const char* slot, const State& like, Checkpoint
     if (bytes.size() < sizeof hash) return false;
     const size_t n = bytes.size() - sizeof hash;
     std::memcpy(&hash, data + n, sizeof hash);
-    if (hash != fnv1a(data, n)) return false;
+    if (hash != agents::fnv1a(data, n)) return false;
     agents::StateReader r(data, n);
     std::vector<char> version;
     if (r.get<uint32_t>() != kCheckpointFormat || r.get<int64_t>() != kModelRevision) return false;
