@@ -186,6 +186,9 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
       if (m.heads % w.tp != 0 || m.ffn % w.tp != 0)
         notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.heads) + " attention heads and the FFN width " +
                         num(m.ffn) + (m.heads % w.tp != 0 ? " (the heads do not divide)" : " (the FFN width does not divide)"));
+      else if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0)
+        notes.push_back("tp = " + num(w.tp) + " must divide the " + num(m.kv_heads) +
+                        " KV heads, or be a multiple of them, so that each rank holds whole KV heads");
       else if (m.experts > 0 && m.ffn % expert_tp(w) != 0)
         notes.push_back("etp = " + num(w.etp) + " must divide each expert's FFN width " + num(m.ffn));
       else if (has_dense_layers(m) && dense_layer_model(m).ffn % w.tp != 0)
@@ -537,7 +540,7 @@ std::string to_text(const EvalReport& rep) {
     os << buf;
   }
   os << "network cost           "
-     << (std::isnan(rep.network_cost_usd) ? "undefined (a Switch without a price)" : dollars(rep.network_cost_usd)) << "\n";
+     << (std::isnan(rep.network_cost_usd) ? "undefined (a Switch without a price: network.prices)" : dollars(rep.network_cost_usd)) << "\n";
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d) {
     if (rep.dim_tier[d] == "-") continue;
     const NetDim& n = rep.config.net.dim[d];
@@ -550,7 +553,7 @@ std::string to_text(const EvalReport& rep) {
   if (rep.config.compute.price_usd > 0) {
     const double npus = double(total_npus(rep.config.net));
     os << "cluster cost           "
-       << (std::isnan(rep.cluster_cost_usd) ? "undefined (a Switch without a price)" : dollars(rep.cluster_cost_usd))
+       << (std::isnan(rep.cluster_cost_usd) ? "undefined (a Switch without a price: network.prices)" : dollars(rep.cluster_cost_usd))
        << "  (network + " << total_npus(rep.config.net) << " NPUs x " << dollars(rep.config.compute.price_usd) << " = "
        << dollars(npus * rep.config.compute.price_usd) << ")\n";
   }

@@ -272,11 +272,12 @@ std::string objective_text(const std::string& objective, double v) {
 std::string point_line(const ojson& p, const std::string& objective) {
   const double first = p.value("first_token_s", 0.0);  // generate, serve and prefill
   const double per_token = p.value("per_output_token_s", 0.0);  // generate and serve (add_derived)
+  const ojson& usd = p["network_cost_usd"];  // NaN (or null) where a Switch has no price
   return objective_text(objective, p["objectives"][objective].get<double>()) + " (time " + fmt_g(p["time_s"].get<double>(), 4) +
          (first > 0 ? " s, first token " + fmt_g(first, 4) : std::string()) +
          (per_token > 0 ? " s, per output token " + fmt_g(per_token, 4) : std::string()) +
-         " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network $" +
-         human(p["network_cost_usd"].get<double>()) + ")";
+         " s, memory " + fmt_g(p["memory_bytes"].get<double>() / 1073741824.0, 3) + " GiB, network " +
+         (usd.is_number() && !std::isnan(usd.get<double>()) ? "$" + human(usd.get<double>()) : "unpriced") + ")";
 }
 
 void print_genes(std::ostream& os, const ojson& p) {

@@ -13,7 +13,8 @@
 // Cost of one block of a dimension with n NPUs and per-link bandwidth b:
 //   Ring 2 n link b;  FullyConnected n (n-1) link b;  Switch 2 n link b + n switch b + n nic b.
 // Total = sum over dims of (NPUs / n_d) x block cost. The chiplet tier has no switch price: a
-// Switch there makes the cost undefined (Reason::SwitchNotPriced), as in the study's constraint.
+// Switch there makes the cost undefined (evaluate() reports NaN; a design space that reads the
+// cost rejects the point, Reason::SwitchNotPriced, as the study's constraint does).
 // The total is rounded to whole cents (model revision 6): a per-link bandwidth given per NPU
 // (900 / 7 GB/s on a FullyConnected dimension) priced back costs $28,800.000000000004 for
 // $28,800, and a Pareto front kept the slower of two points of equal cost for it.

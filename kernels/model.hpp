@@ -95,7 +95,16 @@ namespace cosmic {
 //    a Ring apart send both ways round; a double binary tree of 2 ranks takes the ring's time
 //    (it took twice that). The astra-sim convention and the presets' results (chunks 1, Switch
 //    dimensions) unchanged; the COSMIC study's systems (chunks 4, Ring dimensions) move.
-constexpr int64_t kModelRevision = 13;
+// 14: training memory is the larger of the first stage's and the last stage's, which holds
+//    fewer micro-batches (1F1B one, interleaved ((v - 1) pp + 1) / v stages' worth, GPipe all)
+//    and their fp32 logits (4 T V / t each; the first stage's alone was counted when pp > 1, so
+//    a large vocabulary over few micro-batches in flight came out low: Llama 4 Maverick's
+//    preset 8.9%). GPipe keeps every micro-batch's logits (it kept one with pp = 1). A tp that
+//    neither divides the KV heads nor is a multiple of them is HEADS_NOT_DIVISIBLE (ranks were
+//    given fractions of a KV head). A Switch on an unpriced tier leaves the network cost
+//    undefined (NaN) and the point feasible; only a design space whose objectives, limits or
+//    constraints read the cost makes it SWITCH_NOT_PRICED (score_config; every point was).
+constexpr int64_t kModelRevision = 14;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -685,6 +694,9 @@ COSMIC_HD inline Reason check_config(const Config& c, int64_t& npus) {
   if (w.tp > m.heads) return Reason::TpExceedsHeads;
   if (m.heads % w.tp != 0 || m.ffn % w.tp != 0 || (m.dense_ffn > 0 && has_dense_layers(m) && m.dense_ffn % w.tp != 0))
     return Reason::HeadsNotDivisible;
+  // Each TP rank holds whole KV heads: g / t of them, or one shared by t / g ranks (Megatron-Core
+  // asserts the former, vLLM either); 8 KV heads over 6 ranks would give each 1.33.
+  if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0) return Reason::HeadsNotDivisible;
   if (w.ep > 1 && (m.experts < w.ep || m.experts % w.ep != 0)) return Reason::ExpertsNotDivisible;  // dense: none to split
   if (m.experts > 0 && m.ffn % expert_tp(w) != 0) return Reason::HeadsNotDivisible;  // each expert split etp ways
   // DeepSpeed-Ulysses gives each cp rank whole heads, query and KV heads alike (the KV heads a
@@ -1098,11 +1110,12 @@ COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Work
 // Peak memory per NPU, bytes, by part: what evaluate() reports and checks against the
 // capacity. It reads the model, the workload and the calibration only (no timing), so a caller
 // may settle "out of memory" before the timing (evaluate's stop_at_oom).
-// Training (worst = first stage): 1F1B keeps min(pp, m) micro-batches in flight (Narayanan et
-// al. 2021), interleaving adds (1 + (pp-1)/(pp v)) (Korthikanti et al. 2022), GPipe keeps all m;
-// full recompute also needs one layer's full activations to rebuild; with pp = 1 the fp32
-// logits; weights, gradients and optimizer state as stage_params_per_rank() says, ZeRO-3 adding
-// the gathered layer and its prefetch.
+// Training: the first stage or the last, whichever holds more. The first: 1F1B keeps min(pp, m)
+// micro-batches in flight (Narayanan et al. 2021), interleaving adds (1 + (pp-1)/(pp v))
+// (Korthikanti et al. 2022), GPipe keeps all m. The last holds fewer (1F1B one) but also the
+// fp32 logits (4 T V / t bytes) of each; with pp = 1 one stage holds both. Full recompute also
+// needs one layer's full activations to rebuild; weights, gradients and optimizer state as
+// stage_params_per_rank() says, ZeRO-3 adding the gathered layer and its prefetch.
 // Inference: weights at their own precision (the embedding and output layer in 16 bits), the
 // KV cache of every resident sequence (2 D kv_width per token per layer, sequence sharded over
 // cp), one layer's working activations (inference_activation_bytes).
@@ -1134,26 +1147,41 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     const double inflight_1f1b = micro < pp ? micro : pp;
     // DualPipe keeps pp + 1 (DeepSeek-V3 report, Table 2).
     double inflight = w.schedule == Schedule::GPipe ? micro : inflight_1f1b + (w.schedule == Schedule::DualPipe ? 1 : 0);
+    // The last stage holds the micro-batches whose backward has not run: 1F1B one, GPipe all m;
+    // interleaved, (v - 1) pp + 1 model chunks' micro-batches (Megatron-LM's warm-up for the last
+    // rank), that is ((v - 1) pp + 1) / v stages' worth. DualPipe's ranks each hold a first and
+    // a last stage, so its count is the rank's.
+    double inflight_last = w.pp == 1 || w.schedule == Schedule::DualPipe ? inflight
+                           : w.schedule == Schedule::GPipe              ? micro
+                                                                        : 1.0;
     // Korthikanti's factor for v >= 2 chunks; with one chunk the interleaved schedule is 1F1B
     // (its time already is), and the factor (2 - 1/p there) does not apply.
-    if (w.schedule == Schedule::Interleaved && v > 1) inflight *= 1 + (pp - 1) / (pp * v);
+    if (w.schedule == Schedule::Interleaved && v > 1) {
+      inflight *= 1 + (pp - 1) / (pp * v);
+      if (w.pp > 1) inflight_last = larger(1.0, ((v - 1) * pp + 1) / v > micro ? micro : ((v - 1) * pp + 1) / v);
+    }
     // A layer's activations, blended by the share of the stage's layers that recompute.
     const double share = recompute_share(m, w);
     const auto kept = [&](const ModelSpec& mm) {
       const double own = layer_activation_bytes(mm, w, b, s_q, s_kv);
       return share > 0 && share < 1 ? share * own + (1 - share) * layer_activation_bytes(mm, none, b, s_q, s_kv) : own;
     };
-    mb.activation = inflight * mix.main * kept(m);
-    if (mixed) mb.activation += inflight * mix.dense * kept(dense_layer_model(m));
+    const double per_microbatch = mix.main * kept(m) + (mixed ? mix.dense * kept(dense_layer_model(m)) : 0.0);
+    double rebuilt = 0;  // live during one layer's backward
     if (w.recompute == Recompute::Full)
-      mb.activation += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
-                              mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
+      rebuilt += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
+                        mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
     // Selective recompute without flash attention computes the scores of the layer whose
     // backward runs again: one layer's scores and softmax are live then, as full recompute's
     // layer holds them.
     if (w.recompute == Recompute::Selective && !w.flash_attention)
-      mb.activation += (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
-    if (w.pp == 1) mb.activation += 4 * T * double(m.vocab) / t;  // fp32 logits
+      rebuilt += (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
+    // The first stage (most micro-batches in flight) or the last, which also keeps the fp32
+    // logits of each micro-batch it holds until that one's backward (all m under GPipe), the
+    // same layers (stage_layers()) and as many parameters (its output layer for the first's
+    // embedding); one stage when pp = 1.
+    const double logits = 4 * T * double(m.vocab) / t * (w.schedule == Schedule::GPipe ? micro : 1.0);
+    mb.activation = rebuilt + larger(inflight * per_microbatch, inflight_last * per_microbatch + logits);
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
     mb.optimizer = c.cal.master_bytes * P.dense / (w.sharding >= Sharding::Zero1 ? replicas : 1);
@@ -1250,9 +1278,8 @@ COSMIC_HD inline StageLayers stage_layers_for(const Config& c, const Groups& g, 
 // (kernels/collective.hpp); Physical requires c.net.convention == Physical.
 //
 // stop_at_oom: return as soon as the configuration is known not to fit in memory (reason
-// OutOfMemory, with memory and network cost but no timing) or to have no price
-// (SwitchNotPriced, with memory), for callers that keep nothing else of such a point (sweeps
-// without --keep all). The verdict is the same as the full evaluation's
+// OutOfMemory, with memory and network cost but no timing), for callers that keep nothing else
+// of such a point (sweeps without --keep all). The verdict is the same as the full evaluation's
 // except where the timing is not finite and positive, which the full evaluation reports as
 // InvalidInput (check_config's checks leave no such configuration known to us).
 template <Conventions kConv = Conventions::Any>
@@ -1262,11 +1289,12 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   r.reason = check_config(c, npus);
   if (r.reason != Reason::Ok) return r;
 
-  // A Switch on a tier without a switch price leaves the cost undefined: SWITCH_NOT_PRICED, with
-  // the point's time and memory (and cost 0), as an out-of-memory point has them.
+  // A Switch on a tier without a switch price leaves the cost undefined (NaN); the point is
+  // timed as any other. A design space that reads the cost rejects it (score_config:
+  // SWITCH_NOT_PRICED).
   bool priced = true;
   r.network_cost_usd = network_cost_usd(c.net, priced);
-  if (!priced) r.network_cost_usd = 0;
+  if (!priced) r.network_cost_usd = NAN;
 
   Groups g;
   r.reason = place_groups(c.net, c.work, g.span);
@@ -1284,9 +1312,9 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     r.kv_cache_bytes = mem.kv_cache;
     r.memory_bytes = mem.total();
   };
-  if (stop_at_oom && (!priced || mem.total() > c.compute.mem_capacity_bytes)) {
+  if (stop_at_oom && mem.total() > c.compute.mem_capacity_bytes) {
     set_memory();
-    r.reason = priced ? Reason::OutOfMemory : Reason::SwitchNotPriced;
+    r.reason = Reason::OutOfMemory;
     return r;
   }
   g.dp_cp = merge_spans(g.span[int(Group::DP)], g.span[int(Group::CP)]);
@@ -1595,8 +1623,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
   set_memory();
   r.mfu = r.model_flops / (r.time_s * double(npus) * peak);
   if (!(r.time_s > 0) || !(r.time_s < 1e300)) { r = Result{}; r.reason = Reason::InvalidInput; return r; }
-  if (!priced) r.reason = Reason::SwitchNotPriced;
-  else if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
+  if (r.memory_bytes > c.compute.mem_capacity_bytes) r.reason = Reason::OutOfMemory;
   return r;
 }
 

@@ -331,8 +331,8 @@ COSMIC_HD inline bool constraint_holds(const SpaceView& s, const Config& c, int3
       case Op::PushParam: stack[sp++] = get_param(c, Param(int16_t(in.arg)), in.dim); break;
       case Op::PushNpusTotal: stack[sp++] = double(total_npus(c.net)); break;
       case Op::PushNetworkCost: {
-        // The dollar figure even where a Switch sits on an unpriced tier: the model rejects
-        // those points itself (Reason::SwitchNotPriced).
+        // The dollar figure even where a Switch sits on an unpriced tier: score_config rejects
+        // those points (Reason::SwitchNotPriced), since this constraint reads the price.
         bool priced = true;
         stack[sp++] = network_cost_usd(c.net, priced);
         break;

@@ -232,7 +232,7 @@ enum class Reason : int32_t {
                            // decode: micro-batch not divisible by tp with sequence parallelism)
   PlacementMismatch = 8,   // a parallel group cannot be laid onto the network dimensions (or ep onto dp)
   OutOfMemory = 9,         // peak memory per NPU exceeds capacity
-  SwitchNotPriced = 10,    // a Switch on a tier without a switch price (LIBRA's chiplet tier); timed
+  SwitchNotPriced = 10,    // a Switch on an unpriced tier (LIBRA's chiplet) in a space that reads the cost; timed
   ExpertsNotDivisible = 11,  // ep > 1 does not divide the experts per layer (or the model has none)
   LimitExceeded = 12,      // feasible for the model, but over a limit of the design space (PSA `limits:`)
 };

@@ -120,7 +120,8 @@ inline const char* reason_message(Reason r) {
     case Reason::ProductMismatch: return "dp x tp x pp x cp does not equal the number of NPUs in the network";
     case Reason::TpExceedsHeads: return "tensor parallelism exceeds the number of attention heads";
     case Reason::HeadsNotDivisible:
-      return "attention heads or FFN width not divisible by tp (with cp_style alltoall: the heads of a TP rank, "
+      return "attention heads or FFN width not divisible by tp, or KV heads neither divisible by tp nor dividing it "
+             "(with cp_style alltoall: the heads of a TP rank, "
              "query and KV, not divisible by cp; with etp: an expert's FFN width by etp; a mixture's dense layers' FFN "
              "width by tp)";
     case Reason::BatchNotDivisible:
@@ -134,7 +135,7 @@ inline const char* reason_message(Reason r) {
       return "a parallel group cannot be laid evenly onto the network dimensions (or the ep ranks onto the DP group's; "
              "with etp, etp x ep onto a stage's TP x CP x DP ranks)";
     case Reason::OutOfMemory: return "peak memory per NPU exceeds its capacity";
-    case Reason::SwitchNotPriced: return "a Switch on a tier without a switch price (LIBRA's chiplet tier: the fourth dimension of more than one NPU from the outside, and any inside it): give one in network.prices";
+    case Reason::SwitchNotPriced: return "the design space reads the network's cost, and a Switch sits on a tier without a switch price (LIBRA's chiplet tier: the fourth dimension of more than one NPU from the outside, and any inside it): give one in network.prices";
     case Reason::ExpertsNotDivisible: return "ep does not divide the experts per layer (a dense model has none to split)";
     case Reason::LimitExceeded: return "the model can run it, but a result is over one of the design space's limits (PSA limits:)";
   }

@@ -308,6 +308,16 @@ TEST(Config, Fp32TrainingDefaultsToFp32GradientsAndNoMasterCopy) {
   const Config own = psa::load_config(p, {"model.dtype=fp32", "system.calibration.master_bytes=12"}).config;
   EXPECT_EQ(own.cal.grad_bytes, 4);
   EXPECT_EQ(own.cal.master_bytes, 12);
+  // The GPU presets calibrate fp32 gradients for mixed precision, and leave the master copy to
+  // the precision: 12 bytes mixed, 8 in fp32 (where they set 12, fp32 counted 4 + 4 + 12).
+  for (const char* preset : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-h800", "dgx-b200", "gb200-nvl72"}) {
+    const std::string q = write_temp("fp32-preset.yaml", std::string("model: LLaMA-7B\nsystem: ") + preset +
+                                                             "\nworkload: {dp: 8, precision: fp32}\n");
+    const Config c = psa::load_config(q, {"system.compute.peak_tflops.fp32=60"}).config;
+    EXPECT_EQ(c.cal.master_bytes, 8) << preset;
+    EXPECT_EQ(c.cal.grad_bytes, 4) << preset;
+    EXPECT_EQ(psa::load_config(q, {"workload.precision=bf16"}).config.cal.master_bytes, 12) << preset;
+  }
 }
 
 // Context parallelism's style: all-gather (the default, Megatron-LM) or all-to-all

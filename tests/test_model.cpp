@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/model.hpp"
+#include "kernels/score.hpp"
 #include "kernels/space.hpp"
 #include "test_util.hpp"
 
@@ -176,7 +177,9 @@ TEST(Pipeline, DualPipe) {
   EXPECT_EQ(dual.weights_bytes, 2 * one.weights_bytes);
   EXPECT_EQ(dual.grads_bytes, 2 * one.grads_bytes);
   EXPECT_EQ(dual.optimizer_bytes, 2 * one.optimizer_bytes);
-  EXPECT_NEAR(dual.activation_bytes, one.activation_bytes * 9 / 8, 1e-12 * dual.activation_bytes);
+  // pp + 1 micro-batches in flight where 1F1B's first stage holds pp, and the rank's last stage's
+  // fp32 logits: 4 bytes x 2,048 tokens x 51,200 / 8 = 52,428,800 bytes.
+  EXPECT_NEAR(dual.activation_bytes, one.activation_bytes * 9 / 8 + 52428800.0, 1e-12 * dual.activation_bytes);
   // Inference ignores the schedule.
   Config serve = c;
   serve.work.mode = Mode::Prefill;
@@ -279,10 +282,32 @@ TEST(Memory, ShardingAndScheduleOrdering) {
   EXPECT_DOUBLE_EQ(r.weights_bytes, 2 * P);
   EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * P);
   EXPECT_DOUBLE_EQ(r.optimizer_bytes, 12 * P);
-  // GPipe holds every micro-batch; 1F1B at most pp.
+  // GPipe holds every micro-batch, and its last stage their fp32 logits, 4 bytes x 2,048 tokens
+  // x 51,200 / 8 = 52,428,800 bytes each; 1F1B's first stage holds pp (its last stage one and
+  // its logits, less here).
   c.work.schedule = Schedule::GPipe;
   const Result g = evaluate(c);
-  EXPECT_NEAR(g.activation_bytes / r.activation_bytes, 32.0 / 4.0, 1e-9);
+  const double logits = 52428800.0;
+  EXPECT_NEAR(g.activation_bytes, 32.0 / 4.0 * r.activation_bytes + 32 * logits, 1e-12 * g.activation_bytes);
+  // The last stage holds more than the first where few micro-batches are in flight: with one a
+  // DP rank, every stage holds one, and the last its logits too.
+  const double per_microbatch = r.activation_bytes / 4;
+  c.work.schedule = Schedule::OneF1B;
+  c.work.global_batch = 2;
+  EXPECT_NEAR(evaluate(c).activation_bytes, per_microbatch + logits, 1e-12 * per_microbatch);
+  // And with a large vocabulary: 2 x 10^7 words make 4 x 2,048 x 2e7 / 8 = 2.048e10 bytes of
+  // logits. 1F1B's last stage holds one micro-batch; interleaved over v = 2 chunks the last rank
+  // holds (v - 1) pp + 1 = 5 chunks' micro-batches, 2.5 stages' worth (its first rank 5.5).
+  c.work.global_batch = 64;
+  c.model.vocab = 20000000;
+  const double big = 4 * 2048 * 2e7 / 8;
+  ASSERT_GT(big, 4.5 * per_microbatch);
+  EXPECT_NEAR(evaluate(c).activation_bytes, per_microbatch + big, 1e-12 * big);
+  c.work.schedule = Schedule::Interleaved;
+  c.work.vpp = 2;
+  EXPECT_NEAR(evaluate(c).activation_bytes, 2.5 * per_microbatch + big, 1e-12 * big);
+  c.model.vocab = 51200;
+  c.work.vpp = 1;
   // ZeRO-3 with a single replica shards nothing: the weights are those of no sharding (no
   // gathered layers on top).
   c.work.schedule = Schedule::OneF1B;
@@ -392,6 +417,20 @@ TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
   c.work.sharding = Sharding::Zero3;
   const double sharded = 2 * (whole / 32 + 32 * 786432.0) / 2;  // dp 2
   EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, sharded + 2 * 2 * (218112000.0 / 32 + 786432.0));
+  // A rank holds whole KV heads: 48 heads of which 8 KV heads (head 128 in h 6144) over tp 6
+  // would be 1.33 a rank; over tp 12 0.67 (neither splits them evenly nor shares each among
+  // the same number of ranks). Over tp 4 and 16 the heads divide.
+  c.model = ModelSpec{8, 6144, 24576, 48, 8, 4096, 32000, Mlp::SwiGLU, 2, false, false};
+  c.work.sharding = Sharding::None;
+  c.net.dim[1].npus = 6;  // 48 NPUs
+  for (auto [tp, reason] : {std::pair{6, Reason::HeadsNotDivisible}, {12, Reason::HeadsNotDivisible},
+                            {4, Reason::Ok}, {16, Reason::Ok}}) {
+    c.work.tp = tp;
+    c.work.dp = 48 / tp;
+    c.work.global_batch = 48;
+    if (48 % tp != 0) c.net.dim[1].npus = 2, c.work.dp = 1;  // tp 16: 16 NPUs
+    EXPECT_EQ(evaluate(c).reason, reason) << tp;
+  }
 }
 
 // ZeRO-3 gathers a layer and prefetches the next: two layers' buffers, one when the stage holds
@@ -862,20 +901,13 @@ TEST(Feasibility, ReasonCodes) {
   EXPECT_EQ(reason([](Config& c) { c.compute.peak_tflops[1] = 0; }), Reason::InvalidInput);
   EXPECT_EQ(reason([](Config& c) { c.work.tp = 4; c.work.dp = 2; c.net.dim[0].npus = 6; c.net.dim[1].npus = 32; c.work.pp = 24; c.work.global_batch = 72; }),
             Reason::PlacementMismatch);
-  // A Switch on the chiplet tier of a 4-dim network has no LIBRA price.
-  EXPECT_EQ(reason([](Config& c) {
-              c.net.ndims = 4;
-              c.net.dim[0] = test::dim(Topology::Switch, 2, 100, 100);
-              c.net.dim[1] = test::dim(Topology::Ring, 4, 100, 100);
-              c.net.dim[2] = test::dim(Topology::Ring, 2, 100, 100);
-              c.net.dim[3] = test::dim(Topology::Ring, 4, 100, 100);
-            }),
-            Reason::SwitchNotPriced);
 }
 
-// A Switch on an unpriced tier leaves the cost undefined, not the time: the point is timed as the
-// same network priced (network.prices.chiplet.switch) is, with cost 0 and the reason.
-TEST(Model, SwitchNotPricedIsTimed) {
+// A Switch on an unpriced tier leaves the cost undefined (NaN), not the time: the point is
+// feasible and timed as the same network priced (network.prices.chiplet.switch) is. A design
+// space that reads the cost (an objective, a limit or a constraint on it) rejects it,
+// SWITCH_NOT_PRICED; one that does not ranks it (model revision 14; every point was rejected).
+TEST(Model, UnpricedNetworkIsTimedAndRejectedWhereTheCostIsRead) {
   Config c = test::gpt175b_cluster();
   c.net.ndims = 4;
   c.net.dim[0] = test::dim(Topology::Switch, 2, 100, 100);
@@ -885,19 +917,53 @@ TEST(Model, SwitchNotPricedIsTimed) {
   c.work.tp = 8, c.work.pp = 4, c.work.dp = 2, c.work.cp = 1;
   c.compute.mem_capacity_bytes = 1e15;
   const Result unpriced = evaluate(c);
-  EXPECT_EQ(unpriced.reason, Reason::SwitchNotPriced);
-  EXPECT_EQ(unpriced.network_cost_usd, 0);
-  const Result early = evaluate(c, true);  // a sweep keeping no timing stops at the reason
-  EXPECT_EQ(early.reason, Reason::SwitchNotPriced);
-  EXPECT_EQ(early.time_s, 0);
-  EXPECT_EQ(early.memory_bytes, unpriced.memory_bytes);
-  c.net.price[0].switch_usd_per_GBps = 5;
-  const Result priced = evaluate(c);
+  EXPECT_EQ(unpriced.reason, Reason::Ok);
+  EXPECT_TRUE(std::isnan(unpriced.network_cost_usd));
+  const Result early = evaluate(c, true);
+  EXPECT_EQ(early.reason, Reason::Ok);
+  EXPECT_EQ(early.time_s, unpriced.time_s);
+  Config priced_c = c;
+  priced_c.net.price[0].switch_usd_per_GBps = 5;
+  const Result priced = evaluate(priced_c);
   ASSERT_EQ(priced.reason, Reason::Ok);
   EXPECT_GT(priced.time_s, 0);
   EXPECT_EQ(unpriced.time_s, priced.time_s);
   EXPECT_EQ(unpriced.memory_bytes, priced.memory_bytes);
-  EXPECT_EQ(evaluate(c, true).reason, Reason::Ok);
+
+  SpaceView s;
+  s.base = c;
+  double values[2];
+  const auto verdict = [&](std::initializer_list<Objective> objs, bool stop_at_oom = false) {
+    const std::vector<Objective> o(objs);
+    return score_config(s, c, o.data(), int32_t(o.size()), values, stop_at_oom).reason;
+  };
+  EXPECT_EQ(verdict({Objective::Latency, Objective::Memory}), Reason::Ok);
+  EXPECT_EQ(verdict({Objective::Latency}, true), Reason::Ok);
+  for (Objective o : {Objective::Cost, Objective::RuntimeXCost, Objective::ClusterCost, Objective::UsdPerToken})
+    EXPECT_EQ(verdict({Objective::Latency, o}), Reason::SwitchNotPriced) << int(o);
+  EXPECT_EQ(verdict({Objective::Cost}, true), Reason::SwitchNotPriced);
+  // ... also where it would not fit (the price is the first thing missing, as before) ...
+  c.compute.mem_capacity_bytes = 1e9;
+  EXPECT_EQ(verdict({Objective::Cost}), Reason::SwitchNotPriced);
+  EXPECT_EQ(verdict({Objective::Latency}), Reason::OutOfMemory);
+  c.compute.mem_capacity_bytes = 1e15;
+  // ... where a limit reads it ...
+  s.nlimits = 1;
+  s.limit_obj[0] = Objective::Cost;
+  s.limit_max[0] = 1e12;
+  EXPECT_EQ(verdict({Objective::Latency}), Reason::SwitchNotPriced);
+  s.limit_obj[0] = Objective::Latency;
+  EXPECT_EQ(verdict({Objective::Latency}), Reason::Ok);
+  s.nlimits = 0;
+  // ... and where a constraint does (network_cost >= 0).
+  s.nconstraints = 1;
+  s.prog[0] = Instr{Op::PushNetworkCost, -1, 0};
+  s.prog[1] = Instr{Op::PushConst, -1, 0};
+  s.prog[2] = Instr{Op::Ge, -1, 0};
+  s.prog_start[1] = 3;
+  EXPECT_EQ(verdict({Objective::Latency}), Reason::SwitchNotPriced);
+  // Priced, nothing is rejected.
+  EXPECT_EQ(score_config(s, priced_c, std::vector<Objective>{Objective::Cost}.data(), 1, values).reason, Reason::Ok);
 }
 
 // Every numeric field of a result, each of which must be finite and >= 0.
@@ -941,6 +1007,7 @@ Config random_valid_config(std::mt19937_64& rng) {
   ModelSpec& m = c.model;
   m.heads = int(pick({16, 32, 64, 96}));
   m.kv_heads = m.heads / int(pick({1, 2, 8}));
+  if (m.kv_heads % w.tp != 0 && w.tp % m.kv_heads != 0) m.kv_heads = m.heads;  // whole KV heads a rank
   m.hidden = m.heads * int(pick({64, 128}));
   m.mlp = Mlp(rng() % 2);
   m.ffn = m.hidden * int(pick({3, 4}));
