@@ -850,7 +850,8 @@ void block_style(YAML::Node n) {
 
 // An NPU type of a device gene: the system `name` (a preset or a file, found as a configuration's
 // `system:` is) put in place of the base's system, its compute figures and calibration taken
-// (the network stays the base's; a file with no network of its own gets the base's to load).
+// (the network stays the base's; a file with no network of its own gets the base's to load, one
+// with no calibration the base's).
 // Its resolved system is appended to `systems` as YAML, for point_config.
 DeviceSpec load_device(const YAML::Node& base, const YAML::Node& name, const Sources& src, const std::string& kp,
                        std::vector<std::string>& systems) {
@@ -861,6 +862,11 @@ DeviceSpec load_device(const YAML::Node& base, const YAML::Node& name, const Sou
     dsrc.config_file = src.config_file;
     resolve_presets(cfg, dsrc);
     if (!cfg["system"]["network"].IsDefined()) cfg["system"]["network"] = YAML::Clone(base["system"]["network"]);
+    // A type without a calibration takes the base's: its network's and framework's efficiencies
+    // (net_eff, the overlaps) are the base system's, and a GPU of one's own is taken to reach
+    // what the base's does. `calibration: {}` asks for the ideal machine.
+    if (!cfg["system"]["calibration"].IsDefined() && base["system"]["calibration"].IsDefined())
+      cfg["system"]["calibration"] = YAML::Clone(base["system"]["calibration"]);
     expand_nodes(cfg["system"], dsrc);
     const Config c = convert_config(cfg, dsrc);
     YAML::Node sys = YAML::Clone(cfg["system"]);

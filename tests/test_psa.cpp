@@ -183,6 +183,21 @@ TEST(Psa, DeviceGeneSetsAnNpuType) {
   EXPECT_EQ(a.time_s, b.time_s);
   EXPECT_EQ(a.memory_bytes, b.memory_bytes);
   EXPECT_EQ(by_gene.compute.price_usd, 20000);
+  // A type without a calibration takes the base's (the H100 preset's: gemm_eff_max 0.75, net_eff
+  // 0.8, dp_overlap 0.25), not the ideal machine, which made a GPU of one's own win by its
+  // efficiencies alone; `calibration: {}` is the ideal machine.
+  write_psa("bare-npu.yaml", "compute: {peak_tflops: {bf16: 500}, memory_bw_GBps: 3000, memory_GB: 96}\n");
+  write_psa("ideal-npu.yaml", "compute: {peak_tflops: {bf16: 500}, memory_bw_GBps: 3000, memory_GB: 96}\ncalibration: {}\n");
+  const psa::DesignSpace bare =
+      psa::load_psa(write_psa("devices-bare.yaml", head + "    device: [bare-npu.yaml, ideal-npu.yaml]\nobjectives: [latency]\n"));
+  const int32_t first[2] = {0, 0}, second[2] = {0, 1};
+  const Calibration inherited = decode(*bare.view, first).cal, ideal = decode(*bare.view, second).cal;
+  EXPECT_EQ(inherited.gemm_eff_max, lc.config.cal.gemm_eff_max);
+  EXPECT_EQ(inherited.net_eff, 0.8);
+  EXPECT_EQ(inherited.dp_overlap, 0.25);
+  EXPECT_EQ(ideal.gemm_eff_max, 1);
+  EXPECT_EQ(ideal.net_eff, 1);
+  EXPECT_EQ(ideal.dp_overlap, 1);
   // Constraints read the figures; the gene itself is refused, as are the figures' genes beside it.
   EXPECT_EQ(psa::feasible_count(psa::load_psa(write_psa(
                 "devices-mem.yaml", head + devices + "constraints: [\"compute.memory_GB >= 100\"]\nobjectives: [latency]\n"))),
