@@ -2094,10 +2094,23 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent rw --budget 100 -q -o " + out);  // a default cut: a note
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
+  // A population asked for beyond the budget is one generation of random genomes: a warning,
+  // --quiet or not. The default population of a generational agent is cut to a tenth of the
+  // budget instead, for ten generations: a note, which --quiet keeps.
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --population 500 -q -o " + out);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "search: population 500 is more than the budget: 100 instead, so the search is one "
+                   "generation of random genomes\n");
   r = test::run_cli("search " + psa + " --agent ga --budget 100 -q -o " + out);
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out, "search: the default population 4096 is more than the budget: 100 instead, so the search is one "
-                   "generation of random genomes\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  for (const char* agent : {"ga", "nsga2", "aco"}) {
+    r = test::run_cli("search " + psa + " --agent " + agent + " --budget 100 -o " + out);
+    EXPECT_NE(r.out.find("is more than a tenth of the budget: 10 instead, ten generations\n"), std::string::npos) << r.out;
+    h5::Handle f = h5::open_file(out, false);
+    EXPECT_EQ(h5::attr_uint(f.id(), "population"), 10u) << agent;
+    EXPECT_EQ(h5::attr_uint(f.id(), "generations"), 10u) << agent;
+  }
   // --resume continues the search as started: the command that started it, --resume added, is
   // fine (a hyperparameter as written or at its default value); an option that says otherwise
   // is refused, not ignored.
