@@ -59,6 +59,8 @@ std::string result_kind(hid_t file);
 std::string unfinished_run(hid_t file);
 // The file at `path` is such a cosmic result file, and no run is writing it.
 bool is_unfinished_run(const std::string& path);
+// A cosmic run holds its writer lock on `path` (or on path.partial, which it is starting).
+bool is_being_written(const std::string& path);
 
 // A new result file, made as OUT.partial and renamed to OUT by publish() once what makes it a
 // valid file is on disk, so that a file named OUT always opens. An error before publish()

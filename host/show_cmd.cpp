@@ -358,7 +358,9 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << " in " << fmt_g(wall, 3) << " s (" << human(rate)
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
-  if (!j["complete"].get<bool>())
+  if (j.value("running", false))
+    os << "  a cosmic run is writing it: these are its counts as of its last write\n";
+  else if (!j["complete"].get<bool>())
     os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep --resume -o FILE` continues it"
                    : j.contains("merge_lacks") ? "it lacks " + join(j["merge_lacks"].get<std::vector<std::string>>(), "; ") +
                                                    ": sweep or finish those, then merge every shard file again (a "
@@ -411,7 +413,8 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " feasible, in " << fmt_g(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
-  if (!j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
+  if (j.value("running", false)) os << "  a cosmic run is writing it: these are its counts as of its last write\n";
+  else if (!j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
   committed_rows_line(os, j, "/evaluated", "evaluated_rows");
   const auto lines = [&](const char* key) {  // "a=1\nb=2\n" -> "a=1, b=2"
     std::string t = j.value(key, std::string());
@@ -560,6 +563,7 @@ ojson summary_json(const std::string& file, size_t top_n) {
     }
   }
   add_derived(f.id(), j);
+  j["running"] = h5::is_being_written(file);  // read with HDF5_USE_FILE_LOCKING=FALSE while a run writes it
   return j;
 }
 

@@ -1,6 +1,9 @@
 // The `cosmic` binary end to end: `eval --json` on the shipped study configurations gives the
 // LIBRA network costs of shared/reference/cosmic-study.md §4, and bad input fails with a clear message.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -715,6 +718,21 @@ TEST(Cli, ShowSummarisesASweep) {
   EXPECT_NE(text.out.find("complete: 600 of 600 points swept"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    workload.dp = " + rows[0]["genes"]["workload.dp"].get<std::string>() + "\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  4. "), std::string::npos) << text.out;  // the default shows up to 5: the 4 kept
+  EXPECT_FALSE(j["running"].get<bool>());
+  {  // A run writing the file holds cosmic's writer lock on it: show, reading it past HDF5's own
+     // lock, says so (an incomplete file would otherwise get the --resume hint, which is refused).
+    const std::string copy = ::testing::TempDir() + "show-sweep-held.h5";  // `f` holds HDF5's lock on out
+    std::filesystem::copy_file(out, copy, std::filesystem::copy_options::overwrite_existing);
+    const int fd = ::open(copy.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+    setenv("HDF5_USE_FILE_LOCKING", "FALSE", 1);
+    const test::CliRun held = test::run_cli("show " + copy);
+    unsetenv("HDF5_USE_FILE_LOCKING");
+    ::close(fd);
+    EXPECT_NE(held.out.find("  a cosmic run is writing it: these are its counts as of its last write\n"), std::string::npos)
+        << held.out;
+  }
   // A sweep with nothing feasible (1 GiB an NPU) ends its progress with the reasons the file
   // counts, most frequent first.
   const std::string none = ::testing::TempDir() + "show-sweep-none.h5";
