@@ -1011,9 +1011,12 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       jc["front_points"] = front_points;
       md << "Front of `" << c.target << "` over (" << n0 << ", " << n1 << "): " << front_points << " points"
          << (fr.runs.size() > 1 ? " (its " + std::to_string(fr.runs.size()) + " seeds' fronts merged)" : "")
-         << " (figure `pareto-*.png`). Where each marked winner sits: the best " << n0
-         << " on the front at no more " << n1 << ", and the ratio.\n\n"
-         << "| winner | " << n0 << " | " << n1 << " | front's best " << n0 << " at <= its " << n1 << " | ratio |\n|---|---|---|---|---|\n";
+         << (c.figure == "pareto" ? " (figure `pareto-*.png`)" : "") << ".";
+      if (c.others.empty()) md << " (No `marks:` to place on it.)\n\n";
+      else
+        md << " Where each marked winner sits: the best " << n0 << " on the front at no more " << n1
+           << ", and the ratio.\n\n| winner | " << n0 << " | " << n1 << " | front's best " << n0 << " at <= its " << n1
+           << " | ratio |\n|---|---|---|---|---|\n";
       for (const auto& id : c.others) {
         const ExpResult& m = res.at(id);
         if (!m.best.found) {
