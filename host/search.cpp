@@ -27,6 +27,7 @@
 #include "agents/rng.hpp"
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
+#include "host/signals.hpp"
 #include "host/population.hpp"
 #include "host/text.hpp"
 #include "psa/config.hpp"
@@ -45,25 +46,6 @@ namespace {
 // files only (format 1 lacks the columns a resumed session would have to append to).
 constexpr int64_t kSearchFormatVersion = 2;
 const double kInf = std::numeric_limits<double>::infinity();
-
-volatile std::sig_atomic_t g_search_signal = 0;
-extern "C" void on_search_signal(int sig) { g_search_signal = sig; }
-
-struct SignalScope {
-  struct sigaction old_int {}, old_term {};
-  SignalScope() {
-    g_search_signal = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_search_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-  }
-  ~SignalScope() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-  }
-};
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -775,6 +757,7 @@ agents::Params budget_params(const std::string& agent, agents::Params params, ui
 }
 
 int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSummary* summary) {
+  StopSignals signals;  // from the start: a signal while the file is made stops the run once it is
   SearchOptions o = o_in;
   const SpaceView& view = *ds.view;
   if (ds.objectives.empty()) throw std::runtime_error("search: the space names no objective");
@@ -1080,7 +1063,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
 
   uint64_t written = kept_rows;  // rows of /evaluated in the file or handed to the writer
   double last_write = now_s(), last_checkpoint = now_s();
-  SignalScope signals;
   const double wall0 = st.wall_s;
   double last_progress = -1e9;
   std::string stopped = "budget";
@@ -1126,7 +1108,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {
-    if (g_search_signal) {
+    if (StopSignals::received()) {
       stopped = "signal";
       break;
     }
@@ -1255,7 +1237,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     summary->write_s = st.write_s;
     summary->writer_s = st.writer_s;
   }
-  if (stopped == "signal") return g_search_signal ? 128 + int(g_search_signal) : 130;
+  if (stopped == "signal") return StopSignals::received() ? 128 + int(StopSignals::received()) : 130;
   return 0;
 }
 

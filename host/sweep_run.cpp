@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include "host/backend.hpp"
 #include "host/h5.hpp"
 #include "host/provenance.hpp"
+#include "host/signals.hpp"
 #include "host/sweep.hpp"
 #include "host/text.hpp"
 #include "psa/config.hpp"
@@ -38,25 +38,6 @@ namespace {
 // reductions in /top, ... themselves. All are read, and --resume moves a file to format 3.
 constexpr int64_t kFormatVersion = 3;
 
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_signal(int sig) { g_signal = sig; }
-
-// Installs the SIGINT / SIGTERM handlers for the lifetime of a sweep.
-struct SignalGuard {
-  struct sigaction old_int {}, old_term {};
-  SignalGuard() {
-    g_signal = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-  }
-};
 
 uint64_t saturate(u128 v) { return v > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(v); }
 
@@ -592,6 +573,7 @@ std::vector<std::string> fold_names(const psa::DesignSpace& space) {
 }
 
 int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
+  StopSignals signals;  // from the start: a signal while the file is made stops the sweep once it is
   FileMeta m;
   h5::Handle file;
   SweepState st;
@@ -697,7 +679,6 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     std::cerr << "cosmic sweep: note: " << fmt_g(points, 3) << " points to sweep take " << duration(fastest_s)
               << " even at 3 x 10^9 a second (an H200): fix some parameters, or let cosmic search explore the space "
                  "(docs/agents.md)\n";
-  SignalGuard signals;
   Progress progress(o.quiet, o.progress_every_s);
   const auto t0 = std::chrono::steady_clock::now();
   const double wall0 = m.wall_s;
@@ -735,7 +716,7 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
       add_rows(out);
     }
   }
-  while (m.next < m.end && !g_signal) {
+  while (m.next < m.end && !StopSignals::received()) {
     const double b0 = elapsed();
     const u128 from = m.next;
     u128 cursor = m.next;
@@ -764,11 +745,11 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
     m.complete = true;
     save_state(file.id(), ds, k, st, m, slot);
   }
-  if (g_signal) {
+  if (StopSignals::received()) {
     if (!o.quiet)
       std::cerr << "\nsweep: interrupted; " << o.out << " holds " << psa::to_string_u128(m.next - m.begin)
                 << " indices so far (complete = 0); continue with --resume\n";
-    return 128 + int(g_signal);
+    return 128 + int(StopSignals::received());
   }
   return 0;
 }
