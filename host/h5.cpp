@@ -347,6 +347,12 @@ NewFile::NewFile(const std::string& out, const std::string& kind) : out_(out), p
   errno = 0;
   const hid_t id = H5Fcreate(partial_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
   const int create_errno = errno;
+  // A full disk or quota: HDF5 made the file (exclusively: ours) and could not write its first
+  // bytes. Removed, and said so, where the check below would blame another run.
+  if (id < 0 && (create_errno == ENOSPC || create_errno == EDQUOT)) {
+    std::remove(partial_.c_str());
+    throw Error("HDF5: create " + partial_ + " failed: " + std::strerror(create_errno));
+  }
   // Another run made it since (it may have published it as OUT already): it is writing OUT. HDF5
   // may also find that run's file and fail on its lock (EAGAIN), which that run has renamed since.
   if (id < 0 && (create_errno == EEXIST || create_errno == EAGAIN || create_errno == EWOULDBLOCK || fs::exists(partial_, ec)))
