@@ -286,7 +286,7 @@ std::string unfinished_run(hid_t file) {
 bool is_being_written(const std::string& path) { return being_written(path) || being_written(path + ".partial"); }
 
 bool is_unfinished_run(const std::string& path) {
-  if (!is_hdf5(path) || being_written(path) || being_written(path + ".partial")) return false;  // a run's, not left
+  if (!is_hdf5(path) || is_being_written(path)) return false;  // a run's, not left
   try {
     check_readable(path);
   } catch (const Error&) {

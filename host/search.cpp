@@ -747,11 +747,12 @@ size_t listed_generations(hid_t file) {
 // The population a search runs with: one asked for, cut to the budget; the default of a
 // generational agent (GA, NSGA-II, ACO), cut to a tenth of the budget, so that a small budget
 // still runs ten generations instead of one of random genomes.
+bool generational(const std::string& agent) { return agent == "ga" || agent == "nsga2" || agent == "aco"; }
+
 agents::Params budget_params(const std::string& agent, agents::Params params, uint64_t budget) {
   const uint64_t least = agent == "ga" || agent == "nsga2" ? 2 : 1;  // they pair parents
-  const bool generational = agent == "ga" || agent == "nsga2" || agent == "aco";
   const bool asked = params.count(agent + ".population") > 0;
-  const uint64_t most = std::max<uint64_t>(generational && !asked ? budget / 10 : budget, least);
+  const uint64_t most = std::max<uint64_t>(generational(agent) && !asked ? budget / 10 : budget, least);
   if (uint64_t(agents::check_params(agent, params)) > most) params[agent + ".population"] = std::to_string(most);
   return params;
 }
@@ -835,7 +836,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     // A warning where the search is not the one asked for (--quiet keeps it); a note where a
     // random walk's default population is cut (its draws the population only batches).
     const bool asked = o.params.count(o.agent + ".population") > 0;
-    const bool tenth = !asked && o.agent != "rw" && o.agent != "bo";  // budget_params
+    const bool tenth = !asked && generational(o.agent);  // budget_params
     if (fitted != o.params && (!o.quiet || o.agent != "rw" || asked) && !(tenth && o.quiet))
       std::cerr << "search: " << (asked ? "population " : "the default population ")
                 << agents::check_params(o.agent, o.params) << " is more than "

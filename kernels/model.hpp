@@ -1158,7 +1158,8 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // (its time already is), and the factor (2 - 1/p there) does not apply.
     if (w.schedule == Schedule::Interleaved && v > 1) {
       inflight *= 1 + (pp - 1) / (pp * v);
-      if (w.pp > 1) inflight_last = larger(1.0, ((v - 1) * pp + 1) / v > micro ? micro : ((v - 1) * pp + 1) / v);
+      const double last_chunks = ((v - 1) * pp + 1) / v;  // in stages, at most the micro-batches
+      if (w.pp > 1) inflight_last = last_chunks < micro ? last_chunks : micro;
     }
     // A layer's activations, blended by the share of the stage's layers that recompute.
     const double share = recompute_share(m, w);
