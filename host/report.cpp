@@ -539,8 +539,9 @@ std::string to_text(const EvalReport& rep) {
     std::snprintf(buf, sizeof buf, "  %-22s %14.2f GiB\n", x.name, x.value / GiB);
     os << buf;
   }
-  os << "network cost           "
-     << (std::isnan(rep.network_cost_usd) ? "undefined (a Switch without a price: network.prices)" : dollars(rep.network_cost_usd)) << "\n";
+  // A dollar figure, or why there is none.
+  const auto usd = [](double v) { return std::isnan(v) ? std::string("undefined (a Switch without a price: network.prices)") : dollars(v); };
+  os << "network cost           " << usd(rep.network_cost_usd) << "\n";
   for (size_t d = 0; d < rep.dim_cost_usd.size(); ++d) {
     if (rep.dim_tier[d] == "-") continue;
     const NetDim& n = rep.config.net.dim[d];
@@ -553,7 +554,7 @@ std::string to_text(const EvalReport& rep) {
   if (rep.config.compute.price_usd > 0) {
     const double npus = double(total_npus(rep.config.net));
     os << "cluster cost           "
-       << (std::isnan(rep.cluster_cost_usd) ? "undefined (a Switch without a price: network.prices)" : dollars(rep.cluster_cost_usd))
+       << usd(rep.cluster_cost_usd)
        << "  (network + " << total_npus(rep.config.net) << " NPUs x " << dollars(rep.config.compute.price_usd) << " = "
        << dollars(npus * rep.config.compute.price_usd) << ")\n";
   }

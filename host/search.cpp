@@ -833,11 +833,13 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   if (!o.resume) {
     const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
     if (fitted != o.params) population_asked = uint64_t(agents::check_params(o.agent, o.params));
-    // A warning where the search is not the one asked for (--quiet keeps it); a note where a
-    // random walk's default population is cut (its draws the population only batches).
+    // A warning where the search is not the one asked for (--quiet keeps it); a note, which
+    // --quiet silences, where a default population is cut: a random walk's (its draws the
+    // population only batches) or a generational agent's, to a tenth (budget_params).
     const bool asked = o.params.count(o.agent + ".population") > 0;
-    const bool tenth = !asked && generational(o.agent);  // budget_params
-    if (fitted != o.params && (!o.quiet || o.agent != "rw" || asked) && !(tenth && o.quiet))
+    const bool tenth = !asked && generational(o.agent);
+    const bool note = tenth || (!asked && o.agent == "rw");
+    if (fitted != o.params && (!o.quiet || !note))
       std::cerr << "search: " << (asked ? "population " : "the default population ")
                 << agents::check_params(o.agent, o.params) << " is more than "
                 << (tenth ? "a tenth of the budget: " : "the budget: ") << fitted.at(o.agent + ".population") << " instead"

@@ -280,6 +280,14 @@ std::string point_line(const ojson& p, const std::string& objective) {
          (usd.is_number() && !std::isnan(usd.get<double>()) ? "$" + human(usd.get<double>()) : "unpriced") + ")";
 }
 
+// A line saying that a run is writing the file (summary_json's "running"), where one is: its
+// counts are those of its last write, and --resume would be refused. True when it said so.
+bool says_running(std::ostream& os, const ojson& j) {
+  if (!j.value("running", false)) return false;
+  os << "  a cosmic run is writing it: these are its counts as of its last write\n";
+  return true;
+}
+
 void print_genes(std::ostream& os, const ojson& p) {
   for (const auto& [gene, value] : p["genes"].items()) os << "    " << gene << " = " << value.get<std::string>() << "\n";
   if (p.contains("derived"))
@@ -358,9 +366,7 @@ void print_sweep(std::ostream& os, const std::string& file, const ojson& j) {
   os << " in " << fmt_g(wall, 3) << " s (" << human(rate)
      << " configs/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
-  if (j.value("running", false))
-    os << "  a cosmic run is writing it: these are its counts as of its last write\n";
-  else if (!j["complete"].get<bool>())
+  if (!says_running(os, j) && !j["complete"].get<bool>())
     os << "  " << (j["kind"] == "sweep" ? "`cosmic sweep --resume -o FILE` continues it"
                    : j.contains("merge_lacks") ? "it lacks " + join(j["merge_lacks"].get<std::vector<std::string>>(), "; ") +
                                                    ": sweep or finish those, then merge every shard file again (a "
@@ -413,8 +419,7 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " feasible, in " << fmt_g(j["wall_time_s"].get<double>(), 3) << " s (" << human(j["configs_per_s"].get<double>())
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
-  if (j.value("running", false)) os << "  a cosmic run is writing it: these are its counts as of its last write\n";
-  else if (!j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
+  if (!says_running(os, j) && !j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
   committed_rows_line(os, j, "/evaluated", "evaluated_rows");
   const auto lines = [&](const char* key) {  // "a=1\nb=2\n" -> "a=1, b=2"
     std::string t = j.value(key, std::string());

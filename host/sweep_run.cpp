@@ -38,7 +38,6 @@ namespace {
 // reductions in /top, ... themselves. All are read, and --resume moves a file to format 3.
 constexpr int64_t kFormatVersion = 3;
 
-
 uint64_t saturate(u128 v) { return v > u128(UINT64_MAX) ? UINT64_MAX : uint64_t(v); }
 
 // The columns of a table of points: index, genome, objectives, metrics.
