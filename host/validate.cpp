@@ -432,9 +432,10 @@ bool groundtruth_config(const std::map<std::string, std::string>& row, Config& o
     model["top_k"] = top_k;
     if (shared > 0) model["shared_experts"] = shared;
   }
-  if (contains(get("arch_family"), "nemotron")) {  // Nemotron-4 report: untied embeddings, no biases
+  if (contains(get("arch_family"), "nemotron")) {  // Nemotron-4 report: untied embeddings, no biases, no dropout
     model["tied_embeddings"] = false;
     model["biases"] = false;
+    model["dropout"] = false;
   }
 
   const std::string gpu = get("gpu_type");

@@ -104,7 +104,13 @@ namespace cosmic {
 //    given fractions of a KV head). A Switch on an unpriced tier leaves the network cost
 //    undefined (NaN) and the point feasible; only a design space whose objectives, limits or
 //    constraints read the cost makes it SWITCH_NOT_PRICED (score_config; every point was).
-constexpr int64_t kModelRevision = 14;
+// 15: model key `dropout` (default: with a GELU MLP, as GPT's recipes; none with SwiGLU, as
+//    Llama's): without it the activations keep no dropout masks (4D T h whole, was (4D + 2) T h)
+//    and unfused attention keeps D per score (was 2D + 1) and streams 4D (was 6D + 1). ZeRO-2 and
+//    ZeRO-3 hold one unit's whole gradient before its reduce-scatter (a layer, or the embedding
+//    or output layer), and ZeRO-3 gathers the embedding or output layer with one layer beside it
+//    (stage_memory). Validate's rows unchanged (their SwiGLU runs use fused attention).
+constexpr int64_t kModelRevision = 15;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -395,6 +401,13 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
   return (2 * h + (m.biases ? 2 : 0)) * (per_rank - kv_width / tp);
 }
 
+// Bytes kept per attention score for the backward pass (unfused attention): the softmax output
+// D, and with dropout its 1-byte mask and its output D (Korthikanti et al. 2022 §4).
+COSMIC_HD inline double score_bytes(const ModelSpec& m) {
+  const double D = act_bytes(m);
+  return m.dropout ? 2 * D + 1 : D;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Activation memory of one transformer layer for one micro-batch, bytes per NPU.
 // Korthikanti et al. 2022 §4, generalised to GQA / SwiGLU and to sharded sequences. With
@@ -405,6 +418,9 @@ COSMIC_HD inline double kv_replica_params(const ModelSpec& m, int32_t tp) {
 //     MLP activation inputs D T F (nmat - 1) and output D T F    -> 24 sbh / t for GPT
 //   attention scores (skipped by selective recompute and fused attention):
 //     softmax output D, dropout mask 1, dropout output D per score -> 5 a s^2 b / t
+//   a model trained without dropout (m.dropout false: Llama-style recipes, Megatron's
+//     --hidden-dropout 0 --attention-dropout 0) keeps no masks and no dropout output: 4D T h
+//     whole, and D per score (the softmax output, which the backward of PV and of the softmax read).
 //   full recompute keeps only the layer input: D T h (/ t with sequence parallelism).
 //   mixture of experts: the MLP terms for each of the top_k experts a token visits and each
 //     shared expert, plus the routed copies the rank's experts take as input, D T h top_k e / t
@@ -419,7 +435,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   if (w.recompute == Recompute::Full) return D * T * h / sp_div;
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double kv_width = kv_width_per_rank(m, w.tp);
-  const double whole = (4 * D + 2) * T * h / sp_div;
+  const double whole = (4 * D + (m.dropout ? 2 : 0)) * T * h / sp_div;
   // Mixture of experts: the F-wide activations of each of the top_k experts a token visits and
   // of the shared experts, and the routed copies the rank's expert slices take as input.
   const double mlps = mlps_per_token(m);
@@ -433,7 +449,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
             D * T * F * nmat / t * mlps;
   split += expert_input_bytes(m, w, D, T);
   const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
-  const double scores = scores_kept ? (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
+  const double scores = scores_kept ? score_bytes(m) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
 }
 
@@ -600,11 +616,12 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   // Attention core: QK^T and PV, 4 b s_q s_kv q / t FLOPs; reads Q, K, V, writes O. Unfused
   // attention (Megatron 2021-22) also streams the a s_q s_kv score elements through memory:
   // QK^T writes them (D), the fused scale-mask-softmax reads and writes them (2D), dropout
-  // reads them and writes its output and a 1-byte mask (2D + 1), PV reads them (D): 6D + 1.
+  // reads them and writes its output and a 1-byte mask (2D + 1), PV reads them (D): 6D + 1;
+  // without dropout 4D.
   // MLA: mla_attn_flops and mla_attn_bytes above.
   const double attn_flops = mla(m) ? mla_attn.flops : 4 * b * s_q * s_kv * q / t;
   double attn_bytes = mla(m) ? mla_attn.bytes : D * b * (2 * s_q * q / t + 2 * s_kv * kvw);
-  if (!c.work.flash_attention) attn_bytes += (6 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
+  if (!c.work.flash_attention) attn_bytes += (m.dropout ? 6 * D + 1 : 4 * D) * b * (double(m.heads) / t) * s_q * s_kv;
   const double attn = roofline_s(attn_flops, gemm_eff(c.cal, attn_flops) * c.cal.attn_eff, peak16, attn_bytes, mem_Bps);
 
   const double sp_div = c.work.seq_parallel ? t : 1.0;
@@ -1176,7 +1193,7 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // backward runs again: one layer's scores and softmax are live then, as full recompute's
     // layer holds them.
     if (w.recompute == Recompute::Selective && !w.flash_attention)
-      rebuilt += (2 * D + 1) * b * (double(m.heads) / t) * s_q * s_kv;
+      rebuilt += score_bytes(m) * b * (double(m.heads) / t) * s_q * s_kv;
     // The first stage (most micro-batches in flight) or the last, which also keeps the fp32
     // logits of each micro-batch it holds until that one's backward (all m under GPipe), the
     // same layers (stage_layers()) and as many parameters (its output layer for the first's
@@ -1192,19 +1209,28 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
       mb.grads += c.cal.grad_bytes * P.expert / (w.sharding >= Sharding::Zero2 ? copies : 1);
       mb.optimizer += c.cal.master_bytes * P.expert / (w.sharding >= Sharding::Zero1 ? copies : 1);
     }
-    // ZeRO-3's gathered layer and its prefetch (one layer when the stage holds one); experts
-    // held by one rank each are never gathered.
+    // ZeRO-2 and ZeRO-3 keep a shard of what the replicas share, and hold one unit whole at a
+    // time: a layer (the rank's part of it; experts held by one rank each are never sharded) or
+    // the stage's embedding or output layer, V h / t (the larger of the two, or the layers of
+    // the mixture's two kinds). Its gradient, at grad_bytes, exists whole before its
+    // reduce-scatter (FSDP's per-layer unit; DeepSpeed's and Megatron's buckets are their own
+    // size, which is not modelled). ZeRO-3 also gathers the weights: a layer and its prefetch
+    // (one layer when the stage holds one), or at either end of a pass the embedding or output
+    // layer and the one layer after or before it (the embedding and output layer from model
+    // revision 15, when the gradient unit came in too).
     // (Folded, the experts may have copies where the dense weights have none: dp x cp = 1.)
-    if (zero3 && (replicas > 1 || copies > 1)) {
+    if (w.sharding >= Sharding::Zero2 && (replicas > 1 || copies > 1)) {
       const double experts = m.experts > 0 ? double(m.experts) / w.ep * mlp_params(m) : 0.0;
-      const double held = copies > 1 ? 0.0 : experts;  // one copy: never gathered
-      const double gathered = stage_layers < 2 ? stage_layers : 2.0;
+      const double held = copies > 1 ? 0.0 : experts;  // one copy: never sharded
       const double dense = replicas > 1 ? (rank_layer_params(m, w) - experts) / t : 0.0;
-      const double moe_layer = w.etp > 0 ? gathered * D * (dense + (experts - held) / expert_tp(w))
-                                         : gathered * D * (rank_layer_params(m, w) - held) / t;
-      const double dense_layer = mixed && replicas > 1 ? gathered * D * layer_params(dense_layer_model(m)) / t : 0.0;
-      mb.weights += larger(moe_held ? moe_layer : 0.0, dense_layer);
-      if (replicas > 1) mb.weights += gathered * D * kv_replica_params(m, w.tp);
+      const double moe_layer =
+          w.etp > 0 ? dense + (experts - held) / expert_tp(w) : (rank_layer_params(m, w) - held) / t;
+      const double dense_layer = mixed && replicas > 1 ? layer_params(dense_layer_model(m)) / t : 0.0;
+      const double layer = larger(moe_held ? moe_layer : 0.0, dense_layer) + (replicas > 1 ? kv_replica_params(m, w.tp) : 0.0);
+      const double vocab = replicas > 1 ? double(m.vocab) * m.hidden / t : 0.0;
+      mb.grads += c.cal.grad_bytes * larger(layer, vocab);
+      const double gathered = stage_layers < 2 ? stage_layers : 2.0;
+      if (zero3) mb.weights += D * larger(gathered * layer, layer + vocab);
     }
     return mb;
   }

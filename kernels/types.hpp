@@ -53,6 +53,7 @@ struct ModelSpec {
   // token's top_k lie in groups_per_token of them. 0, 0: any top_k of all the experts.
   int32_t expert_groups = 0;
   int32_t groups_per_token = 0;
+  bool dropout = true;  // trained with dropout after attention's softmax and each block (GPT) or none (Llama)
 };
 
 enum class Mode : int8_t {

@@ -329,7 +329,7 @@ int32_t dtype_bytes_of(const Section& s, const char* key, int32_t def) {
 
 ModelSpec convert_model(const Section& s) {
   s.check_keys({"name", "description", "source", "params_billion", "active_params_billion", "layers", "hidden", "ffn", "heads", "kv_heads", "seq",
-                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "experts", "top_k", "shared_experts", "head_dim",
+                "vocab", "mlp", "dtype", "tied_embeddings", "biases", "dropout", "experts", "top_k", "shared_experts", "head_dim",
                 "first_dense_layers", "moe_layer_step", "dense_ffn", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
                 "v_head_dim", "expert_groups", "groups_per_token"});
   // Information only (a test compares them with the model's count), but numbers.
@@ -349,6 +349,7 @@ ModelSpec convert_model(const Section& s) {
   m.dtype_bytes = dtype_bytes_of(s, "dtype", 2);
   m.tied_embeddings = s.boolean("tied_embeddings", m.mlp == Mlp::Gelu);
   m.biases = s.boolean("biases", m.mlp == Mlp::Gelu);
+  m.dropout = s.boolean("dropout", m.mlp == Mlp::Gelu);
   if (m.heads % m.kv_heads != 0) s.fail("kv_heads", "a divisor of heads (" + std::to_string(m.heads) + ")");
   if (m.head_dim == 0 && m.hidden % m.heads != 0)  // a head is hidden / heads wide: a whole number
     s.fail("hidden", "a multiple of heads (" + std::to_string(m.heads) + "), or head_dim given");

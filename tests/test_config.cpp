@@ -97,6 +97,16 @@ TEST(Config, SetOverridesAnyKey) {
   EXPECT_EQ(e.rfind("--set: unknown key 'system.calibraton'", 0), 0u) << e;
 }
 
+// model.dropout follows the MLP unless given: GPT's recipes train with dropout, Llama's without.
+TEST(Config, DropoutDefaultsByMlpAndCanBeSet) {
+  const std::string base = test::data_path("configs/cosmic-system1-baseline.yaml");
+  EXPECT_TRUE(psa::load_config(base, {"model=GPT3-13B"}).config.model.dropout);
+  EXPECT_FALSE(psa::load_config(base, {"model=Llama-3.1-8B"}).config.model.dropout);
+  EXPECT_TRUE(psa::load_config(base, {"model=Llama-3.1-8B", "model.dropout=true"}).config.model.dropout);
+  EXPECT_FALSE(psa::load_config(base, {"model=GPT3-13B", "model.dropout=false"}).config.model.dropout);
+  EXPECT_NE(error_of(base, {"model.dropout=0.1"}).find("key 'model.dropout'"), std::string::npos) << error_of(base, {"model.dropout=0.1"});
+}
+
 TEST(Config, SetPresetKeepsTheSectionsOtherKeys) {
   // --set system.preset=NAME swaps the preset and keeps what the file wrote next to it (nodes);
   // on a section that names its preset alone it reads as {preset: NAME}. An unknown name is

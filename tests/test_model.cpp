@@ -41,6 +41,24 @@ TEST(Activations, Korthikanti22B) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), 2.0 * 2048 * 4 * 6144 / 8);
 }
 
+// Trained without dropout, a layer keeps no masks (the 2 s b h of the kept-whole part) and no
+// dropout output (of the 5 bytes a score, the softmax output's 2 stay), and unfused attention
+// streams 4D a score, not 6D + 1.
+TEST(Activations, NoDropoutKeepsNoMasks) {
+  ModelSpec m = gpt22b();
+  m.dropout = false;
+  Workload w;
+  w.tp = 8;
+  w.flash_attention = false;
+  // s b h (8 + 24/t + 2 a s / (h t)) = 50331648 x (8 + 3 + 2 x 64 x 2048 / 49152) = 50331648 x
+  // 16.333.. = 822083584 B a layer.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), 822083584.0);
+  // Sequence parallel + selective recompute: 32 s b h / t = 201326592 B.
+  w.seq_parallel = true;
+  w.recompute = Recompute::Selective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), 201326592.0);
+}
+
 TEST(Flops, NarayananFormula) {
   // Model FLOPs of one iteration: 72 B s L h^2 (1 + s/(6h) + V/(12 L h)).
   Config c = test::gpt175b_cluster();
@@ -413,10 +431,16 @@ TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
     EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * P) << tp;
     EXPECT_DOUBLE_EQ(r.optimizer_bytes, c.cal.master_bytes * P) << tp;
   }
-  // ZeRO-3's two gathered layers carry the copies too: 2 x 2 x (218,112,000 / 32 + 786,432) bytes.
+  // ZeRO-3's gathered layers carry the copies too: a layer is 218,112,000 / 32 + 786,432 =
+  // 7,602,432 parameters a rank, and here the output layer (128,256 x 4096 / 32 = 16,416,768)
+  // with one layer beside it outweighs two layers. The output layer's gradient, at fp32, is
+  // whole before its reduce-scatter.
   c.work.sharding = Sharding::Zero3;
-  const double sharded = 2 * (whole / 32 + 32 * 786432.0) / 2;  // dp 2
-  EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, sharded + 2 * 2 * (218112000.0 / 32 + 786432.0));
+  const double sharded = (whole / 32 + 32 * 786432.0) / 2;  // dp 2
+  const Result z = evaluate(c);
+  EXPECT_DOUBLE_EQ(z.weights_bytes, 2 * sharded + 2 * (7602432.0 + 16416768.0));
+  EXPECT_DOUBLE_EQ(z.grads_bytes, c.cal.grad_bytes * (sharded + 16416768.0));
+  EXPECT_DOUBLE_EQ(z.optimizer_bytes, c.cal.master_bytes * sharded);
   // A rank holds whole KV heads: 48 heads of which 8 KV heads (head 128 in h 6144) over tp 6
   // would be 1.33 a rank; over tp 12 0.67 (neither splits them evenly nor shares each among
   // the same number of ranks). Over tp 4 and 16 the heads divide.
@@ -434,21 +458,32 @@ TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
 }
 
 // ZeRO-3 gathers a layer and prefetches the next: two layers' buffers, one when the stage holds
-// a single layer (before, two were counted there too, and ZeRO-3 could exceed ZeRO-2).
+// a single layer (before, two were counted there too, and ZeRO-3 could exceed ZeRO-2); or the
+// stage's embedding (or output layer) and the layer beside it, where that is more.
 TEST(Memory, Zero3GathersNoMoreLayersThanTheStageHolds) {
   Config c = test::gpt175b_cluster();  // GPT-175B layers: 12 h^2 + 13 h = 1,812,099,072 parameters
-  const double layer = 1812099072.0, emb = 12288.0 * 51200;
+  const double layer = 1812099072.0, emb = 12288.0 * 51200;  // tied: the first and last stage hold V h
   c.work.sharding = Sharding::Zero3;
   c.work.dp = 2;
   c.work.tp = 8;
-  c.work.pp = 96;  // one layer per stage (the first stage also holds the embedding)
+  c.work.pp = 96;  // one layer per stage: the embedding and that layer gathered together
   c.net.dim[1].npus = 192;
-  double expected = 2 * (layer + emb) / 8 / 2 + 1 * 2 * layer / 8;
-  EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, expected);
-  c.work.pp = 48;  // two layers: both buffers
+  double expected = 2 * (layer + emb) / 8 / 2 + 2 * (layer + emb) / 8;
+  Result r = evaluate(c);
+  EXPECT_DOUBLE_EQ(r.weights_bytes, expected);
+  // The gradient of one layer (larger than the embedding) is whole before its reduce-scatter.
+  EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * ((layer + emb) / 8 / 2 + layer / 8));
+  c.work.pp = 48;  // two layers: both buffers, which outweigh a layer and the embedding
   c.net.dim[1].npus = 96;
   expected = 2 * (2 * layer + emb) / 8 / 2 + 2 * 2 * layer / 8;
   EXPECT_DOUBLE_EQ(evaluate(c).weights_bytes, expected);
+  // ZeRO-2 gathers nothing but holds the same whole gradient; ZeRO-1 neither.
+  c.work.sharding = Sharding::Zero2;
+  r = evaluate(c);
+  EXPECT_DOUBLE_EQ(r.weights_bytes, 2 * (2 * layer + emb) / 8);
+  EXPECT_DOUBLE_EQ(r.grads_bytes, c.cal.grad_bytes * ((2 * layer + emb) / 8 / 2 + layer / 8));
+  c.work.sharding = Sharding::Zero1;
+  EXPECT_DOUBLE_EQ(evaluate(c).grads_bytes, c.cal.grad_bytes * (2 * layer + emb) / 8);
 }
 
 TEST(Time, OutputLayerStays16BitUnderFp8) {
@@ -1286,12 +1321,14 @@ TEST(MixtureOfExperts, ExpertsSplitOverEpRanks) {
   // ZeRO-3: weights sharded likewise, plus two gathered layers (dense part 41,984,000 and the
   // rank's experts, / t): EP 2, 2 x 74,752,000 / 8 + 2 x 704,643,072 / 4 + 2 x 2 x (41,984,000 +
   // 4 x 176,160,768) / 8 = 744,323,072 bytes. EP 8 leaves one copy of each expert: never
-  // gathered, so the buffer holds the dense part only: 18,688,000 + 352,321,536 + 20,992,000.
+  // gathered, so a layer's buffer holds the dense part only, 5,248,000 parameters, and the
+  // output layer (32,000 x 4096 / 8 = 16,384,000) with one layer beside it outweighs two:
+  // 18,688,000 + 352,321,536 + 2 x (5,248,000 + 16,384,000) = 414,273,536.
   Config z = moe_cluster(2);
   z.work.sharding = Sharding::Zero3;
   EXPECT_NEAR(evaluate(z).weights_bytes, 744323072.0, 1e-3);
   z.work.ep = 8;
-  EXPECT_NEAR(evaluate(z).weights_bytes, 392001536.0, 1e-3);
+  EXPECT_NEAR(evaluate(z).weights_bytes, 414273536.0, 1e-3);
 }
 
 TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
@@ -1432,11 +1469,11 @@ TEST(MixtureOfExperts, FoldingWithEtpEqualToTpIsTheUnfoldedLayout) {
     EXPECT_EQ(a.dp_comm_s, b.dp_comm_s) << ep;
   }
   // ZeRO-3 with EP 8 folded at ETP 8: one copy of each expert slice, never gathered, as unfolded
-  // (ExpertsSplitOverEpRanks: 392,001,536 bytes).
+  // (ExpertsSplitOverEpRanks: 414,273,536 bytes).
   Config z = moe_cluster(8);
   z.work.sharding = Sharding::Zero3;
   z.work.etp = 8;
-  EXPECT_NEAR(evaluate(z).weights_bytes, 392001536.0, 1e-3);
+  EXPECT_NEAR(evaluate(z).weights_bytes, 414273536.0, 1e-3);
   // With cp > 1 the folded EP group is the innermost ranks after ETP, here the CP ranks (stride
   // 1 on dim 1), where unfolded it is the innermost DP ranks (stride 2, outside CP).
   Config cp = moe_cluster(2);
