@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # GPU check in one go, in at most DEADLINE_S seconds (default 420): builds cosmic with CUDA
 # (sm_90) in build-gpu/, runs the GPU tests (batch backend, sweep and population parity, CPU vs
-# CUDA, physical and ASTRA-sim conventions), the sweep throughput benchmark (CPU and CUDA, System
-# 1 full-stack space), `cosmic sweep` on CUDA and CPU into HDF5 files (compared), small --keep all
-# sweeps (one with ASTRA-sim collectives) compared dataset by dataset with the CPU's, the agents'
-# benchmark next to CPU and GPU population evaluation, and the whole study on both backends
+# CUDA, physical and ASTRA-sim conventions), searches at population 10^5 on CUDA and CPU
+# (compared), the agents' benchmark next to CPU and GPU population evaluation, the sweep
+# throughput benchmark (CPU and CUDA, System 1 full-stack space), `cosmic sweep` on CUDA and CPU
+# into HDF5 files (compared), small --keep all sweeps (one with ASTRA-sim collectives) compared
+# dataset by dataset with the CPU's, and the whole study on both backends
 # (STUDY=0 skips it). Steps run in that order, most important first; a step that would not fit
 # in the time left is skipped and says so. Scratch files go to $WORK (default /tmp/gpu-check);
 # $OUT (default bench/gpu-results/) receives summary.txt and logs.tar.gz (every text log and the
@@ -13,8 +14,10 @@
 #   bench/gpu_check.sh            # then read $OUT/summary.txt
 #
 # Every step, the builds too, ends by the deadline; give the device tool a timeout_s of about
-# DEADLINE_S + 120 (the machine's start is not in it): DEADLINE_S=420 with timeout_s 560 leaves
-# a 15-minute lease room for a second try.
+# DEADLINE_S + 120 (the machine's start is not in it): DEADLINE_S=420 with timeout_s 540 leaves
+# a 15-minute lease room for a second try. The build took 328 s of the 420 on 2026-12-04 (16
+# cores), so the steps after the command-line sweeps were skipped: a second call on the still
+# warm machine keeps build-gpu/ (nothing to rebuild) and reaches them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -96,6 +99,38 @@ if fits 40 "GPU tests"; then
   grep -E "^\[  (FAILED|SKIPPED) |Failure|Skipped" "$work/gpu_tests.txt" | head -20 | tee -a "$summary"
 fi
 
+# Whole searches at population 10^5 (issue #5's `--backend cuda` searches): GA and NSGA-II (two
+# objectives), 2 x 10^6 evaluations each, on CUDA and on the CPU cores; the result files must
+# hold the same history (compared), and their rate and where the time went (the files' eval_s,
+# agent_s and write_s).
+if fits 60 "searches at 10^5"; then
+  for agent in ga nsga2; do
+    extra=()
+    [ "$agent" = nsga2 ] && extra=(--set 'objectives=[runtime_x_bw, runtime_x_cost]')
+    for b in cuda cpu; do
+      timeout "$(limit 90)" build-gpu/cosmic search data/psa/cosmic/fullstack-system1.yaml --agent "$agent" \
+        --population 100000 --budget 2000000 --seed 1 --backend "$b" "${extra[@]}" -q -o "$work/search-$agent-$b.h5" \
+        >"$work/search-$agent-$b.txt" 2>&1
+      log "search $agent --backend $b: exit $?"
+      build-gpu/cosmic show "$work/search-$agent-$b.h5" 2>&1 | head -4 | tee -a "$summary"
+      "$py" -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r").attrs
+print("  seconds: wall %.3f, evaluation %.3f, agent %.3f, waiting for writes %.3f" % tuple(float(a[k]) for k in ("wall_time_s", "eval_s", "agent_s", "write_s")))' \
+        "$work/search-$agent-$b.h5" 2>&1 | tee -a "$summary"
+    done
+    "$py" bench/compare_h5.py "$work/search-$agent-cuda.h5" "$work/search-$agent-cpu.h5" "search $agent, cuda vs cpu" 2>&1 |
+      tail -3 | tee -a "$summary"
+  done
+fi
+
+# Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
+# population evaluated on the CPU and on the GPU (copies included).
+if [ "$bench" = 1 ] && fits 45 "agents benchmark"; then
+  timeout "$(limit 120)" build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
+    --benchmark_min_time=0.3 >"$work/bench_agents.txt" 2>&1
+  log "agents bench: exit $?"
+  grep -E "^BM_" "$work/bench_agents.txt" | tee -a "$summary"
+fi
+
 # Throughput: configurations per second of the sweeps (and of the batch backends).
 if [ "$bench" = 1 ] && fits 60 "sweep benchmark"; then
   timeout "$(limit 150)" build-gpu/bench/cosmic_bench --benchmark_filter='Sweep|BatchCpu' \
@@ -150,34 +185,6 @@ for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduc
   done
   "$py" bench/compare_h5.py "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "keep-all $name, cuda vs cpu" 2>&1 | tee -a "$summary"
 done
-
-# Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
-# population evaluated on the CPU and on the GPU (copies included).
-if [ "$bench" = 1 ] && fits 45 "agents benchmark"; then
-  timeout "$(limit 120)" build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
-    --benchmark_min_time=0.3 >"$work/bench_agents.txt" 2>&1
-  log "agents bench: exit $?"
-  grep -E "^BM_" "$work/bench_agents.txt" | tee -a "$summary"
-fi
-
-# Whole searches at population 10^5 (issue #5's `--backend cuda` searches): GA and NSGA-II (two
-# objectives), 2 x 10^6 evaluations each, on CUDA and on the CPU cores; the result files must
-# hold the same history (compared), and their rate and where the time went (show --json).
-if fits 60 "searches at 10^5"; then
-  for agent in ga nsga2; do
-    extra=()
-    [ "$agent" = nsga2 ] && extra=(--set 'objectives=[runtime_x_bw, runtime_x_cost]')
-    for b in cuda cpu; do
-      timeout "$(limit 90)" build-gpu/cosmic search data/psa/cosmic/fullstack-system1.yaml --agent "$agent" \
-        --population 100000 --budget 2000000 --seed 1 --backend "$b" "${extra[@]}" -q -o "$work/search-$agent-$b.h5" \
-        >"$work/search-$agent-$b.txt" 2>&1
-      log "search $agent --backend $b: exit $?"
-      build-gpu/cosmic show "$work/search-$agent-$b.h5" 2>&1 | head -4 | tee -a "$summary"
-    done
-    "$py" bench/compare_h5.py "$work/search-$agent-cuda.h5" "$work/search-$agent-cpu.h5" "search $agent, cuda vs cpu" 2>&1 |
-      tail -3 | tee -a "$summary"
-  done
-fi
 
 # The whole study (issue #6), figures off: on CUDA and on the CPU with JOBS runs at a time
 # (default 8, `cosmic study --jobs`), then CUDA one run at a time if time is left; where the time
