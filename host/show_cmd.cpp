@@ -197,6 +197,10 @@ ojson search_summary(hid_t f, size_t top_n) {
   // a killed one has the loop's time at its last generation.
   j["wall_time_s"] = clean ? h5::attr_double(f, "wall_time_s") : wall_s;
   j["configs_per_s"] = clean ? h5::attr_double(f, "configs_per_s") : wall_s > 0 ? double(evaluated) / wall_s : 0.0;
+  // Where the wall time went, over all sessions (disjoint stretches: the evaluator's batches,
+  // the agent's ask and tell, the loop waiting for the writer), as the run recorded it at its end.
+  for (const char* t : {"eval_s", "agent_s", "write_s"})
+    if (clean && h5::has_attr(f, t)) j[t] = h5::attr_double(f, t);
   const std::vector<std::string> objectives = h5::attr_strings(f, "objectives");
   j["objectives"] = objectives;
   j["best"] = nullptr;  // /best is written when a run stops: a killed session's is missing or stale
@@ -420,6 +424,12 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
      << " evaluations/s), " << j.value("backend", std::string("?")) << " (" << j.value("device", std::string("?"))
      << "), " << version_text(j) << "\n";
   if (!says_running(os, j) && !j["complete"].get<bool>()) os << "  `cosmic search --resume -o FILE` continues it\n";
+  if (j.contains("eval_s") && j.contains("agent_s") && j.contains("write_s")) {
+    const double e = j["eval_s"].get<double>(), a = j["agent_s"].get<double>(), w = j["write_s"].get<double>();
+    const double rest = j["wall_time_s"].get<double>() - e - a - w;
+    os << "  time: evaluation " << fmt_g(e, 3) << " s, agent " << fmt_g(a, 3) << " s, waiting for writes " << fmt_g(w, 3)
+       << " s, the rest " << fmt_g(rest > 0 ? rest : 0.0, 3) << " s (start-up, bookkeeping, a resume's replay)\n";
+  }
   committed_rows_line(os, j, "/evaluated", "evaluated_rows");
   const auto lines = [&](const char* key) {  // "a=1\nb=2\n" -> "a=1, b=2"
     std::string t = j.value(key, std::string());

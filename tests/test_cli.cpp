@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/h5.hpp"
+#include "host/text.hpp"
 #include "kernels/model.hpp"
 #include "kernels/space.hpp"
 #include "psa/space.hpp"
@@ -912,8 +913,17 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(j["best"]["index"], h5::attr_string(best.id(), "space_index"));
   EXPECT_EQ(test::run_cli("show " + out + " --config " + j["best"]["index"].get<std::string>()).out,
             test::run_cli("show " + out + " --config best").out);
+  // Where the time went: the file's disjoint stretches, within the wall time.
+  double parts = 0;
+  for (const char* t : {"eval_s", "agent_s", "write_s"}) {
+    EXPECT_EQ(j[t].get<double>(), h5::attr_double(f.id(), t)) << t;
+    parts += j[t].get<double>();
+  }
+  EXPECT_GT(j["eval_s"].get<double>(), 0);
+  EXPECT_LE(parts, j["wall_time_s"].get<double>());
   const test::CliRun text = test::run_cli("show " + out);
   EXPECT_NE(text.out.find("4 generations, 200 of 200 evaluations"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  time: evaluation " + fmt_g(j["eval_s"].get<double>(), 3) + " s, agent "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  /evaluated: 200 rows\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("    " + genes[0] + " = " + values[0] + "\n"), std::string::npos) << text.out;
   // A search killed with SIGKILL has no counters, times or /best yet (results-format.md): the
@@ -933,6 +943,7 @@ TEST(Cli, ShowSummarisesASearch) {
   EXPECT_EQ(k["evaluated"], j["evaluated"]);
   EXPECT_EQ(k["feasible"], j["feasible"]);
   EXPECT_TRUE(k["best"].is_null());
+  EXPECT_FALSE(k.contains("eval_s"));  // an earlier session's, if any: not this run's whole time
   EXPECT_EQ(test::run_cli("show " + out).status, 0);
 }
 
