@@ -17,7 +17,8 @@
 # DEADLINE_S + 120 (the machine's start is not in it): DEADLINE_S=420 with timeout_s 540 leaves
 # a 15-minute lease room for a second try. The build took 328 s of the 420 on 2026-12-04 (16
 # cores), so the steps after the command-line sweeps were skipped: a second call on the still
-# warm machine keeps build-gpu/ (nothing to rebuild) and reaches them.
+# warm machine keeps build-gpu/ (nothing to rebuild) and reaches them. Or build here and carry
+# the binaries and the shared libraries the device lacks (docs/performance.md, "Third measurement").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
