@@ -332,12 +332,15 @@ COSMIC_HD inline double rank_layer_params(const ModelSpec& m, const Workload& w)
   return m.experts > 0 ? layer_params(m) - (m.experts - m.experts / w.ep) * mlp_params(m) : layer_params(m);
 }
 
+// The input embedding's parameters, V h, and as many in an untied output projection.
+COSMIC_HD inline double vocab_layer_params(const ModelSpec& m) { return double(m.vocab) * m.hidden; }
+
 // Whole-model parameters: layers (expert and dense ones apart), input embedding V h, plus an
 // output projection when untied.
 COSMIC_HD inline double model_params(const ModelSpec& m) {
   double p = main_layers(m) * layer_params(m);
   if (has_dense_layers(m)) p += (m.layers - main_layers(m)) * layer_params(dense_layer_model(m));
-  return p + double(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
+  return p + vocab_layer_params(m) * (m.tied_embeddings ? 1 : 2);
 }
 
 // Parameters a token passes through (a mixture's "active" parameters): all but the experts it
@@ -1100,7 +1103,7 @@ struct RankParams {
 // when the model ties them; one stage holding both when pp = 1).
 COSMIC_HD inline double embedding_params_per_rank(const ModelSpec& m, const Workload& w) {
   const double n_emb = (w.pp == 1 && !m.tied_embeddings) ? 2.0 : 1.0;
-  return n_emb * double(m.vocab) * m.hidden / w.tp;
+  return n_emb * vocab_layer_params(m) / w.tp;
 }
 // A mixture's dense layers are split by t (`mix`: the stage's layers by kind, stage_mix()).
 COSMIC_HD inline RankParams stage_params_per_rank(const ModelSpec& m, const Workload& w, const StageMix& mix) {
@@ -1227,7 +1230,7 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
           w.etp > 0 ? dense + (experts - held) / expert_tp(w) : (rank_layer_params(m, w) - held) / t;
       const double dense_layer = mixed && replicas > 1 ? layer_params(dense_layer_model(m)) / t : 0.0;
       const double layer = larger(moe_held ? moe_layer : 0.0, dense_layer) + (replicas > 1 ? kv_replica_params(m, w.tp) : 0.0);
-      const double vocab = replicas > 1 ? double(m.vocab) * m.hidden / t : 0.0;
+      const double vocab = replicas > 1 ? vocab_layer_params(m) / t : 0.0;
       mb.grads += c.cal.grad_bytes * larger(layer, vocab);
       const double gathered = stage_layers < 2 ? stage_layers : 2.0;
       if (zero3) mb.weights += D * larger(gathered * layer, layer + vocab);
@@ -1505,7 +1508,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
         const int32_t d = outermost_dim(pp_span, c.net.ndims);  // pp > 1: one exists
         outer.k[d] = pp_span.k[d];
         outer.stride[d] = pp_span.stride[d];
-        tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * double(m.vocab) * h / t);
+        tied_sync = p2p_time_s<kConv>(c.net, c.cal.net_eff, outer, c.cal.grad_bytes * vocab_layer_params(m) / t);
       }
       r.dp_comm_s = micro * (z3 + z2) + dp_exposed + tied_sync;
       // The warm-up and cool-down: nothing paired, and no gradient reduce-scatter (ZeRO-2's, and
