@@ -76,6 +76,10 @@ inline bool stands_before(const Standing* f, size_t a, size_t b) {
 // comparison), then the parts' winners once more. The order is a strict total order, so the
 // result is the same for any number of parts (threads). Where k is half the records or more (BO
 // asks for the whole order) a sort does it. Values must not be NaN (the evaluators give none).
+// The records are laid out in the order in which ties are settled (by index; by falling index
+// for `last`): a heap then meets a record tied with its top only after the top, where it loses in
+// one comparison (for the last k of 10^5 children with many equal violations, met by rising
+// index, every tie had taken the top's place: 1.3 ms a GA generation instead of ~0.3).
 inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, bool last = false) {
   struct Ranked {
     double value;
@@ -96,7 +100,10 @@ inline std::vector<size_t> first_k(const std::vector<Standing>& f, size_t k, boo
 #pragma omp parallel for schedule(static, 1) num_threads(parts) if (parts > 1)
   for (int p = 0; p < parts; ++p) {
     const size_t lo = n * size_t(p) / size_t(parts), hi = n * size_t(p + 1) / size_t(parts);
-    for (size_t i = lo; i < hi; ++i) r[i] = {f[i].value, f[i].infeasible, uint32_t(i)};
+    for (size_t i = lo; i < hi; ++i) {
+      const size_t at = last ? n - 1 - i : i;  // (below)
+      r[i] = {f[at].value, f[at].infeasible, uint32_t(at)};
+    }
     kept[size_t(p)] = std::min(k, hi - lo);
     if (2 * k >= hi - lo) std::sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(hi), before);  // most of it: a sort
     else std::partial_sort(r.begin() + ptrdiff_t(lo), r.begin() + ptrdiff_t(lo + kept[size_t(p)]), r.begin() + ptrdiff_t(hi), before);

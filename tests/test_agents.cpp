@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -416,27 +417,35 @@ TEST(Agents, AcoRouletteTableEqualsTheCumulativeSums) {
 // first_k (elitism, ACO's elite, BO's split) against a whole sort of the indices under
 // stands_before, with many ties (so the index decides) and infeasible points among them. From
 // 32,768 points the search is split over the threads: 1, 2, 3, 5 and 8 of them (with 5 and 8
-// and k = n / 4 a part is smaller than k, and the parts' winners are gathered in place).
+// and k = n / 4 a part is smaller than k, and the parts' winners are gathered in place). The
+// second set of values has negatives, zeros of both signs (equal, as < takes them) and
+// neighbours one bit apart.
 TEST(Agents, FirstKEqualsTheStartOfAFullSort) {
   agents::Rng r(5);
   const int threads_before = omp_get_max_threads();
-  for (size_t n : {1, 2, 7, 1000, 30000, 32768, 32769, 70001}) {
-    std::vector<agents::Standing> f(n);
-    for (auto& s : f) s = {double(r.below(50)) * 0.5, int32_t(r.below(4) == 0)};
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return agents::stands_before(f.data(), a, b); });
-    for (size_t k : {size_t(0), size_t(1), n / 100, n / 4, n / 3, n, n + 5}) {
-      const size_t m = std::min(k, n);
-      const std::vector<size_t> first(order.begin(), order.begin() + ptrdiff_t(m));
-      const std::vector<size_t> last(order.rbegin(), order.rbegin() + ptrdiff_t(m));
-      for (int threads : {1, 2, 3, 5, 8}) {
-        omp_set_num_threads(threads);
-        EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k << " threads " << threads;
-        EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k << " threads " << threads;
+  const auto coarse = [&] { return double(r.below(50)) * 0.5; };
+  const auto close = [&] {
+    const double v[] = {-0.0, 0.0, -1.5, 3.0, std::nextafter(3.0, 4.0), std::nextafter(std::nextafter(3.0, 4.0), 4.0), 1e300};
+    return v[r.below(7)];
+  };
+  for (const auto& value : {std::function<double()>(coarse), std::function<double()>(close)})
+    for (size_t n : {1, 2, 7, 1000, 30000, 32768, 32769, 70001}) {
+      std::vector<agents::Standing> f(n);
+      for (auto& s : f) s = {value(), int32_t(r.below(4) == 0)};
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), size_t(0));
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return agents::stands_before(f.data(), a, b); });
+      for (size_t k : {size_t(0), size_t(1), size_t(3), n / 100, n / 4, n / 3, n, n + 5}) {
+        const size_t m = std::min(k, n);
+        const std::vector<size_t> first(order.begin(), order.begin() + ptrdiff_t(m));
+        const std::vector<size_t> last(order.rbegin(), order.rbegin() + ptrdiff_t(m));
+        for (int threads : {1, 2, 3, 5, 8}) {
+          omp_set_num_threads(threads);
+          EXPECT_EQ(agents::first_k(f, k), first) << "n " << n << " k " << k << " threads " << threads;
+          EXPECT_EQ(agents::first_k(f, k, /*last=*/true), last) << "n " << n << " k " << k << " threads " << threads;
+        }
       }
     }
-  }
   omp_set_num_threads(threads_before);
 }
 
