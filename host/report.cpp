@@ -16,6 +16,15 @@ namespace cosmic {
 
 namespace {
 
+// The names of what selective recompute drops (empty unless it is selective).
+std::vector<std::string> recompute_module_names(const Workload& w) {
+  std::vector<std::string> out;
+  if (w.recompute == Recompute::Selective)
+    for (const auto& e : names::kRecomputeModule)
+      if (w.recompute_modules & e.value) out.push_back(e.name);
+  return out;
+}
+
 struct Term {
   const char* name;
   double value;
@@ -91,8 +100,10 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)}, {"overlap_ep_comm", w.overlap_ep_comm},
+                   {"ep_comm_sm_share", w.ep_comm_sm_share},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)}, {"recompute_layers", w.recompute_layers},
+                   {"recompute_modules", recompute_module_names(w)}, {"fp8_cache", w.fp8_cache},
                    {"flash_attention", w.flash_attention},
                    {"precision_bits", 8 * rep.config.model.dtype_bytes}};
   if (w.mode != Mode::Training) {  // the request shape it scored (the prompt: the model's seq unless given)
@@ -350,7 +361,8 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
                         std::to_string(c.model.seq) + "); it is timed as given");
   // Selective recompute drops the attention scores, which flash attention never stores: it costs
   // the attention core's forward again and saves nothing.
-  if (w.mode == Mode::Training && w.recompute == Recompute::Selective && w.flash_attention && rep.result.recompute_s > 0) {
+  if (w.mode == Mode::Training && w.recompute == Recompute::Selective && w.recompute_modules == kRecomputeCoreAttn &&
+      w.flash_attention && rep.result.recompute_s > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g s", rep.result.recompute_s);
     rep.notes.push_back(std::string("selective recompute with flash attention saves no memory (flash attention stores no "
@@ -459,7 +471,9 @@ std::string to_text(const EvalReport& rep) {
   std::string a2a;
   if (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup) a2a = "dispatch dedup";
   if (w.ep > 1 && w.overlap_ep_comm && w.mode == Mode::Training)
-    a2a += (a2a.empty() ? "" : ", ") + std::string("all-to-alls beside a paired micro-batch");
+    a2a += (a2a.empty() ? "" : ", ") + std::string("all-to-alls beside a paired micro-batch") +
+           (w.ep_comm_sm_share > 0 ? " on " + std::to_string(int(std::lround(100 * w.ep_comm_sm_share))) + "% of the compute units"
+                                   : "");
   if (!a2a.empty()) a2a = " (" + a2a + ")";
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k
@@ -480,7 +494,11 @@ std::string to_text(const EvalReport& rep) {
        << (w.recompute == Recompute::Full && w.recompute_layers > 0
                ? " (" + std::to_string(w.recompute_layers) + (w.recompute_layers == 1 ? " layer a " : " layers a ") +
                      (w.schedule == Schedule::Interleaved ? "chunk)" : "stage)")
-               : "");
+               : "")
+       << (w.recompute == Recompute::Selective && w.recompute_modules != kRecomputeCoreAttn
+               ? " (" + join(recompute_module_names(w)) + ")"
+               : "")
+       << (w.fp8_cache ? ", fp8 activation cache" : "");
   if (w.uneven_stages && w.pp > 1) os << ", uneven stages";
   if (!w.flash_attention) os << ", no flash attention";
   if (w.mode != Mode::Training) {  // the request shape

@@ -110,7 +110,13 @@ namespace cosmic {
 //    ZeRO-3 hold one unit's whole gradient before its reduce-scatter (a layer, or the embedding
 //    or output layer), and ZeRO-3 gathers the embedding or output layer with one layer beside it
 //    (stage_memory). Validate's rows unchanged (their SwiGLU runs use fused attention).
-constexpr int64_t kModelRevision = 15;
+// 16: workload.recompute_modules (what selective recompute drops and runs again: core_attn, as
+//    before, layernorm, mla_up_proj, mlp_act) and workload.fp8_cache (FP8 GEMMs' inputs kept in
+//    FP8), DeepSeek-V3's memory recipe (layer_activation_bytes, layer_time), and
+//    workload.ep_comm_sm_share (the compute units overlapped all-to-alls take); the DeepSeek-V3
+//    configuration uses them instead of full recompute. Their defaults give every other result
+//    as revision 15 did.
+constexpr int64_t kModelRevision = 16;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -411,12 +417,17 @@ COSMIC_HD inline double score_bytes(const ModelSpec& m) {
   return m.dropout ? 2 * D + 1 : D;
 }
 
+// What selective recompute drops in training (Workload::recompute_modules), none without it.
+COSMIC_HD inline uint8_t recomputed_modules(const Workload& w) {
+  return w.recompute == Recompute::Selective ? w.recompute_modules : uint8_t(0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Activation memory of one transformer layer for one micro-batch, bytes per NPU.
 // Korthikanti et al. 2022 §4, generalised to GQA / SwiGLU and to sharded sequences. With
 // T = b s_q tokens, D bytes per element, 1-byte dropout masks:
-//   kept whole (split by t only with sequence parallelism): two LayerNorm inputs 2DTh, QKV
-//     input DTh, MLP input DTh, two dropout masks 2Th            -> (4D + 2) T h = 10 sbh
+//   kept whole (split by t only with sequence parallelism): two LayerNorm inputs 2DTh, their
+//     outputs, the QKV input DTh and the MLP input DTh, two dropout masks 2Th -> (4D + 2) T h = 10 sbh
 //   split by t: Q D T q, K and V D T q g/a each, output-projection input D T q (q = q_width),
 //     MLP activation inputs D T F (nmat - 1) and output D T F    -> 24 sbh / t for GPT
 //   attention scores (skipped by selective recompute and fused attention):
@@ -429,6 +440,15 @@ COSMIC_HD inline double score_bytes(const ModelSpec& m) {
 //     shared expert, plus the routed copies the rank's experts take as input, D T h top_k e / t
 //     (e = expert_tp: the copies gathered over the experts' TP group, kept for the weight
 //     gradients; model revision 9, before D T h top_k / t, the copies before the gather).
+// Selective recompute drops what its modules compute again (recompute_modules; Megatron-Core's
+// names, as DeepSeek-V3 §3.3.2 describes its recipe): core_attn the scores; layernorm every
+// norm's output (the QKV and MLP inputs, and MLA's normed latents); mla_up_proj the queries, keys
+// and values up-projected from MLA's latents (the queries only with a query latent); mlp_act the
+// activation function's output (the down-projection's input). fp8_cache (training with FP8
+// GEMMs, DeepSeek-V3's "low-precision storage") keeps in 1 byte the GEMMs' inputs (QKV and MLP
+// inputs, MLA's normed latents, the output projection's input, the routed copies, the
+// down-projection's input) and the MLP activation function's inputs; the norms' inputs (the
+// residual stream), the attention core's Q, K, V and scores and the RoPE key stay D.
 // Cross-check: GPT-22B, s 2048, b 4, t 8 -> 59.25 GiB over 48 layers (TP only), 9.56 GiB with
 // sequence parallelism + selective recompute.
 COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workload& w, double b, double s_q, double s_kv) {
@@ -436,22 +456,32 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
   const double T = b * s_q;
   const double sp_div = w.seq_parallel ? t : 1.0;
   if (w.recompute == Recompute::Full) return D * T * h / sp_div;
+  const uint8_t dropped = recomputed_modules(w);
+  const double G = w.fp8_cache ? 1.0 : D;  // a GEMM input's bytes
+  const bool norms_kept = !(dropped & kRecomputeLayerNorm), up_kept = !(dropped & kRecomputeMlaUpProj);
   const double nmat = m.mlp == Mlp::SwiGLU ? 3 : 2;
   const double kv_width = kv_width_per_rank(m, w.tp);
-  const double whole = (4 * D + (m.dropout ? 2 : 0)) * T * h / sp_div;
+  const double whole = (2 * D + (norms_kept ? 2 * G : 0.0) + (m.dropout ? 2 : 0)) * T * h / sp_div;
   // Mixture of experts: the F-wide activations of each of the top_k experts a token visits and
   // of the shared experts, and the routed copies the rank's expert slices take as input.
-  const double mlps = mlps_per_token(m);
-  double split = D * T * (2 * q_width(m) / t + 2 * kv_width) + D * T * F * nmat / t * mlps;
-  if (mla(m))  // Q, K (d_n + d_r a head), V and the output-projection input (d_v) of a / t heads;
-               // the latents and the RoPE key, the up-projections' inputs, whole on every rank, and
-               // the latents before their norms (on the rank's T / t tokens where gathered after)
-    split = D * T * ((double(m.heads) / t) * 2 * (mla_qk_width(m) + mla_v_width(m)) + m.q_lora_rank + m.kv_lora_rank +
-                     m.rope_head_dim) +
-            D * T * (double(m.q_lora_rank) + m.kv_lora_rank) / (mla_latent_width(m) > 0 ? sp_div : 1.0) +
-            D * T * F * nmat / t * mlps;
-  split += expert_input_bytes(m, w, D, T);
-  const bool scores_kept = !w.flash_attention && w.recompute == Recompute::None;
+  const double mlp = G * T * F * (dropped & kRecomputeMlpAct ? nmat - 1 : nmat) / t * mlps_per_token(m);
+  // (Written as the 16-bit count less what fp8_cache and the modules save: the same sums as
+  // before them where neither applies.)
+  double split = D * T * (2 * q_width(m) / t + 2 * kv_width) - (D - G) * T * q_width(m) / t + mlp;
+  if (mla(m)) {  // per head of the a / t: Q and K (d_n + d_r), V and the output-projection input
+                 // (d_v); the normed latents (the up-projections' inputs) and the RoPE key, whole on
+                 // every rank, and the latents before their norms (on the rank's T / t tokens where
+                 // gathered after)
+    const double a_t = double(m.heads) / t, rq = m.q_lora_rank, rkv = m.kv_lora_rank;
+    const double qk = mla_qk_width(m), dv = mla_v_width(m);
+    const double saved = (D - G) * a_t * dv +
+                         (up_kept ? 0.0 : D * a_t * ((rq > 0 ? qk : 0.0) + qk + dv)) +  // Q is an up-projection with a query latent only
+                         (norms_kept ? (D - G) * (rq + rkv) : D * (rq + rkv));
+    split = D * T * (a_t * 2 * (qk + dv) + rq + rkv + m.rope_head_dim) - T * saved +
+            D * T * (rq + rkv) / (mla_latent_width(m) > 0 ? sp_div : 1.0) + mlp;
+  }
+  split += expert_input_bytes(m, w, G, T);
+  const bool scores_kept = !w.flash_attention && (w.recompute == Recompute::None || !(dropped & kRecomputeCoreAttn));
   const double scores = scores_kept ? score_bytes(m) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
 }
@@ -492,9 +522,9 @@ COSMIC_HD inline double inference_activation_bytes(const ModelSpec& m, const Wor
 // Compute time of one layer.
 
 struct LayerTime {
-  double fwd_s = 0;       // forward pass of one layer, one micro-batch
-  double bwd_s = 0;       // backward pass (activation and weight gradients)
-  double attn_fwd_s = 0;  // attention core forward (what selective recompute repeats)
+  double fwd_s = 0;        // forward pass of one layer, one micro-batch
+  double bwd_s = 0;        // backward pass (activation and weight gradients)
+  double selective_s = 0;  // what selective recompute runs again (its modules' forward)
 };
 
 COSMIC_HD inline double peak_flops(const Compute& c, int32_t dtype_bytes) {
@@ -639,7 +669,21 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   LayerTime lt;
   lt.fwd_s = gemms + attn + elem + c.cal.layer_overhead_s;
   lt.bwd_s = 2 * gemms + (c.work.flash_attention ? 2.5 : 2.0) * attn + 2 * elem + c.cal.layer_overhead_s;
-  lt.attn_fwd_s = attn;
+  // Selective recompute's modules again: the attention core; the norms (each reads and writes
+  // its D T h, / t with sequence parallelism, and MLA's two latent norms theirs); MLA's
+  // up-projection GEMMs (the queries' with a query latent); the MLPs' activation functions (the
+  // F-wide element-wise traffic above).
+  const uint8_t again = recomputed_modules(c.work);
+  if (again & kRecomputeCoreAttn) lt.selective_s += attn;
+  if (again & kRecomputeLayerNorm)
+    lt.selective_s += D * T * (4 * h / sp_div + (mla(m) ? 2.0 * (m.q_lora_rank + m.kv_lora_rank) : 0.0)) / mem_Bps;
+  if ((again & kRecomputeMlaUpProj) && mla(m)) {
+    const double a_t = double(m.heads) / t;
+    lt.selective_s += gemm_s(c, T, m.kv_lora_rank, a_t * (head_width(m) + mla_v_width(m)), peak, mem_Bps, W) +
+                      (m.q_lora_rank > 0 ? gemm_s(c, T, m.q_lora_rank, a_t * mla_qk_width(m), peak, mem_Bps, W) : 0.0);
+  }
+  if (again & kRecomputeMlpAct)
+    lt.selective_s += D * T * (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) / mem_Bps;
   return lt;
 }
 
@@ -1387,7 +1431,7 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
     const auto fwd_of = [](const LayerTime& l, const LayerComm&) { return l.fwd_s; };
     const auto bwd_of = [](const LayerTime& l, const LayerComm&) { return l.bwd_s; };
     const auto rec_of = [&](const LayerTime& l, const LayerComm&) {
-      return again > 0 ? again * l.fwd_s : (w.recompute == Recompute::Selective ? l.attn_fwd_s : 0.0);
+      return again > 0 ? again * l.fwd_s : l.selective_s;
     };
     const auto tp_of = [&](const LayerTime&, const LayerComm& l) { return l.tp_fwd_s + l.tp_bwd_s + again * l.tp_fwd_s; };
     const auto cp_of = [&](const LayerTime&, const LayerComm& l) { return l.cp_fwd_s + l.cp_bwd_s + again * l.cp_fwd_s; };
@@ -1415,11 +1459,14 @@ COSMIC_HD inline Result evaluate(const Config& c, bool stop_at_oom = false) {
       // its compute (forward, backward, recompute) and only what exceeds it is exposed. Nothing is
       // paired with one micro-batch, nor under GPipe (all forwards, then all backwards), nor in the
       // 1F1B and interleaved schedules' warm-up and cool-down (their bubble, below, keeps the
-      // all-to-alls whole). Assumed: the SMs the communication kernels occupy (DeepSeek: 20 of 132)
-      // do not slow the compute; ep_overlap's fraction is hidden first.
+      // all-to-alls whole). ep_overlap's fraction is hidden first. While the all-to-alls run
+      // (A of them, beside C of compute), their kernels take ep_comm_sm_share = f of the compute
+      // units (DeepSeek-V3 §3.2.2: 20 of an H800's 132 SMs), and the compute runs at 1 - f of
+      // its speed: the pair takes C + f A where the all-to-alls end first (A (1 - f) <= C), else
+      // A; exposed, max(f A, A - C). Assumed: every kernel slows alike, memory-bound ones too.
       const double ep_all = k.sum(1.0, ep_of);
       const bool paired = w.overlap_ep_comm && micro > 1 && w.schedule != Schedule::GPipe;
-      const double epc = paired ? (ep_all > fwd + bwd + rec ? ep_all - (fwd + bwd + rec) : 0.0) : ep_all;
+      const double epc = paired ? larger(w.ep_comm_sm_share * ep_all, ep_all - (fwd + bwd + rec)) : ep_all;
       // Paired micro-batches whose all-to-alls outlast their compute run as long as the
       // all-to-alls do: their passes stretch by that factor, and so do the windows that hide
       // data-parallel traffic behind a pass (without it a faster compute shrank the windows while
@@ -1675,7 +1722,7 @@ COSMIC_HD inline LayerPassTimes training_layer_times(const Config& c) {
   out.forward_s = lt.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s + lc.ep_fwd_s;
   out.backward_s = lt.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s + lc.ep_bwd_s;
   if (c.work.recompute == Recompute::Full) out.backward_s += out.forward_s;
-  else if (c.work.recompute == Recompute::Selective) out.backward_s += lt.attn_fwd_s;
+  else out.backward_s += lt.selective_s;
   return out;
 }
 

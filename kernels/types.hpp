@@ -66,6 +66,16 @@ enum class Mode : int8_t {
 enum class Schedule : int8_t { GPipe = 0, OneF1B = 1, Interleaved = 2, DualPipe = 3 };
 enum class Sharding : int8_t { None = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };  // Zero3 = FSDP = study's weight sharding
 enum class Recompute : int8_t { None = 0, Selective = 1, Full = 2 };
+// What selective recompute drops and computes again in the backward pass (Workload::
+// recompute_modules, a set of these bits; Megatron-Core's --recompute-modules names them so):
+// the attention core's scores, the two norms' outputs, MLA's up-projected queries, keys and
+// values, and the MLPs' activation-function outputs.
+enum RecomputeModule : uint8_t {
+  kRecomputeCoreAttn = 1,
+  kRecomputeLayerNorm = 2,
+  kRecomputeMlaUpProj = 4,
+  kRecomputeMlpAct = 8,
+};
 // How context parallelism exchanges a layer's attention inputs: AllGather gathers keys and values
 // over the cp ranks (Megatron-LM's context parallelism); AllToAll sends each head's queries, keys
 // and values to one rank and the attention output back (DeepSpeed-Ulysses).
@@ -90,6 +100,9 @@ struct Workload {
   Recompute recompute = Recompute::None;
   int32_t recompute_layers = 0; // with recompute full: the layers of each model chunk that recompute (Megatron's
                                 // block method, the chunk's first ones; the rest keep their activations); 0 = all
+  uint8_t recompute_modules = kRecomputeCoreAttn;  // with recompute selective: what it drops (RecomputeModule bits)
+  bool fp8_cache = false;       // training with FP8 GEMMs: the activations that are their inputs kept in FP8
+                                // (layer_activation_bytes)
   bool flash_attention = true;  // fused attention: no s^2 score tensors stored or streamed
   int32_t prompt_tokens = 0;    // inference prompt length; 0 = the model's seq
   int32_t kv_len = 0;           // Decode: tokens already in the KV cache
@@ -99,6 +112,8 @@ struct Workload {
   EpDispatch ep_dispatch = EpDispatch::AllToAll;
   bool overlap_ep_comm = false; // training: the experts' all-to-alls run while a paired micro-batch computes
                                 // (DualPipe; kernels/model.hpp evaluate)
+  double ep_comm_sm_share = 0;  // with overlap_ep_comm: the share of the compute units the all-to-alls'
+                                // kernels take while they run (DeepEP: 20 of an H800's 132 SMs)
   int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp
                                 // and EP inside DP; else each expert split over etp ranks and EP taken from
                                 // the TP x CP x DP ranks after them (kernels/model.hpp place_experts)

@@ -405,9 +405,42 @@ ModelSpec convert_model(const Section& s) {
   return m;
 }
 
+// workload.recompute_modules: what selective recompute drops, a list of names (or one, or names
+// joined by commas, as --set gives them), read with recompute selective only.
+uint8_t recompute_modules_of(const Section& s, const ModelSpec& model) {
+  const char* key = "recompute_modules";
+  if (s.choice("recompute", Recompute::None, names::kRecompute) != Recompute::Selective)
+    s.fail_against(key, "recompute", "absent unless recompute is selective", "null");
+  const std::string expected = "a list of " + names::choices(names::kRecomputeModule);
+  const YAML::Node n = s.raw(key);
+  std::vector<std::string> words;
+  if (n.IsSequence())
+    for (const auto& x : n) {
+      if (!x.IsScalar()) s.fail(key, expected);
+      words.push_back(x.Scalar());
+    }
+  else if (n.IsScalar())
+    for (size_t at = 0, comma; at <= n.Scalar().size(); at = comma + 1) {
+      comma = std::min(n.Scalar().find(',', at), n.Scalar().size());
+      words.push_back(n.Scalar().substr(at, comma - at));
+    }
+  uint8_t bits = 0;
+  for (std::string w : words) {
+    w.erase(0, w.find_first_not_of(' '));
+    w.erase(w.find_last_not_of(' ') + 1);
+    const auto v = names::parse(names::kRecomputeModule, w);
+    if (!v) s.fail(key, expected);
+    bits |= *v;
+  }
+  if (bits == 0) s.fail(key, expected);
+  if ((bits & kRecomputeMlaUpProj) && model.kv_lora_rank == 0)
+    s.fail(key, "no mla_up_proj in a model without multi-head latent attention (kv_lora_rank: 0)");
+  return bits;
+}
+
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "sharding", "recompute", "recompute_layers", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "ep_comm_sm_share", "sharding", "recompute", "recompute_layers", "recompute_modules", "fp8_cache", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -427,11 +460,15 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.ep_dispatch = s.choice("ep_dispatch", EpDispatch::AllToAll, names::kEpDispatch);
   w.overlap_ep_comm = s.boolean("overlap_ep_comm", false);
   if (w.overlap_ep_comm && model.experts == 0) s.fail("overlap_ep_comm", "false in a dense model (experts: 0): it has no all-to-alls");
+  w.ep_comm_sm_share = s.number("ep_comm_sm_share", 0, 0, 0.99);
+  if (w.ep_comm_sm_share > 0 && !w.overlap_ep_comm)
+    s.fail_against("ep_comm_sm_share", "overlap_ep_comm", "0 unless overlap_ep_comm is true", "0");
   w.sharding = s.choice("sharding", Sharding::None, names::kSharding);
   w.recompute = s.choice("recompute", Recompute::None, names::kRecompute);
   w.recompute_layers = int32_t(s.integer("recompute_layers", 0, 0, 1 << 24));  // 0: every layer
   if (w.recompute_layers > 0 && w.recompute != Recompute::Full)
     s.fail_against("recompute_layers", "recompute", "0 unless recompute is full", "0");
+  if (s.has("recompute_modules")) w.recompute_modules = recompute_modules_of(s, model);
   w.flash_attention = s.boolean("flash_attention", true);
   w.prompt_tokens = int32_t(s.has("prompt_tokens") ? s.integer("prompt_tokens", 0, 1, 1 << 26) : 0);  // 0: the model's seq
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));
@@ -440,6 +477,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   if ((w.mode == Mode::Generate || w.mode == Mode::Serve) && w.output_tokens < 1)
     s.fail("output_tokens", std::string("a positive integer in ") + names::name(names::kMode, w.mode) + " mode");
   model.dtype_bytes = dtype_bytes_of(s, "precision", model.dtype_bytes);
+  w.fp8_cache = s.boolean("fp8_cache", false);
+  if (w.fp8_cache && model.dtype_bytes != 1) s.fail_against("fp8_cache", "precision", "false unless precision is fp8", "false");
   return w;
 }
 

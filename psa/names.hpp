@@ -30,6 +30,10 @@ inline const Entry<Sharding> kSharding[] = {{"none", Sharding::None}, {"zero1", 
                                             {"fsdp", Sharding::Zero3}};
 inline const Entry<Recompute> kRecompute[] = {{"none", Recompute::None}, {"selective", Recompute::Selective},
                                               {"full", Recompute::Full}};
+inline const Entry<RecomputeModule> kRecomputeModule[] = {{"core_attn", kRecomputeCoreAttn},
+                                                          {"layernorm", kRecomputeLayerNorm},
+                                                          {"mla_up_proj", kRecomputeMlaUpProj},
+                                                          {"mlp_act", kRecomputeMlpAct}};
 inline const Entry<EpDispatch> kEpDispatch[] = {{"alltoall", EpDispatch::AllToAll}, {"dedup", EpDispatch::NodeDedup}};
 inline const Entry<CpStyle> kCpStyle[] = {{"allgather", CpStyle::AllGather}, {"alltoall", CpStyle::AllToAll},
                                           {"ulysses", CpStyle::AllToAll}};

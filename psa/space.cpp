@@ -779,6 +779,7 @@ std::string point_config(const DesignSpace& space, const int32_t* genome, const 
   w["sharding"] = names::name(names::kSharding, k.sharding), w["recompute"] = names::name(names::kRecompute, k.recompute);
   if (k.recompute == Recompute::Full && k.recompute_layers > 0) w["recompute_layers"] = k.recompute_layers;
   else w.remove("recompute_layers");  // read only with recompute full (a file refuses it else)
+  if (k.recompute != Recompute::Selective) w.remove("recompute_modules");  // likewise with recompute selective
   w["cp_style"] = names::name(names::kCpStyle, k.cp_style);
   if (k.ep_dispatch != EpDispatch::AllToAll) w["ep_dispatch"] = names::name(names::kEpDispatch, k.ep_dispatch);
   else w.remove("ep_dispatch");

@@ -262,6 +262,40 @@ TEST(Config, BadValueNamesWhatWasExpected) {
   EXPECT_NE(error_of(q).find("one of 1f1b, gpipe, interleaved"), std::string::npos) << error_of(q);
 }
 
+// recompute_modules: a list, one name, or names joined by commas (as --set gives them), with
+// selective recompute only; mla_up_proj only in an MLA model. fp8_cache with FP8 GEMMs only.
+TEST(Config, RecomputeModulesAndFp8Cache) {
+  const std::string p = write_temp("recmods.yaml", "model: DeepSeek-V3\nsystem: {preset: dgx-h800, nodes: 2}\nworkload:\n"
+                                                   "  ep: 16\n  recompute: selective\n  recompute_modules: [layernorm, mla_up_proj]\n"
+                                                   "  precision: fp8\n  fp8_cache: true\n");
+  const Workload w = psa::load_config(p).config.work;
+  EXPECT_EQ(w.recompute_modules, kRecomputeLayerNorm | kRecomputeMlaUpProj);
+  EXPECT_TRUE(w.fp8_cache);
+  EXPECT_EQ(psa::load_config(p, {"workload.recompute_modules=mlp_act, core_attn"}).config.work.recompute_modules,
+            kRecomputeMlpAct | kRecomputeCoreAttn);
+  EXPECT_EQ(psa::load_config(p, {"workload.recompute_modules=LayerNorm"}).config.work.recompute_modules, kRecomputeLayerNorm);
+  // Without the key, selective recompute drops the attention scores, as before revision 16.
+  const std::string q = write_temp("recmods2.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  recompute: selective\n");
+  EXPECT_EQ(psa::load_config(q).config.work.recompute_modules, kRecomputeCoreAttn);
+  EXPECT_FALSE(psa::load_config(q).config.work.fp8_cache);
+  EXPECT_EQ(error_of(p, {"workload.recompute_modules=layernorm,attention"}),
+            "--set: key 'workload.recompute_modules': expected a list of core_attn, layernorm, mla_up_proj, mlp_act, got "
+            "'layernorm,attention'");
+  EXPECT_EQ(error_of(p, {"workload.recompute=none"}),
+            p + ":6:22: key 'workload.recompute_modules': expected absent unless recompute is selective, got a list of 2 "
+                "items (workload.recompute is from --set: add --set workload.recompute_modules=null)");
+  EXPECT_EQ(error_of(p, {"workload.recompute=full", "workload.recompute_modules=null"}), "");
+  EXPECT_NE(error_of(p, {"workload.precision=bf16"})
+                .find(p + ":8:14: key 'workload.fp8_cache': expected false unless precision is fp8, got 'true'"),
+            std::string::npos)
+      << error_of(p, {"workload.precision=bf16"});
+  EXPECT_EQ(error_of(q, {"workload.recompute_modules=mla_up_proj"}),
+            "--set: key 'workload.recompute_modules': expected no mla_up_proj in a model without multi-head latent "
+            "attention (kv_lora_rank: 0), got 'mla_up_proj'");
+  for (const char* empty : {"workload.recompute_modules=[]", "workload.recompute_modules=layernorm,"})
+    EXPECT_NE(error_of(q, {empty}).find("expected a list of"), std::string::npos) << empty;
+}
+
 // recompute_layers is read with full recompute only (like vpp with the interleaved schedule).
 TEST(Config, RecomputeLayersNeedFullRecompute) {
   const std::string p = write_temp("reclayers.yaml", "model: GPT-22B\nsystem: dgx-a100\nworkload:\n  tp: 8\n  recompute: selective\n  recompute_layers: 4\n");

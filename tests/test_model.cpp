@@ -59,6 +59,83 @@ TEST(Activations, NoDropoutKeepsNoMasks) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), 201326592.0);
 }
 
+// Selective recompute's modules and FP8-cached activations (model revision 16), GPT-22B as
+// above (s b h = 50331648 bytes per unit below; t 8, unfused attention, GELU: two MLP matrices,
+// F = 4h). Whole 10 sbh: norm inputs 4, norm outputs 4, masks 2; split 24 sbh / t: Q, K, V, O 2
+// each, the MLP's activation input and output 8 each; scores 5 a s / (h t) = 13.33.. sbh.
+TEST(Activations, RecomputeModulesAndFp8Cache) {
+  ModelSpec m = gpt22b();
+  Workload w;
+  w.tp = 8;
+  w.flash_attention = false;
+  w.recompute = Recompute::Selective;
+  const double sbh = 50331648;
+  // layernorm and mlp_act without core_attn: whole 6, split (8 + 8) / 8 = 2, the scores kept:
+  // 6 + 2 + 40 / 3 = 64 / 3 sbh.
+  w.recompute_modules = kRecomputeLayerNorm | kRecomputeMlpAct;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), sbh * 64 / 3);
+  // FP8 GEMMs with their inputs cached in FP8 (core_attn): whole 4 + 2 + 2 = 8; split: Q, K, V 6,
+  // O 1, the MLP 4 + 4 -> 15 / 8. 9.875 sbh.
+  m.dtype_bytes = 1;
+  w.fp8_cache = true;
+  w.recompute_modules = kRecomputeCoreAttn;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), sbh * 9.875);
+  // All four: whole 4 + 2 = 6; split 7 / 8 + 4 / 8. 7.375 sbh.
+  w.recompute_modules = kRecomputeCoreAttn | kRecomputeLayerNorm | kRecomputeMlpAct;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), sbh * 7.375);
+  // Modules are read with selective recompute only.
+  w.recompute = Recompute::None;
+  w.fp8_cache = false;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 4, 2048, 2048), sbh * (10 + 3 + 40.0 / 3));
+}
+
+// MLA's up-projections and normed latents: a small MLA model, h 1024, 8 heads of d_n 64 + d_r 32
+// (d_v 64), latents r_q 256 and r_kv 128, SwiGLU F 2048, no dropout; 1,000 tokens, t 1, flash
+// attention; per token in 2-byte elements: whole 4 h = 4096; heads a 2 (qk + d_v) = 2560, the
+// normed latents and the RoPE key 256 + 128 + 32, the latents before their norms 384; the MLP
+// 3 F = 6144. 13,600 elements, 27.2 MB.
+TEST(Activations, MlaUpProjectionsAndNorms) {
+  ModelSpec m{4, 1024, 2048, 8, 8, 1000, 32000, Mlp::SwiGLU, 2, false, false};
+  m.head_dim = 64, m.rope_head_dim = 32, m.v_head_dim = 64, m.q_lora_rank = 256, m.kv_lora_rank = 128;
+  m.dropout = false;
+  Workload w;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 27.2e6);
+  // mla_up_proj drops Q, K (96 each a head) and V (64): 8 x 256 = 2048 elements, 4.096 MB.
+  w.recompute = Recompute::Selective;
+  w.recompute_modules = kRecomputeMlaUpProj;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 23.104e6);
+  // layernorm too: the two norm outputs 2 h and the normed latents 384: 2432 elements more.
+  w.recompute_modules = kRecomputeMlaUpProj | kRecomputeLayerNorm;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 18.24e6);
+  // Without a query latent the queries come from the input, not an up-projection: kept (96 x 8
+  // elements a token more than with one, of the 2048 dropped, and no normed query latent).
+  m.q_lora_rank = 0;
+  w.recompute_modules = kRecomputeMlaUpProj;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 2.0 * 1000 * (4096 + 8 * 96 + 8 * 64 + 128 + 32 + 128 + 6144));
+}
+
+// What selective recompute runs again (LayerTime::selective_s): the attention core, as before
+// revision 16; the norms, 4 D T h streamed (GPT-22B, T = 8192 tokens, no sequence parallelism);
+// the MLP's activation function, 2 D T F / t (GELU).
+TEST(LayerTime, SelectiveRecomputeModules) {
+  Config c = test::gpt175b_cluster();
+  c.model = gpt22b();
+  c.work.tp = 8;
+  c.work.seq_parallel = false;
+  c.work.recompute = Recompute::Selective;
+  const double mem_Bps = c.compute.mem_bw_GBps * 1e9 * c.cal.mem_eff;
+  const double attn = layer_time(c, c.model, 4, 2048, 2048).selective_s;
+  EXPECT_GT(attn, 0);
+  c.work.recompute_modules = kRecomputeLayerNorm;
+  EXPECT_DOUBLE_EQ(layer_time(c, c.model, 4, 2048, 2048).selective_s, 2.0 * 8192 * 4 * 6144 / mem_Bps);
+  c.work.recompute_modules = kRecomputeMlpAct;
+  EXPECT_DOUBLE_EQ(layer_time(c, c.model, 4, 2048, 2048).selective_s, 2.0 * 8192 * 2 * 24576 / 8 / mem_Bps);
+  c.work.recompute_modules = kRecomputeCoreAttn | kRecomputeLayerNorm;
+  EXPECT_DOUBLE_EQ(layer_time(c, c.model, 4, 2048, 2048).selective_s, attn + 2.0 * 8192 * 4 * 6144 / mem_Bps);
+  c.work.recompute = Recompute::None;
+  EXPECT_EQ(layer_time(c, c.model, 4, 2048, 2048).selective_s, 0.0);
+}
+
 TEST(Flops, NarayananFormula) {
   // Model FLOPs of one iteration: 72 B s L h^2 (1 + s/(6h) + V/(12 L h)).
   Config c = test::gpt175b_cluster();
