@@ -359,15 +359,19 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
   if (context > c.model.seq)
     rep.notes.push_back("the context (" + std::to_string(context) + " tokens) is longer than the model's seq (" +
                         std::to_string(c.model.seq) + "); it is timed as given");
-  // Selective recompute drops the attention scores, which flash attention never stores: it costs
-  // the attention core's forward again and saves nothing.
-  if (w.mode == Mode::Training && w.recompute == Recompute::Selective && w.recompute_modules == kRecomputeCoreAttn &&
+  // Selective recompute of the attention core drops its scores, which flash attention never
+  // stores: it costs the attention core's forward again and saves nothing.
+  if (w.mode == Mode::Training && w.recompute == Recompute::Selective && (w.recompute_modules & kRecomputeCoreAttn) &&
       w.flash_attention && rep.result.recompute_s > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g s", rep.result.recompute_s);
-    rep.notes.push_back(std::string("selective recompute with flash attention saves no memory (flash attention stores no "
-                                    "attention scores to drop) and costs ") +
-                        buf + " a step to run the attention core again: recompute none holds the same memory");
+    rep.notes.push_back(w.recompute_modules == kRecomputeCoreAttn
+                            ? std::string("selective recompute with flash attention saves no memory (flash attention stores "
+                                          "no attention scores to drop) and costs ") +
+                                  buf + " a step to run the attention core again: recompute none holds the same memory"
+                            : std::string("recompute module core_attn with flash attention saves no memory (flash attention "
+                                          "stores no attention scores to drop) and runs the attention core again: leave it "
+                                          "out"));
   }
   // A decode step of one sequence a micro-batch: the replica's sequences run one after another,
   // where an engine batches them.

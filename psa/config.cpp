@@ -407,9 +407,9 @@ ModelSpec convert_model(const Section& s) {
 
 // workload.recompute_modules: what selective recompute drops, a list of names (or one, or names
 // joined by commas, as --set gives them), read with recompute selective only.
-uint8_t recompute_modules_of(const Section& s, const ModelSpec& model) {
+uint8_t recompute_modules_of(const Section& s, Recompute recompute, const ModelSpec& model) {
   const char* key = "recompute_modules";
-  if (s.choice("recompute", Recompute::None, names::kRecompute) != Recompute::Selective)
+  if (recompute != Recompute::Selective)
     s.fail_against(key, "recompute", "absent unless recompute is selective", "null");
   const std::string expected = "a list of " + names::choices(names::kRecomputeModule);
   const YAML::Node n = s.raw(key);
@@ -425,10 +425,10 @@ uint8_t recompute_modules_of(const Section& s, const ModelSpec& model) {
       words.push_back(n.Scalar().substr(at, comma - at));
     }
   uint8_t bits = 0;
-  for (std::string w : words) {
-    w.erase(0, w.find_first_not_of(' '));
-    w.erase(w.find_last_not_of(' ') + 1);
-    const auto v = names::parse(names::kRecomputeModule, w);
+  for (std::string word : words) {
+    word.erase(0, word.find_first_not_of(' '));
+    word.erase(word.find_last_not_of(' ') + 1);
+    const auto v = names::parse(names::kRecomputeModule, word);
     if (!v) s.fail(key, expected);
     bits |= *v;
   }
@@ -468,7 +468,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.recompute_layers = int32_t(s.integer("recompute_layers", 0, 0, 1 << 24));  // 0: every layer
   if (w.recompute_layers > 0 && w.recompute != Recompute::Full)
     s.fail_against("recompute_layers", "recompute", "0 unless recompute is full", "0");
-  if (s.has("recompute_modules")) w.recompute_modules = recompute_modules_of(s, model);
+  if (s.has("recompute_modules")) w.recompute_modules = recompute_modules_of(s, w.recompute, model);
   w.flash_attention = s.boolean("flash_attention", true);
   w.prompt_tokens = int32_t(s.has("prompt_tokens") ? s.integer("prompt_tokens", 0, 1, 1 << 26) : 0);  // 0: the model's seq
   w.kv_len = int32_t(s.integer("kv_len", 0, 0, 1 << 26));
