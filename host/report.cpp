@@ -100,7 +100,7 @@ nlohmann::json to_json(const EvalReport& rep) {
                    {"sequence_parallel", w.seq_parallel}, {"schedule", names::name(names::kSchedule, w.schedule)},
                    {"vpp", w.vpp}, {"uneven_stages", w.uneven_stages}, {"ep", w.ep}, {"etp", w.etp},
                    {"ep_dispatch", names::name(names::kEpDispatch, w.ep_dispatch)}, {"overlap_ep_comm", w.overlap_ep_comm},
-                   {"ep_comm_sm_share", w.ep_comm_sm_share},
+                   {"ep_comm_sm_share", w.ep_comm_sm_share}, {"fp8_dispatch", w.fp8_dispatch},
                    {"sharding", names::name(names::kSharding, w.sharding)},
                    {"recompute", names::name(names::kRecompute, w.recompute)}, {"recompute_layers", w.recompute_layers},
                    {"recompute_modules", recompute_module_names(w)}, {"fp8_cache", w.fp8_cache},
@@ -474,6 +474,7 @@ std::string to_text(const EvalReport& rep) {
   // How the all-to-alls are sent and hidden, e.g. " (dispatch dedup, all-to-alls beside a paired micro-batch)".
   std::string a2a;
   if (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup) a2a = "dispatch dedup";
+  if (w.ep > 1 && w.fp8_dispatch) a2a += (a2a.empty() ? "" : ", ") + std::string("dispatched in fp8");
   if (w.ep > 1 && w.overlap_ep_comm && w.mode == Mode::Training)
     a2a += (a2a.empty() ? "" : ", ") + std::string("all-to-alls beside a paired micro-batch") +
            (w.ep_comm_sm_share > 0 ? " on " + std::to_string(int(std::lround(100 * w.ep_comm_sm_share))) + "% of the compute units"

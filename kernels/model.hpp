@@ -113,7 +113,8 @@ namespace cosmic {
 // 16: workload.recompute_modules (what selective recompute drops and runs again: core_attn, as
 //    before, layernorm, mla_up_proj, mlp_act) and workload.fp8_cache (FP8 GEMMs' inputs kept in
 //    FP8), DeepSeek-V3's memory recipe (layer_activation_bytes, layer_time), and
-//    workload.ep_comm_sm_share (the compute units overlapped all-to-alls take); the DeepSeek-V3
+//    workload.ep_comm_sm_share (the compute units overlapped all-to-alls take) and
+//    workload.fp8_dispatch (the experts' dispatches in FP8); the DeepSeek-V3
 //    configuration uses them instead of full recompute. Their defaults give every other result
 //    as revision 15 did.
 constexpr int64_t kModelRevision = 16;
@@ -1012,11 +1013,15 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
     }
   }
   if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
+    // A pass dispatches and combines (backward: the gradients, the same ways). fp8_dispatch
+    // (DeepSeek-V3 §3.3.2): the dispatches, forward and backward, carry 1-byte elements, the
+    // combines stay 16-bit.
     const double bytes = act_bytes(m) * T / c.work.tp * m.top_k * m.hidden;
     const double outer =
         c.work.ep_dispatch == EpDispatch::NodeDedup ? node_dedup_scale(m, c.work, c.net, g.ep) : 1.0;
-    lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * 2 *
-                                collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, bytes, npus, outer);
+    const auto a2a = [&](double b) { return collective_time_s<kConv>(c.net, c.compute, c.cal, g.ep, Coll::AllToAll, b, npus, outer); };
+    const double combine = a2a(bytes);
+    lc.ep_fwd_s = lc.ep_bwd_s = (1 - c.cal.ep_overlap) * (c.work.fp8_dispatch ? a2a(bytes / act_bytes(m)) + combine : 2 * combine);
   }
   return lc;
 }

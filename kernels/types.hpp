@@ -112,6 +112,7 @@ struct Workload {
   EpDispatch ep_dispatch = EpDispatch::AllToAll;
   bool overlap_ep_comm = false; // training: the experts' all-to-alls run while a paired micro-batch computes
                                 // (DualPipe; kernels/model.hpp evaluate)
+  bool fp8_dispatch = false;    // with FP8 GEMMs: the dispatch all-to-alls carry FP8 (the combines 16 bits)
   double ep_comm_sm_share = 0;  // with overlap_ep_comm: the share of the compute units the all-to-alls'
                                 // kernels take while they run (DeepEP: 20 of an H800's 132 SMs)
   int32_t etp = 0;              // expert tensor parallelism (MoE parallel folding): 0, the experts split by tp

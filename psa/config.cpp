@@ -440,7 +440,7 @@ uint8_t recompute_modules_of(const Section& s, Recompute recompute, const ModelS
 
 Workload convert_workload(const Section& s, ModelSpec& model) {
   s.check_keys({"mode", "global_batch", "micro_batch", "dp", "tp", "pp", "cp", "cp_style", "sequence_parallel", "schedule", "vpp",
-                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "ep_comm_sm_share", "sharding", "recompute", "recompute_layers", "recompute_modules", "fp8_cache", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
+                "uneven_stages", "ep", "etp", "ep_dispatch", "overlap_ep_comm", "ep_comm_sm_share", "fp8_dispatch", "sharding", "recompute", "recompute_layers", "recompute_modules", "fp8_cache", "flash_attention", "prompt_tokens", "kv_len", "output_tokens", "precision"});
   Workload w;
   w.mode = s.choice("mode", Mode::Training, names::kMode);
   w.global_batch = s.integer("global_batch", 1, 1, kBig);
@@ -478,7 +478,9 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
     s.fail("output_tokens", std::string("a positive integer in ") + names::name(names::kMode, w.mode) + " mode");
   model.dtype_bytes = dtype_bytes_of(s, "precision", model.dtype_bytes);
   w.fp8_cache = s.boolean("fp8_cache", false);
-  if (w.fp8_cache && model.dtype_bytes != 1) s.fail_against("fp8_cache", "precision", "false unless precision is fp8", "false");
+  w.fp8_dispatch = s.boolean("fp8_dispatch", false);
+  for (const char* key : {"fp8_cache", "fp8_dispatch"})
+    if (s.boolean(key, false) && model.dtype_bytes != 1) s.fail_against(key, "precision", "false unless precision is fp8", "false");
   return w;
 }
 

@@ -289,6 +289,9 @@ TEST(Config, RecomputeModulesAndFp8Cache) {
                 .find(p + ":8:14: key 'workload.fp8_cache': expected false unless precision is fp8, got 'true'"),
             std::string::npos)
       << error_of(p, {"workload.precision=bf16"});
+  EXPECT_TRUE(psa::load_config(p, {"workload.fp8_dispatch=true"}).config.work.fp8_dispatch);
+  EXPECT_EQ(error_of(p, {"workload.fp8_cache=false", "workload.precision=bf16", "workload.fp8_dispatch=true"}),
+            "--set: key 'workload.fp8_dispatch': expected false unless precision is fp8, got 'true'");
   EXPECT_EQ(error_of(q, {"workload.recompute_modules=mla_up_proj"}),
             "--set: key 'workload.recompute_modules': expected no mla_up_proj in a model without multi-head latent "
             "attention (kv_lora_rank: 0), got 'mla_up_proj'");

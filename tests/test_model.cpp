@@ -1428,6 +1428,14 @@ TEST(MixtureOfExperts, TokensCrossTheEpGroupByAllToAll) {
   EXPECT_NEAR(evaluate(c).ep_comm_s, 0.75 * 48 * 171.78216e-6, 1e-12);
   c.cal.ep_overlap = 1.5;
   EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
+  // fp8_dispatch: the dispatches carry 1-byte elements, 4.01 us + 4194304 / 2 / 25e9 s =
+  // 87.89608 us; the combines as before: 16 x (87.89608 + 171.78216) us (FP8 GEMMs; the
+  // activations stay 2 bytes).
+  c = moe_cluster(2);
+  c.model.dtype_bytes = 1;
+  c.compute.peak_tflops[2] = 624;
+  c.work.fp8_dispatch = true;
+  EXPECT_NEAR(evaluate(c).ep_comm_s, 16 * (87.89608e-6 + 171.78216e-6), 1e-12);
   c = moe_cluster(8);
   EXPECT_NEAR(evaluate(c).ep_comm_s, 32 * 687.12864e-6, 1e-12);
   EXPECT_EQ(evaluate(moe_cluster(1)).ep_comm_s, 0.0);
