@@ -428,7 +428,7 @@ COSMIC_HD inline uint8_t recomputed_modules(const Workload& w) {
 // Korthikanti et al. 2022 §4, generalised to GQA / SwiGLU and to sharded sequences. With
 // T = b s_q tokens, D bytes per element, 1-byte dropout masks:
 //   kept whole (split by t only with sequence parallelism): two LayerNorm inputs 2DTh, their
-//     outputs, the QKV input DTh and the MLP input DTh, two dropout masks 2Th -> (4D + 2) T h = 10 sbh
+//     outputs (the QKV input DTh and the MLP input DTh), two dropout masks 2Th -> (4D + 2) T h = 10 sbh
 //   split by t: Q D T q, K and V D T q g/a each, output-projection input D T q (q = q_width),
 //     MLP activation inputs D T F (nmat - 1) and output D T F    -> 24 sbh / t for GPT
 //   attention scores (skipped by selective recompute and fused attention):
@@ -442,11 +442,12 @@ COSMIC_HD inline uint8_t recomputed_modules(const Workload& w) {
 //     (e = expert_tp: the copies gathered over the experts' TP group, kept for the weight
 //     gradients; model revision 9, before D T h top_k / t, the copies before the gather).
 // Selective recompute drops what its modules compute again (recompute_modules; Megatron-Core's
-// names, as DeepSeek-V3 §3.3.2 describes its recipe): core_attn the scores; layernorm every
-// norm's output (the QKV and MLP inputs, and MLA's normed latents); mla_up_proj the queries, keys
-// and values up-projected from MLA's latents (the queries only with a query latent); mlp_act the
+// names; DeepSeek-V3 §3.2.3 and §3.3.3 describe its recipe): core_attn the scores; layernorm every
+// norm's output (the QKV and MLP inputs, and MLA's normed latents); mla_up_proj MLA's queries,
+// keys and values (the queries projected from the input where there is no query latent, as
+// Megatron-Core recomputes them too); mlp_act the
 // activation function's output (the down-projection's input). fp8_cache (training with FP8
-// GEMMs, DeepSeek-V3's "low-precision storage") keeps in 1 byte the GEMMs' inputs (QKV and MLP
+// GEMMs, DeepSeek-V3's "low-precision storage", §3.3.3) keeps in 1 byte the GEMMs' inputs (QKV and MLP
 // inputs, MLA's normed latents, the output projection's input, the routed copies, the
 // down-projection's input) and the MLP activation function's inputs; the norms' inputs (the
 // residual stream), the attention core's Q, K, V and scores and the RoPE key stay D.
@@ -475,8 +476,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
                  // gathered after)
     const double a_t = double(m.heads) / t, rq = m.q_lora_rank, rkv = m.kv_lora_rank;
     const double qk = mla_qk_width(m), dv = mla_v_width(m);
-    const double saved = (D - G) * a_t * dv +
-                         (up_kept ? 0.0 : D * a_t * ((rq > 0 ? qk : 0.0) + qk + dv)) +  // Q is an up-projection with a query latent only
+    const double saved = (D - G) * a_t * dv + (up_kept ? 0.0 : D * a_t * (2 * qk + dv)) +
                          (norms_kept ? (D - G) * (rq + rkv) : D * (rq + rkv));
     split = D * T * (a_t * 2 * (qk + dv) + rq + rkv + m.rope_head_dim) - T * saved +
             D * T * (rq + rkv) / (mla_latent_width(m) > 0 ? sp_div : 1.0) + mlp;
@@ -670,18 +670,18 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   LayerTime lt;
   lt.fwd_s = gemms + attn + elem + c.cal.layer_overhead_s;
   lt.bwd_s = 2 * gemms + (c.work.flash_attention ? 2.5 : 2.0) * attn + 2 * elem + c.cal.layer_overhead_s;
-  // Selective recompute's modules again: the attention core; the norms (each reads and writes
-  // its D T h, / t with sequence parallelism, and MLA's two latent norms theirs); MLA's
-  // up-projection GEMMs (the queries' with a query latent); the MLPs' activation functions (the
-  // F-wide element-wise traffic above).
+  // Selective recompute's modules again: the attention core; the two norms (each reads and
+  // writes its D T h, / t with sequence parallelism, as the element-wise traffic above counts
+  // them; MLA's latent norms, not counted there, neither); MLA's query and key-value
+  // up-projection GEMMs (the query projection from the input where there is no query latent);
+  // the MLPs' activation functions (the F-wide element-wise traffic above).
   const uint8_t again = recomputed_modules(c.work);
   if (again & kRecomputeCoreAttn) lt.selective_s += attn;
-  if (again & kRecomputeLayerNorm)
-    lt.selective_s += D * T * (4 * h / sp_div + (mla(m) ? 2.0 * (m.q_lora_rank + m.kv_lora_rank) : 0.0)) / mem_Bps;
+  if (again & kRecomputeLayerNorm) lt.selective_s += D * T * 4 * h / sp_div / mem_Bps;
   if ((again & kRecomputeMlaUpProj) && mla(m)) {
-    const double a_t = double(m.heads) / t;
+    const double a_t = double(m.heads) / t, rq = m.q_lora_rank;
     lt.selective_s += gemm_s(c, T, m.kv_lora_rank, a_t * (head_width(m) + mla_v_width(m)), peak, mem_Bps, W) +
-                      (m.q_lora_rank > 0 ? gemm_s(c, T, m.q_lora_rank, a_t * mla_qk_width(m), peak, mem_Bps, W) : 0.0);
+                      gemm_s(c, T, rq > 0 ? rq : h, a_t * mla_qk_width(m), peak, mem_Bps, W);
   }
   if (again & kRecomputeMlpAct)
     lt.selective_s += D * T * (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) / mem_Bps;
@@ -1014,7 +1014,7 @@ COSMIC_HD inline LayerComm layer_comm(const Config& c, const ModelSpec& m, const
   }
   if (moe && c.work.ep > 1) {  // a mixture's dense layers have no experts to reach
     // A pass dispatches and combines (backward: the gradients, the same ways). fp8_dispatch
-    // (DeepSeek-V3 §3.3.2): the dispatches, forward and backward, carry 1-byte elements, the
+    // (DeepSeek-V3 §3.3.3): the dispatches, forward and backward, carry 1-byte elements, the
     // combines stay 16-bit.
     const double bytes = act_bytes(m) * T / c.work.tp * m.top_k * m.hidden;
     const double outer =

@@ -413,22 +413,20 @@ uint8_t recompute_modules_of(const Section& s, Recompute recompute, const ModelS
     s.fail_against(key, "recompute", "absent unless recompute is selective", "null");
   const std::string expected = "a list of " + names::choices(names::kRecomputeModule);
   const YAML::Node n = s.raw(key);
-  std::vector<std::string> words;
+  // Each name with the node it came from: a list's entry (named in an error), or the scalar
+  // holding names joined by commas.
+  std::vector<std::pair<std::string, YAML::Node>> words;
   if (n.IsSequence())
-    for (const auto& x : n) {
-      if (!x.IsScalar()) s.fail(key, expected);
-      words.push_back(x.Scalar());
-    }
+    for (const auto& x : n) words.emplace_back(x.IsScalar() ? x.Scalar() : "", x);
   else if (n.IsScalar())
     for (size_t at = 0, comma; at <= n.Scalar().size(); at = comma + 1) {
       comma = std::min(n.Scalar().find(',', at), n.Scalar().size());
-      words.push_back(n.Scalar().substr(at, comma - at));
+      words.emplace_back(n.Scalar().substr(at, comma - at), n);
     }
   uint8_t bits = 0;
-  for (std::string word : words) {
-    word.erase(0, word.find_first_not_of(' '));
-    word.erase(word.find_last_not_of(' ') + 1);
-    const auto v = names::parse(names::kRecomputeModule, word);
+  for (const auto& [word, node] : words) {
+    const auto v = names::parse(names::kRecomputeModule, trim(word));
+    if (!v && n.IsSequence()) s.fail_node(node, s.key_path(key), "one of " + names::choices(names::kRecomputeModule));
     if (!v) s.fail(key, expected);
     bits |= *v;
   }
@@ -479,6 +477,7 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   model.dtype_bytes = dtype_bytes_of(s, "precision", model.dtype_bytes);
   w.fp8_cache = s.boolean("fp8_cache", false);
   w.fp8_dispatch = s.boolean("fp8_dispatch", false);
+  if (w.fp8_dispatch && model.experts == 0) s.fail("fp8_dispatch", "false in a dense model (experts: 0): it has no dispatches");
   for (const char* key : {"fp8_cache", "fp8_dispatch"})
     if (s.boolean(key, false) && model.dtype_bytes != 1) s.fail_against(key, "precision", "false unless precision is fp8", "false");
   return w;

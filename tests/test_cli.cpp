@@ -550,7 +550,7 @@ TEST(Cli, EvalSaysTheCalibration) {
 // GPU. The shipped layout with the report's recipe (data/configs/deepseek-v3-h800.yaml,
 // docs/validation.md: its recompute of the norms, the MLA up-projections and SwiGLU's output,
 // activations cached and dispatched in FP8, DeepEP's kernels on 20 of the 132 SMs) fits in the
-// 80 GB and lands within 15% of the published figure, inside the dev set's spread (1,692 when
+// 80 GiB and lands within 15% of the published figure, inside the dev set's spread (1,693 when
 // written, +9.7%; the multi-token-prediction module, about 2% more compute, is not modelled).
 // Without the FP8 cache it does not fit; full recompute instead is slower than published, and
 // all-to-alls that took no SMs would be faster.

@@ -295,6 +295,14 @@ TEST(Config, RecomputeModulesAndFp8Cache) {
   EXPECT_EQ(error_of(q, {"workload.recompute_modules=mla_up_proj"}),
             "--set: key 'workload.recompute_modules': expected no mla_up_proj in a model without multi-head latent "
             "attention (kv_lora_rank: 0), got 'mla_up_proj'");
+  // A list's entry that is no module is named where it stands.
+  const std::string r = write_temp("recmods3.yaml", "model: DeepSeek-V3\nsystem: {preset: dgx-h800, nodes: 2}\nworkload:\n"
+                                                    "  ep: 16\n  recompute: selective\n  recompute_modules: [layernorm, attention]\n");
+  EXPECT_EQ(error_of(r), r + ":6:34: key 'workload.recompute_modules': expected one of core_attn, layernorm, mla_up_proj, "
+                             "mlp_act, got 'attention'");
+  EXPECT_EQ(psa::load_config(p, {"workload.recompute_modules=layernorm,\tmlp_act"}).config.work.recompute_modules,
+            kRecomputeLayerNorm | kRecomputeMlpAct);
+  EXPECT_NE(error_of(q, {"workload.precision=fp8", "workload.fp8_dispatch=true"}).find("false in a dense model"), std::string::npos);
   for (const char* empty : {"workload.recompute_modules=[]", "workload.recompute_modules=layernorm,"})
     EXPECT_NE(error_of(q, {empty}).find("expected a list of"), std::string::npos) << empty;
 }

@@ -107,11 +107,12 @@ TEST(Activations, MlaUpProjectionsAndNorms) {
   // layernorm too: the two norm outputs 2 h and the normed latents 384: 2432 elements more.
   w.recompute_modules = kRecomputeMlaUpProj | kRecomputeLayerNorm;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 18.24e6);
-  // Without a query latent the queries come from the input, not an up-projection: kept (96 x 8
-  // elements a token more than with one, of the 2048 dropped, and no normed query latent).
+  // Without a query latent the queries are projected from the input, and dropped all the same
+  // (Megatron-Core recomputes that projection too): whole 4096, the output 8 x 64, the normed
+  // KV latent 128 and the RoPE key 32, the KV latent before its norm 128, the MLP 6144.
   m.q_lora_rank = 0;
   w.recompute_modules = kRecomputeMlaUpProj;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 2.0 * 1000 * (4096 + 8 * 96 + 8 * 64 + 128 + 32 + 128 + 6144));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, w, 1, 1000, 1000), 2.0 * 1000 * (4096 + 8 * 64 + 128 + 32 + 128 + 6144));
 }
 
 // What selective recompute runs again (LayerTime::selective_s): the attention core, as before
