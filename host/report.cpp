@@ -473,12 +473,13 @@ std::string to_text(const EvalReport& rep) {
   }
   // How the all-to-alls are sent and hidden, e.g. " (dispatch dedup, all-to-alls beside a paired micro-batch)".
   std::string a2a;
-  if (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup) a2a = "dispatch dedup";
-  if (w.ep > 1 && w.fp8_dispatch) a2a += (a2a.empty() ? "" : ", ") + std::string("dispatched in fp8");
+  const auto add = [&](const std::string& part) { a2a += (a2a.empty() ? "" : ", ") + part; };
+  if (w.ep > 1 && w.ep_dispatch == EpDispatch::NodeDedup) add("dispatch dedup");
+  if (w.ep > 1 && w.fp8_dispatch) add("dispatched in fp8");
   if (w.ep > 1 && w.overlap_ep_comm && w.mode == Mode::Training)
-    a2a += (a2a.empty() ? "" : ", ") + std::string("all-to-alls beside a paired micro-batch") +
-           (w.ep_comm_sm_share > 0 ? " on " + std::to_string(int(std::lround(100 * w.ep_comm_sm_share))) + "% of the compute units"
-                                   : "");
+    add("all-to-alls beside a paired micro-batch" +
+        (w.ep_comm_sm_share > 0 ? " on " + std::to_string(int(std::lround(100 * w.ep_comm_sm_share))) + "% of the compute units"
+                                : std::string()));
   if (!a2a.empty()) a2a = " (" + a2a + ")";
   if (model.experts > 0)
     os << ", " << model.experts << " experts top-" << model.top_k

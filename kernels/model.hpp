@@ -662,9 +662,8 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
   // Mixture of experts: the F-wide element-wise kernels once per routed token copy and per
   // shared expert, and the permutation that gathers the copies before the experts and scatters
   // them back (each reads and writes D h per copy; a TP rank permutes its 1/t of the copies).
-  const double elem_bytes = m.experts == 0 ? D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t)
-                                           : D * T * (10 * h / sp_div + (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) +
-                                                      4 * h * m.top_k / t);
+  const double act_elems = nmat * F / t * mlps_per_token(m);  // the activation functions' streams
+  const double elem_bytes = D * T * (10 * h / sp_div + act_elems + (m.experts == 0 ? 0.0 : 4 * h * m.top_k / t));
   const double elem = elem_bytes / mem_Bps;
 
   LayerTime lt;
@@ -683,8 +682,7 @@ COSMIC_HD inline LayerTime layer_time(const Config& c, const ModelSpec& m, doubl
     lt.selective_s += gemm_s(c, T, m.kv_lora_rank, a_t * (head_width(m) + mla_v_width(m)), peak, mem_Bps, W) +
                       gemm_s(c, T, rq > 0 ? rq : h, a_t * mla_qk_width(m), peak, mem_Bps, W);
   }
-  if (again & kRecomputeMlpAct)
-    lt.selective_s += D * T * (nmat == 3 ? 3 : 2) * F / t * mlps_per_token(m) / mem_Bps;
+  if (again & kRecomputeMlpAct) lt.selective_s += D * T * act_elems / mem_Bps;
   return lt;
 }
 

@@ -478,8 +478,8 @@ Workload convert_workload(const Section& s, ModelSpec& model) {
   w.fp8_cache = s.boolean("fp8_cache", false);
   w.fp8_dispatch = s.boolean("fp8_dispatch", false);
   if (w.fp8_dispatch && model.experts == 0) s.fail("fp8_dispatch", "false in a dense model (experts: 0): it has no dispatches");
-  for (const char* key : {"fp8_cache", "fp8_dispatch"})
-    if (s.boolean(key, false) && model.dtype_bytes != 1) s.fail_against(key, "precision", "false unless precision is fp8", "false");
+  for (const auto& [key, on] : {std::pair{"fp8_cache", w.fp8_cache}, {"fp8_dispatch", w.fp8_dispatch}})
+    if (on && model.dtype_bytes != 1) s.fail_against(key, "precision", "false unless precision is fp8", "false");
   return w;
 }
 
