@@ -38,6 +38,8 @@ struct Population {
   int32_t at(size_t i, int32_t g) const { return genes[size_t(g) * size + i]; }
 };
 
+struct BreedTask;  // agents/common.hpp
+
 // Scores of a population: objective values (lower is better) and feasibility.
 struct Scores {
   int32_t nobj = 0;
@@ -89,10 +91,16 @@ class Agent {
   // Fills `pop` (already sized by the agent's population size and the space's gene count).
   void ask(Population& pop) {
     do_ask(pop);
-    asked_ = true;
-    asked_size_ = pop.size;
-    asked_genes_ = pop.ngenes;
+    mark_asked(pop);
   }
+  // Where the next ask() would breed children from parents (GA and NSGA-II after their first
+  // generation): what it would breed, for an evaluator that breeds on its device
+  // (PopulationEvaluator::breed()). The task points into the agent and is valid until its next
+  // ask() or tell(). False where ask() must run.
+  virtual bool breeding(BreedTask& /*task*/) { return false; }
+  // In place of ask(): `pop` holds the children of breeding()'s task, bred elsewhere, and the
+  // task's `children` rows were filled, as ask() would have filled both.
+  void bred(const Population& pop) { mark_asked(pop); }
   // Takes the population the last ask() filled and its scores. Refused (std::invalid_argument),
   // with the agent left as it was, without an ask() since the last tell() or with a population
   // or scores of another shape.
@@ -117,6 +125,11 @@ class Agent {
   virtual void do_tell(const Population& pop, const Scores& scores) = 0;
 
  private:
+  void mark_asked(const Population& pop) {
+    asked_ = true;
+    asked_size_ = pop.size;
+    asked_genes_ = pop.ngenes;
+  }
   bool asked_ = false;  // an ask() not yet told
   size_t asked_size_ = 0;
   int32_t asked_genes_ = 0;

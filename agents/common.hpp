@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #ifdef __SSE2__
@@ -17,18 +18,10 @@
 #include <omp.h>
 
 #include "agents/agent.hpp"
+#include "agents/breed.hpp"
 #include "agents/rng.hpp"
 
 namespace cosmic::agents {
-
-// A stream per (seed, generation, individual): individuals can be drawn in parallel and the
-// genomes do not depend on the thread count. splitmix64-style mixing of the three words.
-inline uint64_t stream_seed(uint64_t seed, uint64_t gen, uint64_t i) {
-  uint64_t z = seed ^ (gen * 0x9e3779b97f4a7c15ULL) ^ (i * 0xd1b54a32d192ed03ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The per-gene mutation rate of GA and NSGA-II: the one given, or with auto (< 0) one gene a
 // child in expectation, 1 / genes.
@@ -42,32 +35,12 @@ void random_genome(Gene* row, const std::vector<int32_t>& card, Rng& r) {
   for (size_t g = 0; g < card.size(); ++g) row[g] = Gene(r.below(uint64_t(card[g])));
 }
 
-// An individual's place under the feasibility rules (agent.hpp better()) on objective 0, packed
-// so that a comparison reads one 16-byte record (instead of the violation and objective arrays).
-struct Standing {
-  double value;        // objective 0 when feasible, else the violation
-  int32_t infeasible;  // 0 or 1
-};
-
 inline void standings(const Scores& s, std::vector<Standing>& out) {
   out.resize(s.size);
   const int64_t n = int64_t(s.size);
 #pragma omp parallel for schedule(static) if (n >= 32768)
   for (int64_t i = 0; i < n; ++i)
     out[size_t(i)] = s.feasible(size_t(i)) ? Standing{s.at(size_t(i), 0), 0} : Standing{s.violation[size_t(i)], 1};
-}
-
-// better() on standings.
-inline bool better(const Standing& a, const Standing& b) {
-  return a.infeasible != b.infeasible ? a.infeasible < b.infeasible : a.value < b.value;
-}
-
-// The feasibility rules made a strict total order: ties go to the lower index, so sorts and
-// selections are deterministic.
-inline bool stands_before(const Standing* f, size_t a, size_t b) {
-  if (better(f[a], f[b])) return true;
-  if (better(f[b], f[a])) return false;
-  return a < b;
 }
 
 // The first k individuals under stands_before(), in that order; with `last`, the last k, last
@@ -140,11 +113,10 @@ class DrawCounter {
       at_slice_[slice] = uint16_t(k);
     }
   }
-  int32_t count(uint64_t bits53) const {
-    int32_t k = at_slice_[bits53 >> shift_];
-    while (first_[size_t(k)] <= bits53) ++k;
-    return k;
-  }
+  int32_t count(uint64_t bits53) const { return table().count(bits53); }
+  DrawTable table() const { return {first_.data(), at_slice_.data(), shift_}; }
+  const std::vector<uint64_t>& first() const { return first_; }
+  const std::vector<uint16_t>& at_slice() const { return at_slice_; }
   // The smallest draw at which `reaches` (monotone: false, then true) holds, kNever if none: a
   // bisection started around `guess`.
   template <class Reaches>
@@ -190,6 +162,9 @@ class MutationSkips {
   bool geometric() const { return rate_ > 0 && rate_ < 1; }
   // The skip for the draw `bits53` (Rng::next() >> 11), capped at ng.
   int32_t skip(uint64_t bits53) const { return table_.count(bits53); }
+  // What mutate() reads; valid while this lives. A device copies table() first.
+  SkipView view() const { return {rate_, table_.table()}; }
+  const DrawCounter& table() const { return table_; }
   // The formula itself, for the tests.
   static double formula(uint64_t bits53, double log_keep) {
     return std::floor(std::log(1 - double(bits53) * 0x1.0p-53) / log_keep);
@@ -199,63 +174,6 @@ class MutationSkips {
   double rate_;
   DrawCounter table_;
 };
-
-// Per-gene categorical mutation: with probability `rate` a gene takes one of its other
-// card - 1 values, uniformly (so it always changes, and stays within its cardinality).
-template <class Gene>
-void mutate(Gene* row, const std::vector<int32_t>& card, const MutationSkips& skips, Rng& r) {
-  if (!skips.any()) return;
-  const int32_t ng = int32_t(card.size());
-  for (int32_t g = 0;; ++g) {
-    if (skips.geometric()) g += skips.skip(r.next() >> 11);
-    if (g >= ng) return;
-    if (card[g] < 2) continue;
-    const int64_t v = int64_t(row[g]) + 1 + int64_t(r.below(uint64_t(card[g] - 1)));  // < 2 card
-    row[g] = Gene(v < card[g] ? v : v - card[g]);
-  }
-}
-
-// Eight bytes of all ones or zeros from eight bits: byte j is 0xff when bit j is set.
-struct ByteMasks {
-  uint64_t of[256];
-  constexpr ByteMasks() : of() {
-    for (int bits = 0; bits < 256; ++bits)
-      for (int j = 0; j < 8; ++j)
-        if (bits >> j & 1) of[bits] |= uint64_t(0xff) << (8 * j);
-  }
-};
-inline constexpr ByteMasks kByteMasks{};
-
-// Uniform crossover (Syswerda 1989): with probability `rate` each gene comes from parent a or b
-// with equal chance (one random bit per gene, 64 genes a draw); otherwise the child copies a.
-// The choice is made without a branch (a random bit per gene would mispredict half the time),
-// eight one-byte genes at a time.
-template <class Gene>
-void crossover(const Gene* a, const Gene* b, Gene* child, size_t ng, double rate, Rng& r) {
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte j of a word is gene j");
-  if (!(r.uniform() < rate)) {
-    std::copy_n(a, ng, child);
-    return;
-  }
-  for (size_t g0 = 0; g0 < ng; g0 += 64) {
-    const uint64_t bits = r.next();
-    const size_t end = std::min(ng, g0 + 64);
-    size_t g = g0;
-    if constexpr (sizeof(Gene) == 1)
-      for (; g + 8 <= end; g += 8) {
-        uint64_t x, y;
-        std::memcpy(&x, a + g, 8);
-        std::memcpy(&y, b + g, 8);
-        x ^= (x ^ y) & kByteMasks.of[(bits >> (g - g0)) & 0xff];
-        std::memcpy(child + g, &x, 8);
-      }
-    for (; g < end; ++g) {
-      const int32_t take_b = -int32_t((bits >> (g - g0)) & 1);  // all ones or zero
-      const int32_t x = a[g], y = b[g];
-      child[g] = Gene(x ^ ((x ^ y) & take_b));
-    }
-  }
-}
 
 // The parents' genomes, individual-major (row i: individual i's genes), as breeding reads them:
 // one byte per gene when no gene has more than 256 values (a row of the System 1 full-stack
@@ -409,43 +327,51 @@ void fill_blocks(Population& pop, Make make, ParentRows* rows = nullptr) {
   }
 }
 
-// What breeding needs to know of the parents (see breed()).
+// What breeding needs to know of the parents (see breed()): their genomes, their tournament
+// records (GA's standings or NSGA-II's ranks and crowding distances) and the operators' rates.
 struct Breeding {
   Breeding() = default;  // no parents: children are random genomes
   template <class Record>
   Breeding(const ParentRows& parent_rows, const std::vector<Record>& parent_records, int64_t tournament_size,
            double crossover, double mutation)
-      : rows(&parent_rows), records(parent_records.data()), record_bytes(sizeof(Record)),
-        tournament(tournament_size), crossover_rate(crossover), mutation_rate(mutation) {}
+      : rows(&parent_rows), tournament(tournament_size), crossover_rate(crossover), mutation_rate(mutation) {
+    static_assert(std::is_same_v<Record, Standing> || std::is_same_v<Record, Crowded>, "a record a tournament reads");
+    if constexpr (std::is_same_v<Record, Standing>) standing = parent_records.data();
+    else crowded = parent_records.data();
+  }
 
   // 0 before the first generation: children are random genomes.
   size_t parents() const { return rows ? rows->size() : 0; }
+  // f(records): const Standing* or const Crowded*.
+  template <class F>
+  void visit_records(F f) const {
+    standing ? f(standing) : f(crowded);
+  }
 
   const ParentRows* rows = nullptr;  // the parents' genomes
-  const void* records = nullptr;     // what a tournament reads of each parent (prefetched)
-  size_t record_bytes = 0;
+  const Standing* standing = nullptr;  // the parents' tournament records: one of the two
+  const Crowded* crowded = nullptr;
   int64_t tournament = 2;            // contestants per tournament
   double crossover_rate = 0;
   double mutation_rate = 0;
 };
 
 // One generation of children: random genomes before any parents exist, afterwards two parents
-// chosen by tournaments (`tournament` contestants drawn uniformly; the winner is the one no
-// later contestant beats under `before(a, b)`), uniform crossover and per-gene mutation. Child i
-// draws from its own stream (seed, generation, i), so the result does not depend on the thread
-// count.
+// chosen by tournaments, uniform crossover and per-gene mutation (agents/breed.hpp; a CUDA
+// evaluator does the same, breed_child() per thread). Child i draws from its own stream
+// (seed, generation, i), so the result does not depend on the thread count.
 //
 // Children are made in blocks (fill_blocks), in three passes: draw every contestant of the block
 // (prefetching its record), settle the tournaments (prefetching the winners' rows), then cross
 // and mutate. Contestants and parents are random reads into arrays of megabytes; issuing them
 // for a whole block at once lets them overlap. Each child's stream sees the same draws in the
-// same order as it would in one pass.
-template <class Gene, class Before>
+// same order as breed_child()'s.
+template <class Gene, class Record>
 void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
-                const Gene* rows, Before before, ParentRows* children) {
+                const Gene* rows, const Record* records, ParentRows* children) {
   const size_t ng = card.size(), t = size_t(std::max<int64_t>(1, b.tournament)), parents = b.parents();
-  const char* records = static_cast<const char*>(b.records);
   const MutationSkips skips(b.mutation_rate, ng);
+  const SkipView skip_view = skips.view();
   fill_blocks<Gene>(pop, [&](size_t lo, size_t m, Gene* block) {
     Rng r[kFillBlock];
     size_t pa[kFillBlock], pb[kFillBlock];
@@ -455,7 +381,7 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
       for (size_t j = 0; parents > 0 && j < 2 * t; ++j) {
         const size_t c = size_t(r[k].below(parents));
         drawn[k * 2 * t + j] = c;
-        __builtin_prefetch(records + c * b.record_bytes);
+        __builtin_prefetch(records + c);
       }
     }
     for (size_t k = 0; parents > 0 && k < m; ++k) {
@@ -463,8 +389,8 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
       pa[k] = c[0];
       pb[k] = c[t];
       for (size_t j = 1; j < t; ++j) {
-        if (before(c[j], pa[k])) pa[k] = c[j];
-        if (before(c[t + j], pb[k])) pb[k] = c[t + j];
+        if (stands_before(records, c[j], pa[k])) pa[k] = c[j];
+        if (stands_before(records, c[t + j], pb[k])) pb[k] = c[t + j];
       }
       for (size_t byte = 0; byte < ng * sizeof(Gene); byte += 64) {  // a cache line at a time
         __builtin_prefetch(reinterpret_cast<const char*>(rows + pa[k] * ng) + byte);
@@ -478,7 +404,7 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
         continue;
       }
       crossover(rows + pa[k] * ng, rows + pb[k] * ng, child, ng, b.crossover_rate, r[k]);
-      mutate(child, card, skips, r[k]);
+      mutate(child, card.data(), int32_t(ng), skip_view, r[k]);
     }
   }, children);
 }
@@ -486,21 +412,41 @@ void breed_from(Population& pop, const std::vector<int32_t>& card, uint64_t seed
 // `children`, when given, receives the children as rows too (sized here): the agent keeps them
 // as the next parents without reading the population back (tell() gets the population ask()
 // filled).
-template <class Before>
-void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
-           Before before, ParentRows* children = nullptr) {
+inline void breed(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen, const Breeding& b,
+                  ParentRows* children = nullptr) {
   if (children) children->resize(pop.size);
   if (b.parents() == 0) {  // random genomes, made one byte a gene where every gene fits in one
+    const Standing* none = nullptr;
     if (children ? children->narrow() : ParentRows::fits_in_bytes(card))
-      return breed_from(pop, card, seed, gen, b, static_cast<const uint8_t*>(nullptr), before, children);
-    return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), before, children);
+      return breed_from(pop, card, seed, gen, b, static_cast<const uint8_t*>(nullptr), none, children);
+    return breed_from(pop, card, seed, gen, b, static_cast<const int32_t*>(nullptr), none, children);
   }
-  b.rows->visit([&](const auto* rows) { breed_from(pop, card, seed, gen, b, rows, before, children); });
+  b.rows->visit([&](const auto* rows) {
+    b.visit_records([&](const auto* records) { breed_from(pop, card, seed, gen, b, rows, records, children); });
+  });
 }
+
+// breed_child()'s view of a breeding with parents (b.parents() > 0), for rows and records where
+// they are read (the host's, or a device's copies) and `skips` made for b.mutation_rate.
+template <class Gene, class Record>
+BreedView<Gene, Record> breed_view(const Breeding& b, const Gene* rows, const Record* records, const int32_t* card,
+                                   int32_t ngenes, SkipView skips, uint64_t seed, uint64_t gen) {
+  return {rows, records, uint64_t(b.parents()), card, ngenes, int32_t(std::max<int64_t>(1, b.tournament)),
+          b.crossover_rate, skips, seed, gen};
+}
+
+// An agent's next generation as one breeding, handed to an evaluator that breeds on its device
+// (Agent::breeding(), PopulationEvaluator::breed()): what breed() would be called with.
+struct BreedTask {
+  Breeding breeding;  // with parents
+  const std::vector<int32_t>* card = nullptr;
+  uint64_t seed = 0, gen = 0;
+  ParentRows* children = nullptr;  // receives the children as rows, as breed() gives them
+};
 
 // Uniform random genomes, individual i from stream (seed, gen, i).
 inline void random_population(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen) {
-  breed(pop, card, seed, gen, Breeding{}, [](size_t, size_t) { return false; });
+  breed(pop, card, seed, gen, Breeding{});
 }
 
 inline void copy_scores(const Scores& from, size_t i, Scores& to, size_t j) {

@@ -24,10 +24,17 @@ Ga::Ga(std::vector<int32_t> card, GaParams p, uint64_t seed)
   elites_ = p_.elite_fraction > 0 ? size_t(std::ceil(p_.elite_fraction * double(p_.population))) : 0;
 }
 
+Breeding Ga::parents() const { return Breeding(rows_, standing_, p_.tournament, p_.crossover_rate, mutation_rate_); }
+
 void Ga::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "ga");
-  breed(pop, card_, seed_, gen_, Breeding(rows_, standing_, p_.tournament, p_.crossover_rate, mutation_rate_),
-        [&](size_t x, size_t y) { return stands_before(standing_.data(), x, y); }, &children_);
+  breed(pop, card_, seed_, gen_, parents(), &children_);
+}
+
+bool Ga::breeding(BreedTask& task) {
+  if (rows_.size() == 0) return false;
+  task = {parents(), &card_, seed_, gen_, &children_};
+  return true;
 }
 
 void Ga::do_tell(const Population& pop, const Scores& scores) {

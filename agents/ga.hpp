@@ -30,12 +30,14 @@ class Ga : public Agent {
   std::string name() const override { return "ga"; }
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
+  bool breeding(BreedTask& task) override;
 
  protected:
   void do_ask(Population& pop) override;
   void do_tell(const Population& pop, const Scores& scores) override;
 
  private:
+  Breeding parents() const;
   std::vector<int32_t> card_;
   GaParams p_;
   double mutation_rate_;

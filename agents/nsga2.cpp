@@ -613,18 +613,20 @@ Nsga2::Nsga2(std::vector<int32_t> card, int32_t nobj, Nsga2Params p, uint64_t se
   mutation_rate_ = mutation_rate_for(p_.mutation_rate, card_.size());
 }
 
-bool Nsga2::wins(size_t a, size_t b) const {
-  const Crowded &x = crowded_[a], &y = crowded_[b];
-  if (x.rank != y.rank) return x.rank < y.rank;
-  if (x.distance != y.distance) return x.distance > y.distance;
-  return a < b;
-}
+bool Nsga2::wins(size_t a, size_t b) const { return stands_before(crowded_.data(), a, b); }
+
+// Binary tournament on (rank, crowding distance), Deb et al. 2002.
+Breeding Nsga2::parents() const { return Breeding(rows_, crowded_, 2, p_.crossover_rate, mutation_rate_); }
 
 void Nsga2::do_ask(Population& pop) {
   check_sizes(pop, size_t(p_.population), int32_t(card_.size()), "nsga2");
-  // Binary tournament on (rank, crowding distance), Deb et al. 2002.
-  breed(pop, card_, seed_, gen_, Breeding(rows_, crowded_, 2, p_.crossover_rate, mutation_rate_),
-        [&](size_t x, size_t y) { return wins(x, y); }, &children_);
+  breed(pop, card_, seed_, gen_, parents(), &children_);
+}
+
+bool Nsga2::breeding(BreedTask& task) {
+  if (rows_.size() == 0) return false;
+  task = {parents(), &card_, seed_, gen_, &children_};
+  return true;
 }
 
 // Ranks and crowding distances (crowded_) of a population's scores, for a caller that keeps the

@@ -70,6 +70,7 @@ class Nsga2 : public Agent {
   std::string name() const override { return "nsga2"; }
   void save(StateWriter& w) const override;
   void load(StateReader& r) override;
+  bool breeding(BreedTask& task) override;
 
  protected:
   void do_ask(Population& pop) override;
@@ -77,6 +78,7 @@ class Nsga2 : public Agent {
 
  private:
   bool wins(size_t a, size_t b) const;  // crowded comparison
+  Breeding parents() const;             // binary tournaments on the crowded comparison
   // The fronts of a population: front f's members, in index order, are
   // members[start[f]] .. members[start[f + 1] - 1].
   struct Fronts {
@@ -92,10 +94,6 @@ class Nsga2 : public Agent {
   ParentRows children_;  // the children of the last ask()
   uint64_t gen_ = 0;
   Scores parent_scores_;
-  struct Crowded {
-    int32_t rank;     // non-domination rank under the feasibility rules (0 = first front)
-    double distance;  // crowding distance within the front
-  };
   std::vector<Crowded> crowded_;  // per parent (per parent and child while selecting)
   // The parents' orders from the selection that kept them (none after load(): the next tell()
   // sorts them again, to the same orders), so that a generation sorts only its children.

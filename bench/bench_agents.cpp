@@ -3,6 +3,8 @@
 //
 //   build/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval'
 //
+// BM_AgentCudaBreeding_*: GA and NSGA-II with their breeding on the GPU (skipped without one).
+//
 // Each agent first runs 3 evaluated generations, so it is measured in its steady state
 // (parents with realistic scores), not on the random first generation. Results: docs/agents.md.
 #include <benchmark/benchmark.h>
@@ -13,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "agents/common.hpp"
 #include "agents/factory.hpp"
 #include "host/population.hpp"
 #include "psa/space.hpp"
@@ -42,38 +45,57 @@ std::vector<int32_t> cards(const cosmic::SpaceView& v) {
 }
 
 // state.range(0): the population (10^5, and 4,096 as in the study's searches, where fixed costs
-// per generation weigh more).
-void run_agent(benchmark::State& state, const std::string& name, int objectives) {
+// per generation weigh more). With `cuda`, GA and NSGA-II breed on the GPU
+// (PopulationEvaluator::breed(): the parents go up, one thread a child, the genes and rows come
+// back; skipped without a device), tell() runs on the CPU as ever, and the GPU evaluates the genes
+// it bred (none copied up): ask_ms is then the breeding with its copies, eval_ms the evaluation.
+void run_agent(benchmark::State& state, const std::string& name, int objectives, bool cuda = false) {
   const size_t population = size_t(state.range(0));
   const auto ds = fullstack(objectives);
+  std::unique_ptr<cosmic::PopulationEvaluator> eval;
+  try {
+    eval = cosmic::make_population_evaluator(cuda ? "cuda" : "cpu", *ds.view, ds.objectives);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
   auto made = cosmic::agents::make_agent(name, cards(*ds.view), int32_t(ds.objectives.size()),
                                          {{name + ".population", std::to_string(population)}}, 1);
-  auto eval = cosmic::make_cpu_population_evaluator(*ds.view, ds.objectives);
   cosmic::agents::Population pop;
   pop.resize(ds.view->ngenes, population);
   cosmic::agents::Scores s;
+  const auto ask = [&] {
+    cosmic::agents::BreedTask task;
+    if (cuda && made.agent->breeding(task) && eval->breed(task, pop)) made.agent->bred(pop);
+    else made.agent->ask(pop);
+  };
   for (int k = 0; k < 3; ++k) {
-    made.agent->ask(pop);
+    ask();
     eval->evaluate(pop, s, nullptr);
     made.agent->tell(pop, s);
   }
-  double ask_s = 0, tell_s = 0;
+  double ask_s = 0, tell_s = 0, eval_s = 0;
   using clock = std::chrono::steady_clock;
+  const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   for (auto _ : state) {
     const auto t0 = clock::now();
-    made.agent->ask(pop);
+    ask();
     const auto t1 = clock::now();
     state.PauseTiming();
     eval->evaluate(pop, s, nullptr);
-    state.ResumeTiming();
     const auto t2 = clock::now();
+    state.ResumeTiming();
+    const auto t3 = clock::now();
     made.agent->tell(pop, s);
-    ask_s += std::chrono::duration<double>(t1 - t0).count();
-    tell_s += std::chrono::duration<double>(clock::now() - t2).count();
+    ask_s += seconds(t0, t1);
+    eval_s += seconds(t1, t2);
+    tell_s += seconds(t3, clock::now());
   }
-  state.counters["genomes_per_s"] = benchmark::Counter(double(state.iterations() * population), benchmark::Counter::kIsRate);
-  state.counters["ask_ms"] = 1e3 * ask_s / double(state.iterations());  // wall per generation
-  state.counters["tell_ms"] = 1e3 * tell_s / double(state.iterations());
+  const double gens = double(state.iterations());
+  state.counters["genomes_per_s"] = benchmark::Counter(gens * double(population), benchmark::Counter::kIsRate);
+  state.counters["ask_ms"] = 1e3 * ask_s / gens;  // wall per generation
+  state.counters["tell_ms"] = 1e3 * tell_s / gens;
+  if (cuda) state.counters["eval_ms"] = 1e3 * eval_s / gens;
 }
 
 // A fixed number of generations per size (200 at 4,096, 20 at 10^5, after the 3 above), so that
@@ -87,6 +109,16 @@ const bool kAgentBenchmarks = [] {
       benchmark::RegisterBenchmark((std::string("BM_Agent_") + agent + (objectives > 2 ? "_" + std::to_string(objectives) : "")).c_str(),
                                    [agent = std::string(agent), objectives = objectives](benchmark::State& st) {
                                      run_agent(st, agent, objectives);
+                                   })
+          ->Arg(population)
+          ->Iterations(generations)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+  for (auto [agent, objectives] : {std::pair<const char*, int>{"ga", 1}, {"nsga2", 2}})
+    for (auto [population, generations] : {std::pair<int64_t, int64_t>{4096, 200}, {int64_t(kPop), 20}})
+      benchmark::RegisterBenchmark((std::string("BM_AgentCudaBreeding_") + agent).c_str(),
+                                   [agent = std::string(agent), objectives = objectives](benchmark::State& st) {
+                                     run_agent(st, agent, objectives, /*cuda=*/true);
                                    })
           ->Arg(population)
           ->Iterations(generations)

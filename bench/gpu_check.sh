@@ -18,7 +18,9 @@
 # a 15-minute lease room for a second try. The build took 328 s of the 420 on 2026-12-04 (16
 # cores), so the steps after the command-line sweeps were skipped: a second call on the still
 # warm machine keeps build-gpu/ (nothing to rebuild) and reaches them. Or build here and carry
-# the binaries and the shared libraries the device lacks (docs/performance.md, "Third measurement").
+# the binaries and the shared libraries the device lacks (docs/performance.md, "Third measurement"):
+# PREBUILT=DIR takes cosmic, tests/cosmic_tests and bench/cosmic_bench from DIR and libraries
+# from DIR/lib, and builds nothing (bench/gpu_prebuilt.sh packs such a directory).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -77,22 +79,29 @@ done
 gen=()
 command -v make >/dev/null || ! command -v ninja >/dev/null || gen=(-G Ninja)
 
-if ! cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
-  log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
-fi
-timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1
-rc=$?
-if [ "$rc" = 124 ]; then log "build timed out at the deadline"; exit 1; fi
-if [ "$rc" != 0 ]; then log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1; fi
+bin=build-gpu
 bench=1
-timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
-  { bench=0; log "cosmic_bench did not build: benchmarks skipped"; }
-build_s=$(( $(date +%s) - start ))
-log "build: $build_s s"
+if [ -n "${PREBUILT:-}" ]; then
+  bin=$PREBUILT
+  export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  log "prebuilt binaries from $PREBUILT: $(cat "$PREBUILT/commit.txt" 2>/dev/null)"
+  build_s=0
+elif ! cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
+  log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
+else
+  timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic cosmic_tests >"$work/build.log" 2>&1
+  rc=$?
+  if [ "$rc" = 124 ]; then log "build timed out at the deadline"; exit 1; fi
+  if [ "$rc" != 0 ]; then log "build FAILED"; grep -E "error" "$work/build.log" | head -30 | tee -a "$summary"; exit 1; fi
+  timeout "$(limit 600)" cmake --build build-gpu -j"$(nproc)" --target cosmic_bench >>"$work/build.log" 2>&1 ||
+    { bench=0; log "cosmic_bench did not build: benchmarks skipped"; }
+  build_s=$(( $(date +%s) - start ))
+  log "build: $build_s s"
+fi
 
 # GPU tests: backend, sweep and population parity (CPU vs CUDA); they skip only without a device.
 if fits 40 "GPU tests"; then
-  timeout "$(limit 150)" build-gpu/tests/cosmic_tests --gtest_filter='AllBackends/*:Sweep.*:PopulationEvaluator.*' \
+  timeout "$(limit 150)" "$bin"/tests/cosmic_tests --gtest_filter='AllBackends/*:Sweep.*:PopulationEvaluator.*' \
     >"$work/gpu_tests.txt" 2>&1
   log "gpu tests: exit $? ($(grep -cE '^\[       OK' "$work/gpu_tests.txt") ok, $(grep -cE '^\[  SKIPPED' "$work/gpu_tests.txt") skipped, $(grep -cE '^\[  FAILED' "$work/gpu_tests.txt") failed lines)"
   # A CUDA test that skipped did not run on the device: not a pass.
@@ -101,28 +110,32 @@ if fits 40 "GPU tests"; then
 fi
 
 # Whole searches at population 10^5 (issue #5's `--backend cuda` searches): GA and NSGA-II (two
-# objectives), 2 x 10^6 evaluations each, on CUDA and on the CPU cores; the result files must
-# hold the same history (compared), and their rate and where the time went (show's "time:" line).
+# objectives), 2 x 10^6 evaluations each, on CUDA breeding on the GPU (--breed device) and on the
+# host, and on the CPU cores; the result files must hold the same history (compared), and their
+# rate and where the time went (show's "time:" line).
 if fits 60 "searches at 10^5"; then
   for agent in ga nsga2; do
     extra=()
     [ "$agent" = nsga2 ] && extra=(--set 'objectives=[runtime_x_bw, runtime_x_cost]')
-    for b in cuda cpu; do
-      timeout "$(limit 90)" build-gpu/cosmic search data/psa/cosmic/fullstack-system1.yaml --agent "$agent" \
-        --population 100000 --budget 2000000 --seed 1 --backend "$b" "${extra[@]}" -q -o "$work/search-$agent-$b.h5" \
-        >"$work/search-$agent-$b.txt" 2>&1
-      log "search $agent --backend $b: exit $?"
-      build-gpu/cosmic show "$work/search-$agent-$b.h5" 2>&1 | grep -vE '^  (/evaluated|population)' | head -4 | tee -a "$summary"
+    for run in cuda-device cuda-host cpu-host; do
+      b=${run%-*}
+      timeout "$(limit 90)" "$bin"/cosmic search data/psa/cosmic/fullstack-system1.yaml --agent "$agent" \
+        --population 100000 --budget 2000000 --seed 1 --backend "$b" --breed "${run#*-}" "${extra[@]}" \
+        -q -o "$work/search-$agent-$run.h5" >"$work/search-$agent-$run.txt" 2>&1
+      log "search $agent --backend $b --breed ${run#*-}: exit $?"
+      "$bin"/cosmic show "$work/search-$agent-$run.h5" 2>&1 | grep -vE '^  (/evaluated|population)' | head -4 | tee -a "$summary"
     done
-    "$py" bench/compare_h5.py "$work/search-$agent-cuda.h5" "$work/search-$agent-cpu.h5" "search $agent, cuda vs cpu" 2>&1 |
-      tail -3 | tee -a "$summary"
+    for run in cuda-host cpu-host; do
+      "$py" bench/compare_h5.py "$work/search-$agent-cuda-device.h5" "$work/search-$agent-$run.h5" \
+        "search $agent, cuda-device vs $run" 2>&1 | tail -3 | tee -a "$summary"
+    done
   done
 fi
 
 # Agents next to evaluation at population 10^5 (issue #5): ask + tell on the CPU cores, the
 # population evaluated on the CPU and on the GPU (copies included).
 if [ "$bench" = 1 ] && fits 45 "agents benchmark"; then
-  timeout "$(limit 120)" build-gpu/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
+  timeout "$(limit 120)" "$bin"/bench/cosmic_bench --benchmark_filter='Agent|PopulationEval' \
     --benchmark_min_time=0.3 >"$work/bench_agents.txt" 2>&1
   log "agents bench: exit $?"
   grep -E "^BM_" "$work/bench_agents.txt" | tee -a "$summary"
@@ -130,7 +143,7 @@ fi
 
 # Throughput: configurations per second of the sweeps (and of the batch backends).
 if [ "$bench" = 1 ] && fits 60 "sweep benchmark"; then
-  timeout "$(limit 150)" build-gpu/bench/cosmic_bench --benchmark_filter='Sweep|BatchCpu' \
+  timeout "$(limit 150)" "$bin"/bench/cosmic_bench --benchmark_filter='Sweep|BatchCpu' \
     --benchmark_out="$work/bench_sweep.json" --benchmark_out_format=json >"$work/bench_sweep.txt" 2>&1
   log "bench: exit $?"
   grep -E "^BM_" "$work/bench_sweep.txt" | tee -a "$summary"
@@ -143,7 +156,7 @@ fi
 for psa in network-system1 collective-system1; do
   fits 30 "command-line sweeps of $psa" || continue
   for b in cuda cpu; do
-    timeout "$(limit 60)" build-gpu/cosmic sweep "data/psa/cosmic/$psa.yaml" -o "$work/$psa-$b.h5" \
+    timeout "$(limit 60)" "$bin"/cosmic sweep "data/psa/cosmic/$psa.yaml" -o "$work/$psa-$b.h5" \
       --backend "$b" --keep pareto >>"$work/sweep_cli.txt" 2>&1
     log "cli sweep $psa ($b): exit $?; $(tail -1 "$work/sweep_cli.txt")"
   done
@@ -177,7 +190,7 @@ for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduc
   name=$(basename "$psa" .yaml)
   fits 15 "keep-all sweeps of $name" || continue
   for b in cuda cpu; do
-    timeout "$(limit 60)" build-gpu/cosmic sweep "$psa" -o "$work/all-$name-$b.h5" --backend "$b" --keep all --quiet \
+    timeout "$(limit 60)" "$bin"/cosmic sweep "$psa" -o "$work/all-$name-$b.h5" --backend "$b" --keep all --quiet \
       >>"$work/sweep_cli.txt" 2>&1 || log "keep-all sweep $name ($b): FAILED"
   done
   "$py" bench/compare_h5.py "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "keep-all $name, cuda vs cpu" 2>&1 | tee -a "$summary"
@@ -195,7 +208,7 @@ if [ "${STUDY:-1}" = 1 ]; then
     dir="/tmp/cosmic-study-$1-j$2"
     rm -rf "$dir"
     t0=$(date +%s)
-    timeout "$(limit 240)" build-gpu/cosmic study data/studies/cosmic.yaml -o "$dir" --backend "$1" --jobs "$2" \
+    timeout "$(limit 240)" "$bin"/cosmic study data/studies/cosmic.yaml -o "$dir" --backend "$1" --jobs "$2" \
       --no-plots -q >"$work/study_$1_j$2.txt" 2>&1
     rc=$?
     log "study --backend $1 --jobs $2: exit $rc, $(( $(date +%s) - t0 )) s wall"

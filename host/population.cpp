@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "agents/common.hpp"
 #include "host/backend.hpp"
 #include "host/text.hpp"
 
@@ -30,6 +31,13 @@ void narrow_genes(const agents::Population& pop, uint16_t* out) {
   for (int64_t k = 0; k < n; ++k) out[k] = uint16_t(in[k]);
 }
 
+void widen_genes(const uint16_t* in, agents::Population& pop) {
+  int32_t* out = pop.genes.data();
+  const int64_t n = int64_t(size_t(pop.ngenes) * pop.size);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (int64_t k = 0; k < n; ++k) out[k] = int32_t(in[k]);
+}
+
 void copy_parallel(const void* from, void* to, size_t bytes) {
   constexpr size_t kPart = size_t(1) << 18;
   const int64_t parts = int64_t((bytes + kPart - 1) / kPart);
@@ -50,6 +58,41 @@ void PopulationEvaluator::evaluate(const agents::Population& pop, agents::Scores
   PopulationMetrics& m = metrics ? *metrics : local;
   m.resize(pop.size);
   if (pop.size > 0) score(pop, scores, m);
+}
+
+bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Population& pop) {
+  const agents::Breeding& b = task.breeding;
+  if (!breeds() || pop.size == 0 || b.parents() == 0) return false;
+  const std::vector<int32_t>& card = *task.card;
+  if (pop.ngenes != view_->ngenes || card.size() != size_t(pop.ngenes))
+    throw std::invalid_argument("population evaluator: genome length mismatch");
+  const agents::MutationSkips skips(b.mutation_rate, card.size());
+  task.children->resize(pop.size);
+  BreedPlan p{};
+  b.rows->visit([&](const auto* rows) {
+    p.parents = rows;
+    p.gene_bytes = sizeof(*rows);
+  });
+  task.children->visit([&](auto* rows) { p.children = rows; });
+  p.records = b.standing ? static_cast<const void*>(b.standing) : static_cast<const void*>(b.crowded);
+  p.crowded = b.standing == nullptr;
+  p.nparents = b.parents();
+  p.card = card.data();
+  p.ngenes = pop.ngenes;
+  p.tournament = int32_t(std::max<int64_t>(1, b.tournament));
+  p.crossover_rate = b.crossover_rate;
+  p.mutation_rate = b.mutation_rate;
+  if (skips.geometric()) {
+    p.skip_first = skips.table().first().data();
+    p.nskip_first = skips.table().first().size();
+    p.skip_slices = skips.table().at_slice().data();
+    p.nskip_slices = skips.table().at_slice().size();
+    p.skip_shift = skips.table().table().shift;
+  }
+  p.seed = task.seed;
+  p.gen = task.gen;
+  breed_on_device(p, pop);
+  return true;
 }
 
 namespace {

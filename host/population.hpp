@@ -27,6 +27,25 @@ struct PopulationMetrics {
 };
 extern const char* const kPopMetricNames[kPopMetrics];
 
+// An agents::BreedTask flattened for a device (host/population.cpp; kernels/population_cuda.cu
+// includes no OpenMP header, so it reads plain pointers): what it copies there, and where the
+// children's rows go.
+struct BreedPlan {
+  const void* parents;   // nparents rows of ngenes genes, gene_bytes each (1 or 4)
+  const void* records;   // nparents 16-byte records: agents::Standing or, with crowded, agents::Crowded
+  void* children;        // the children's rows, as the parents'
+  size_t nparents, gene_bytes;
+  bool crowded;
+  const int32_t* card;   // ngenes
+  int32_t ngenes, tournament;
+  double crossover_rate, mutation_rate;
+  const uint64_t* skip_first;  // the mutation skips' tables (agents::MutationSkips), where
+  const uint16_t* skip_slices;  // 0 < mutation_rate < 1; nskip_first and nskip_slices long
+  size_t nskip_first, nskip_slices;
+  int skip_shift;
+  uint64_t seed, gen;
+};
+
 class PopulationEvaluator {
  public:
   PopulationEvaluator(const SpaceView& s, const std::vector<Objective>& objectives);
@@ -35,11 +54,22 @@ class PopulationEvaluator {
   virtual std::string device() const = 0;  // "2 OpenMP threads", the GPU's name
   // Resizes `scores` (and `metrics` when given) to the population and scores it.
   void evaluate(const agents::Population& pop, agents::Scores& scores, PopulationMetrics* metrics);
+  // Breeds an agent's generation on the evaluator's device (agents::BreedTask, Agent::breeding()):
+  // the children agents::breed() would make, into `pop` (sized for them) and the task's
+  // children rows; the agent then takes them with Agent::bred() in place of ask(). The genes stay
+  // on the device, and the next evaluate() of `pop` itself (not of a copy, and with nothing
+  // written to it in between) scores them there without copying them again. False where the
+  // evaluator breeds nothing (the CPU's: the agent's ask() does it on the same threads).
+  bool breed(const agents::BreedTask& task, agents::Population& pop);
 
  protected:
   // The backend's part: a non-empty population of the space's genome length, into outputs
   // already sized for it.
   virtual void score(const agents::Population& pop, agents::Scores& scores, PopulationMetrics& metrics) = 0;
+  // A device's part of breed(), where it has one: the task flattened (BreedPlan), a non-empty
+  // population of the space's genome length.
+  virtual bool breeds() const { return false; }
+  virtual void breed_on_device(const BreedPlan& /*plan*/, agents::Population& /*pop*/) {}
   std::unique_ptr<SpaceView> view_;
   PopObjectives obj_;
 };
@@ -47,8 +77,10 @@ class PopulationEvaluator {
 PopObjectives pop_objectives(const std::vector<Objective>& objectives);  // throws beyond kNumObjectives
 
 // Host work of the CUDA evaluator (kernels/population_cuda.cu), on the OpenMP threads: the genes
-// narrowed to uint16_t, in the population's gene-major order, and a copy of `bytes` bytes.
+// narrowed to uint16_t, in the population's gene-major order, or widened back, and a copy of
+// `bytes` bytes.
 void narrow_genes(const agents::Population& pop, uint16_t* out);
+void widen_genes(const uint16_t* in, agents::Population& pop);  // back, into the population's genes
 void copy_parallel(const void* from, void* to, size_t bytes);
 
 std::unique_ptr<PopulationEvaluator> make_cpu_population_evaluator(const SpaceView& s,

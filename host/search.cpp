@@ -155,6 +155,15 @@ uint64_t record(State& st, const agents::Population& pop, const agents::Scores& 
 }
 
 // The first n genomes of `pop`: pop itself when n is its size, else copied into `part`.
+// The agent's next generation into `pop`: with `on_device`, bred on the evaluator's device where
+// the agent breeds from parents and the evaluator can (the same children either way), else asked
+// of the agent.
+void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Population& pop, bool on_device) {
+  agents::BreedTask task;
+  if (on_device && agent.breeding(task) && eval.breed(task, pop)) agent.bred(pop);
+  else agent.ask(pop);
+}
+
 const agents::Population& first_genomes(const agents::Population& pop, size_t n, agents::Population& part) {
   if (n == pop.size) return pop;
   part.resize(pop.ngenes, n);
@@ -888,6 +897,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());
+  // --breed device: GA's and NSGA-II's children made by the CUDA evaluator (the same children).
+  const bool device_breeding = o.breed == "device" && eval->name() == "cuda";
+  if (o.breed == "device" && !device_breeding && !o.quiet)
+    std::cerr << "search: note: --breed device needs the CUDA evaluator; breeding on the host\n";
+  h5::set_attr(file.id(), "breeding", std::string(device_breeding ? "device" : "host"));
 
   agents::Population pop;
   pop.resize(view.ngenes, P);
@@ -997,7 +1011,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       if (n != P && !(last && n < P))
         throw std::runtime_error(o.out + ": generation " + std::to_string(k) + " has " + std::to_string(n) +
                                  " genomes, the population is " + std::to_string(P));
-      made.agent->ask(pop);
+      next_generation(*made.agent, *eval, pop, device_breeding);
       const agents::Population& evp = first_genomes(pop, size_t(n), part);
       eval->evaluate(evp, scores, &metrics);
       const uint64_t first_row = rows_in_file;
@@ -1137,7 +1151,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       break;
     }
     const double t0 = now_s();
-    made.agent->ask(pop);
+    next_generation(*made.agent, *eval, pop, device_breeding);
     const double t1 = now_s();
     const uint64_t left = o.budget - st.evaluations;
     const bool partial = left < P;  // the last generation: only what the budget allows

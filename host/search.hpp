@@ -28,6 +28,7 @@ struct SearchOptions {
   std::string out;                // HDF5 file
   std::string backend = "auto";   // auto, cpu, cuda
   std::string keep = "all";       // /evaluated holds all evaluated points, the feasible ones, or none
+  std::string breed = "host";     // host, device: where GA and NSGA-II breed with the CUDA evaluator
   bool resume = false;
   bool quiet = false;
   double time_limit_s = 0;        // 0 = none; per session

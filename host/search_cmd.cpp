@@ -87,6 +87,8 @@ int cmd_search(int argc, const char* const* argv) {
       ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("0"))
       ("o,out", "result file (HDF5)", cxxopts::value<std::string>())
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("breed", "where GA and NSGA-II breed their children with --backend cuda: host (the CPU threads) or device "
+                "(the GPU, where they are then scored; the same children)", cxxopts::value<std::string>()->default_value("host"))
       ("keep", "evaluated points written to /evaluated: all, feasible or none (then only the per-generation "
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
       ("target", "stop once the search's best value of the first objective is at or below this (its units); the file "
@@ -118,6 +120,7 @@ int cmd_search(int argc, const char* const* argv) {
   o.resume = args.count("resume") > 0;
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
+  o.breed = args["breed"].as<std::string>();
   if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if ((!o.resume || args.count("budget")) && o.budget == 0)
@@ -126,6 +129,7 @@ int cmd_search(int argc, const char* const* argv) {
   if (!(o.checkpoint_s >= 0)) return usage_error(opts, "--checkpoint expects seconds >= 0");
   if (o.keep != "all" && o.keep != "feasible" && o.keep != "none")
     return usage_error(opts, "--keep expects all, feasible or none");
+  if (o.breed != "host" && o.breed != "device") return usage_error(opts, "--breed expects host or device");
   try {
     // A resumed search loads its PSA with the edits the file recorded; without a PSA file, the
     // space the file recorded (its PSA text and base configuration).

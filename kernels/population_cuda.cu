@@ -8,11 +8,19 @@
 // in another, then one synchronisation. Narrowing and the copies out of the pinned buffers run
 // on the OpenMP threads (host/population.cpp). Before: four synchronous copies from and to
 // pageable memory, int32 genes.
+//
+// It also breeds GA's and NSGA-II's children (breed_on_device(), PopulationEvaluator::breed()):
+// the parents' rows and tournament records go up in one copy, one thread makes one child with the
+// CPU's operators (agents/breed.hpp), and writes it gene-major where the evaluation reads it and
+// as a row for the agent; the genes and rows come back in two copies. The next evaluation of that
+// population then copies no genes up.
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "agents/breed.hpp"
 #include "host/backend.hpp"
 #include "host/population.hpp"
 #include "kernels/population.hpp"
@@ -46,6 +54,24 @@ __global__ void population_kernel(PopBuffers b) {
   if (i < b.n) score_individual<kConv>(c_view, c_obj, b.genes, b.n, i, b.obj, b.violation, b.reason, b.metrics);
 }
 
+static_assert(sizeof(agents::Standing) == 16 && sizeof(agents::Crowded) == 16, "BreedPlan's 16-byte records");
+
+// Child i as a row (in local memory), then written gene-major and as a row.
+template <class Gene, class Record>
+__global__ void breed_kernel(agents::BreedView<Gene, Record> v, size_t n, uint16_t* genes, Gene* rows) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  Gene child[kMaxGenes];
+  agents::breed_child(v, i, child);
+  const size_t ng = size_t(v.ngenes);
+  for (size_t g = 0; g < ng; ++g) {
+    genes[g * n + i] = uint16_t(child[g]);
+    rows[i * ng + g] = child[g];
+  }
+}
+
+size_t round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
@@ -61,10 +87,64 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   }
   ~CudaPopulationEvaluator() override {
     release();
+    for (char* d : {d_breed_, d_children_}) cudaFree(d);
+    for (char* h : {h_breed_, h_children_}) cudaFreeHost(h);
     cudaStreamDestroy(stream_);
   }
   std::string name() const override { return "cuda"; }
   std::string device() const override { return device_; }
+
+ protected:
+  bool breeds() const override { return true; }
+
+  void breed_on_device(const BreedPlan& p, agents::Population& pop) override {
+    const size_t n = pop.size, ng = size_t(p.ngenes);
+    if (ng > size_t(kMaxGenes)) throw std::invalid_argument("population evaluator: more genes than kMaxGenes");
+    check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
+    reserve(n, ng);
+    // One upload: records, parents' rows, mutation skips' thresholds, cardinalities, slices.
+    const size_t rec = p.nparents * 16, rows = round16(p.nparents * ng * p.gene_bytes),
+                 first = p.nskip_first * sizeof(uint64_t), card = round16(ng * sizeof(int32_t)),
+                 slices = p.nskip_slices * sizeof(uint16_t), child_rows = n * ng * p.gene_bytes;
+    grow(breed_cap_, rec + rows + first + card + slices, d_breed_, h_breed_, "parents");
+    grow(children_cap_, child_rows, d_children_, h_children_, "children");
+    copy_parallel(p.records, h_breed_, rec);
+    copy_parallel(p.parents, h_breed_ + rec, p.nparents * ng * p.gene_bytes);
+    if (first) std::memcpy(h_breed_ + rec + rows, p.skip_first, first);
+    std::memcpy(h_breed_ + rec + rows + first, p.card, ng * sizeof(int32_t));
+    if (slices) std::memcpy(h_breed_ + rec + rows + first + card, p.skip_slices, slices);
+    check(cudaMemcpyAsync(d_breed_, h_breed_, rec + rows + first + card + slices, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpy(parents)");
+    agents::SkipView skips{p.mutation_rate, {}};
+    skips.table = {reinterpret_cast<const uint64_t*>(d_breed_ + rec + rows),
+                   reinterpret_cast<const uint16_t*>(d_breed_ + rec + rows + first + card), p.skip_shift};
+    const auto* d_card = reinterpret_cast<const int32_t*>(d_breed_ + rec + rows + first);
+    const int threads = 128;
+    const unsigned grid = unsigned((n + threads - 1) / threads);
+    const auto launch = [&](auto gene, auto record) {
+      using Gene = decltype(gene);
+      using Record = decltype(record);
+      const agents::BreedView<Gene, Record> v{reinterpret_cast<const Gene*>(d_breed_ + rec),
+                                              reinterpret_cast<const Record*>(d_breed_),
+                                              uint64_t(p.nparents), d_card, p.ngenes, p.tournament,
+                                              p.crossover_rate, skips, p.seed, p.gen};
+      breed_kernel<<<grid, threads, 0, stream_>>>(v, n, d_genes_, reinterpret_cast<Gene*>(d_children_));
+    };
+    const auto with_record = [&](auto gene) {
+      p.crowded ? launch(gene, agents::Crowded{}) : launch(gene, agents::Standing{});
+    };
+    p.gene_bytes == 1 ? with_record(uint8_t{}) : with_record(int32_t{});
+    check(cudaGetLastError(), "breed_kernel launch");
+    check(cudaMemcpyAsync(h_genes_, d_genes_, n * ng * sizeof(uint16_t), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpy(bred genes)");
+    check(cudaMemcpyAsync(h_children_, d_children_, child_rows, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpy(bred rows)");
+    check(cudaStreamSynchronize(stream_), "breed_kernel");
+    widen_genes(h_genes_, pop);
+    copy_parallel(h_children_, p.children, child_rows);
+    resident_ = &pop;
+    resident_size_ = n;
+  }
 
  private:
   // Doubles per individual in the output buffers: objectives, violation, metrics.
@@ -75,14 +155,18 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     // Work an earlier call queued may still run if that call threw before its synchronisation;
     // the pinned buffers are rewritten below.
     check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
+    // The genes are on the device already when breed_on_device() made this population.
+    const bool resident = resident_ == &pop && resident_size_ == n;
+    resident_ = nullptr;
     reserve(n, size_t(pop.ngenes));
-    narrow_genes(pop, h_genes_);
+    if (!resident) narrow_genes(pop, h_genes_);
     check(cudaMemcpyToSymbolAsync(c_view, view_.get(), sizeof(SpaceView), 0, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyToSymbol(view)");
     check(cudaMemcpyToSymbolAsync(c_obj, &obj_, sizeof(PopObjectives), 0, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyToSymbol(objectives)");
-    check(cudaMemcpyAsync(d_genes_, h_genes_, genes * sizeof(uint16_t), cudaMemcpyHostToDevice, stream_),
-          "cudaMemcpy(genes)");
+    if (!resident)
+      check(cudaMemcpyAsync(d_genes_, h_genes_, genes * sizeof(uint16_t), cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpy(genes)");
     // Outputs with stride n: objectives, then the violation, then the metrics.
     const PopBuffers b{d_genes_, n, d_out_, d_out_ + nobj * n, d_out_ + (nobj + 1) * n, d_reason_};
     const int threads = 128;
@@ -104,9 +188,21 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     copy_parallel(h_reason_, scores.reason.data(), n * sizeof(int32_t));
   }
 
+  // A device buffer and its pinned host twin of at least `bytes` (contents not kept).
+  void grow(size_t& cap, size_t bytes, char*& d, char*& h, const char* what) {
+    if (bytes <= cap) return;
+    cudaFree(d);
+    cudaFreeHost(h);
+    d = h = nullptr;
+    cap = 0;
+    check(cudaMalloc(&d, bytes), (std::string("cudaMalloc(") + what + ")").c_str());
+    check(cudaMallocHost(&h, bytes), (std::string("cudaMallocHost(") + what + ")").c_str());
+    cap = bytes;
+  }
   void reserve(size_t n, size_t ngenes) {
     if (n <= cap_ && ngenes <= cap_genes_) return;
     release();
+    resident_ = nullptr;
     const size_t doubles = doubles_per_individual() * n;
     check(cudaMalloc(&d_genes_, n * ngenes * sizeof(uint16_t)), "cudaMalloc(genes)");
     check(cudaMalloc(&d_out_, doubles * sizeof(double)), "cudaMalloc(outputs)");
@@ -135,6 +231,11 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   uint16_t *d_genes_ = nullptr, *h_genes_ = nullptr;
   double *d_out_ = nullptr, *h_out_ = nullptr;
   int32_t *d_reason_ = nullptr, *h_reason_ = nullptr;
+  // Breeding: the parents (records, rows, tables) and the children's rows.
+  size_t breed_cap_ = 0, children_cap_ = 0;
+  char *d_breed_ = nullptr, *h_breed_ = nullptr, *d_children_ = nullptr, *h_children_ = nullptr;
+  const agents::Population* resident_ = nullptr;  // whose genes d_genes_ holds (breed_on_device())
+  size_t resident_size_ = 0;
 };
 
 }  // namespace

@@ -521,15 +521,84 @@ TEST(Agents, NarrowAndWideParentRowsBreedTheSameChildren) {
   std::vector<agents::Standing> standing(n);
   for (size_t i = 0; i < n; ++i) standing[i] = {double(i % 17), int32_t(i % 5 == 0)};
   agents::Breeding br(narrow, standing, 3, 0.9, 0.2);
-  const auto before = [&](size_t x, size_t y) { return agents::stands_before(standing.data(), x, y); };
   Population from_narrow, from_wide;
   from_narrow.resize(int32_t(card.size()), 6003);  // the last block: 115 children, not a multiple of 8
   from_wide.resize(int32_t(card.size()), 6003);
-  agents::breed(from_narrow, card, 4, 1, br, before);
+  agents::breed(from_narrow, card, 4, 1, br);
   br.rows = &wide;
-  agents::breed(from_wide, card, 4, 1, br, before);
+  agents::breed(from_wide, card, 4, 1, br);
   EXPECT_EQ(from_narrow.genes, from_wide.genes);
   EXPECT_NE(from_narrow.genes, std::vector<int32_t>(from_narrow.genes.size(), 0));
+}
+
+// byte_masks() against its definition, for every byte.
+TEST(Breeding, ByteMasksSetTheBytesOfTheSetBits) {
+  for (uint64_t bits = 0; bits < 256; ++bits) {
+    uint64_t want = 0;
+    for (int j = 0; j < 8; ++j)
+      if (bits >> j & 1) want |= uint64_t(0xff) << (8 * j);
+    ASSERT_EQ(agents::byte_masks(bits), want) << bits;
+  }
+}
+
+// breed_child(), one child at a time as a CUDA thread makes it, gives the children breed() makes
+// in blocks on the CPU threads: GA's and NSGA-II's records, one- and four-byte genes, tournaments
+// of 1 to 5, crossover never / sometimes / always, mutation never / auto / often / always.
+TEST(Breeding, OneChildAtATimeEqualsTheBlocks) {
+  const std::vector<int32_t> narrow_card{3, 256, 7, 2, 40, 5, 9, 2, 2, 17, 3, 4, 100, 6, 2, 1, 3, 11, 8, 5, 40};
+  std::vector<int32_t> wide_card = narrow_card;
+  wide_card.back() = 1000;
+  const size_t nparents = 3000, nchildren = 4500;  // 4,500: blocks on several threads, a short last block
+  std::vector<agents::Standing> standing(nparents);
+  std::vector<agents::Crowded> crowded(nparents);
+  for (size_t i = 0; i < nparents; ++i) {
+    standing[i] = {double(i % 17), int32_t(i % 5 == 0)};
+    crowded[i] = {int32_t(i % 7), double(i % 11)};
+  }
+  for (const std::vector<int32_t>* card : {&narrow_card, static_cast<const std::vector<int32_t>*>(&wide_card)}) {
+    const int32_t ng = int32_t(card->size());
+    Population parents;
+    parents.resize(ng, nparents);
+    agents::random_population(parents, *card, 9, 0);
+    agents::ParentRows rows(*card);
+    rows.resize(nparents);
+    std::vector<int32_t> row(static_cast<size_t>(ng));
+    for (size_t i = 0; i < nparents; ++i) {
+      for (int32_t g = 0; g < ng; ++g) row[size_t(g)] = parents.at(i, g);
+      rows.set(i, row.data());
+    }
+    for (int64_t t : {1, 2, 5})
+      for (double cross : {0.0, 0.6, 1.0})
+        for (double mut : {0.0, 1.0 / ng, 0.3, 1.0}) {
+          const bool crowding = t == 2 && cross > 0;
+          const agents::Breeding b = crowding ? agents::Breeding(rows, crowded, t, cross, mut)
+                                              : agents::Breeding(rows, standing, t, cross, mut);
+          Population blocks;
+          blocks.resize(ng, nchildren);
+          agents::ParentRows block_rows(*card);
+          agents::breed(blocks, *card, 5, 3, b, &block_rows);
+          const agents::MutationSkips skips(mut, card->size());
+          rows.visit([&](const auto* parent_rows) {
+            using Gene = std::remove_const_t<std::remove_pointer_t<decltype(parent_rows)>>;
+            b.visit_records([&](const auto* records) {
+              const auto v = agents::breed_view(b, parent_rows, records, card->data(), ng, skips.view(), 5, 3);
+              std::vector<Gene> child(static_cast<size_t>(ng));
+              std::vector<int32_t> from_rows(static_cast<size_t>(ng));
+              for (size_t i = 0; i < nchildren; ++i) {
+                agents::breed_child(v, i, child.data());
+                block_rows.get(i, from_rows.data());
+                for (int32_t g = 0; g < ng; ++g) {
+                  ASSERT_EQ(int32_t(child[size_t(g)]), blocks.at(i, g))
+                      << "child " << i << " gene " << g << ", tournament " << t << ", crossover " << cross
+                      << ", mutation " << mut << ", " << sizeof(Gene) << "-byte genes";
+                  ASSERT_EQ(int32_t(child[size_t(g)]), from_rows[size_t(g)]);
+                }
+              }
+            });
+          });
+          if (mut > 0) EXPECT_NE(blocks.genes, std::vector<int32_t>(blocks.genes.size(), 0));
+        }
+  }
 }
 
 // Random genomes are made one byte a gene when every gene fits (and reach the population through
@@ -541,7 +610,7 @@ TEST(Agents, RandomGenomesInBytesEqualThoseInInts) {
   ints.resize(int32_t(card.size()), 1003);
   agents::random_population(bytes, card, 8, 2);
   agents::breed_from(ints, card, 8, 2, agents::Breeding{}, static_cast<const int32_t*>(nullptr),
-                     [](size_t, size_t) { return false; }, nullptr);
+                     static_cast<const agents::Standing*>(nullptr), nullptr);
   EXPECT_EQ(bytes.genes, ints.genes);
   EXPECT_GT(*std::max_element(bytes.genes.begin(), bytes.genes.end()), 200);
 }
@@ -2017,6 +2086,82 @@ TEST(PopulationEvaluator, CudaMatchesCpu) {
   }
 }
 
+// GA's and NSGA-II's children bred on the device (PopulationEvaluator::breed(), one child per
+// thread) equal those the agent's ask() breeds on the CPU threads, genes and rows (the agents'
+// saved states compared, parents included), for one- and four-byte genes and the three record
+// kinds' tournaments; and the device's evaluation of the genes it bred (not copied up again)
+// equals the CPU's. Scores for the four-byte case, whose genes the space cannot decode, are
+// made up from the genes.
+TEST(PopulationEvaluator, CudaBreedsAsTheHost) {
+  const CudaDevice dev = cuda_device();
+  if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
+  const psa::DesignSpace ds = test::system1_fullstack();
+  const SpaceView& v = *ds.view;
+  const std::vector<Objective> two{Objective::RuntimeXBw, Objective::RuntimeXCost};
+  struct Case {
+    std::string agent;
+    Params params;
+    bool wide;
+  };
+  for (const Case& c : {Case{"ga", {{"ga.population", "20000"}}, false},
+                        Case{"ga", {{"ga.population", "5003"}, {"ga.tournament", "3"}, {"ga.mutation_rate", "0.2"}}, true},
+                        Case{"nsga2", {{"nsga2.population", "20000"}}, false}}) {
+    SCOPED_TRACE(c.agent + (c.wide ? ", four-byte genes" : ""));
+    std::vector<int32_t> card = cards(v);
+    if (c.wide) card.back() = 1000;
+    const std::vector<Objective>& objectives = c.agent == "nsga2" ? two : ds.objectives;
+    const int32_t nobj = int32_t(objectives.size());
+    auto host = agents::make_agent(c.agent, card, nobj, c.params, 7).agent;
+    auto device = agents::make_agent(c.agent, card, nobj, c.params, 7).agent;
+    auto cpu = make_cpu_population_evaluator(v, objectives);
+    auto cuda = make_cuda_population_evaluator(v, objectives);
+    const size_t n = size_t(std::stoll(c.params.at(c.agent + ".population")));
+    Population a, b;
+    a.resize(v.ngenes, n);
+    b.resize(v.ngenes, n);
+    int bred = 0;
+    for (int gen = 0; gen < 4; ++gen) {
+      host->ask(a);
+      agents::BreedTask task;
+      if (device->breeding(task)) {
+        ASSERT_TRUE(cuda->breed(task, b));
+        device->bred(b);
+        ++bred;
+      } else {
+        device->ask(b);
+      }
+      ASSERT_EQ(a.genes, b.genes) << "generation " << gen;
+      Scores s, t;
+      if (c.wide) {
+        s.resize(nobj, n);
+        for (size_t i = 0; i < n; ++i) {
+          for (int32_t j = 0; j < nobj; ++j) {
+            double x = 0;
+            for (int32_t g = 0; g < v.ngenes; ++g) x += double(a.at(i, g) * (g + 1 + j) % 97);
+            s.obj[size_t(j) * n + i] = x;
+          }
+          s.violation[i] = i % 7 == 0 ? double(i % 5) + 0.5 : 0;
+        }
+      } else {
+        PopulationMetrics ma, mb;
+        cpu->evaluate(a, s, &ma);
+        cuda->evaluate(b, t, &mb);  // the genes bred there
+        EXPECT_EQ(s.reason, t.reason);
+        EXPECT_EQ(s.violation, t.violation);
+        EXPECT_EQ(s.obj, t.obj);
+        EXPECT_EQ(ma.col, mb.col);
+      }
+      host->tell(a, s);
+      device->tell(b, s);
+      agents::StateWriter wa, wb;
+      host->save(wa);
+      device->save(wb);
+      ASSERT_EQ(wa.bytes(), wb.bytes()) << "generation " << gen;
+    }
+    EXPECT_EQ(bred, 3);
+  }
+}
+
 TEST(PopulationEvaluator, CudaHostHelpers) {
   Population pop;
   pop.resize(3, 50000);
@@ -2024,6 +2169,10 @@ TEST(PopulationEvaluator, CudaHostHelpers) {
   std::vector<uint16_t> narrow(pop.genes.size());
   narrow_genes(pop, narrow.data());
   for (size_t k = 0; k < pop.genes.size(); ++k) ASSERT_EQ(narrow[k], pop.genes[k]) << k;
+  Population back;
+  back.resize(3, 50000);
+  widen_genes(narrow.data(), back);
+  EXPECT_EQ(back.genes, pop.genes);
   // Several parts and a short last one.
   std::vector<char> from(3 * (size_t(1) << 18) + 12345), to(from.size() + 1, 'x');
   for (size_t k = 0; k < from.size(); ++k) from[k] = char(k * 7 + 1);
@@ -2094,6 +2243,18 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --keep some -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--keep expects all, feasible or none"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent ga --budget 100 --breed gpu -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--breed expects host or device"), std::string::npos) << r.out;
+  // Breeding on the device needs the CUDA evaluator: with the CPU's, a note, and the file says
+  // where the children were bred.
+  for (const char* breed : {"host", "device"}) {
+    r = test::run_cli("search " + psa + " --agent ga --budget 100 --backend cpu --breed " + breed + " -o " + out);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out.find("--breed device needs the CUDA evaluator; breeding on the host") != std::string::npos,
+              std::string(breed) == "device") << r.out;
+    EXPECT_EQ(h5::attr_string(h5::open_file(out, false).id(), "breeding"), "host");
+  }
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --population 5 --param population=7 -o " + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--population and --param population both set the population"), std::string::npos) << r.out;
