@@ -439,6 +439,7 @@ BreedView<Gene, Record> breed_view(const Breeding& b, const Gene* rows, const Re
 // (Agent::breeding(), PopulationEvaluator::breed()): what breed() would be called with.
 struct BreedTask {
   Breeding breeding;  // with parents
+  size_t population = 0;  // children, as ask() takes them
   const std::vector<int32_t>* card = nullptr;
   uint64_t seed = 0, gen = 0;
   ParentRows* children = nullptr;  // receives the children as rows, as breed() gives them

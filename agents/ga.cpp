@@ -33,7 +33,7 @@ void Ga::do_ask(Population& pop) {
 
 bool Ga::breeding(BreedTask& task) {
   if (rows_.size() == 0) return false;
-  task = {parents(), &card_, seed_, gen_, &children_};
+  task = {parents(), size_t(p_.population), &card_, seed_, gen_, &children_};
   return true;
 }
 

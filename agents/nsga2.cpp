@@ -198,6 +198,13 @@ class Staircases {
 // y is below the split. (ENS-SS, Zhang et al. 2015, used before, searched each front's members
 // latest first, so it compared a point with every member of each front not dominating it: at a
 // population of 10^5 with the six objectives of `all`, 3-8 s a generation.)
+// Whether x is at or below y in each of d values.
+inline bool at_or_below(const double* x, const double* y, size_t d) {
+  for (size_t j = 0; j < d; ++j)
+    if (x[j] > y[j]) return false;
+  return true;
+}
+
 class KdFronts {
  public:
   explicit KdFronts(size_t d) : d_(d) {}
@@ -243,11 +250,7 @@ class KdFronts {
     std::vector<double> recent_least;  // the least of each dimension among them
     std::vector<Tree> trees;           // trees[k]: kBuffer 2^k points, or none (n = 0)
   };
-  bool at_or_below(const double* x, const double* y) const {
-    for (size_t j = 0; j < d_; ++j)
-      if (x[j] > y[j]) return false;
-    return true;
-  }
+  bool at_or_below(const double* x, const double* y) const { return agents::at_or_below(x, y, d_); }
   void build(Tree& t, const std::vector<double>& src) const {
     const size_t n = src.size() / d_;
     std::vector<size_t> order(n);
@@ -479,22 +482,71 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   std::vector<double> rows(w * n);
   for (size_t k = 0; k < n; ++k)
     for (size_t j = 0; j < w; ++j) rows[k * w + j] = col[j][k];
+  const auto same_as_before = [&](size_t k) { return k > 0 && std::equal(&rows[k * w], &rows[k * w + w], &rows[k * w - w]); };
   KdFronts fronts(d);
-  for (size_t k = 0; k < n; ++k) {
-    const double* row = &rows[k * w];
-    if (k > 0 && std::equal(row, row + w, row - w)) {
-      rank[idx[k]] = rank[idx[k - 1]];
-      continue;
-    }
-    const double* y = row + 1;
-    // r: the fronts dominating y, by bisection over 0 .. size(); with many fronts, first
-    // whether the last one does (a point then starts a new front).
+  // The fronts dominating y, by bisection over 0 .. size(); with many fronts, first whether the
+  // last one does (a point then starts a new front).
+  const auto fronts_dominating = [&](const double* y) {
     size_t r = 0, len = fronts.size() + 1;
     if (fronts.size() >= 64 && fronts.dominated(fronts.size() - 1, y)) r = fronts.size(), len = 1;
     for (; len > 1; len -= len / 2)
       if (fronts.dominated(r + len / 2 - 1, y)) r += len / 2;
-    fronts.add(r, y);
-    rank[idx[k]] = int32_t(r);
+    return r;
+  };
+  const int threads = n >= 8192 ? omp_get_max_threads() : 1;
+  if (threads == 1) {
+    for (size_t k = 0; k < n; ++k) {
+      if (same_as_before(k)) {
+        rank[idx[k]] = rank[idx[k - 1]];
+        continue;
+      }
+      const size_t r = fronts_dominating(&rows[k * w + 1]);
+      fronts.add(r, &rows[k * w + 1]);
+      rank[idx[k]] = int32_t(r);
+    }
+    return rank;
+  }
+  // On several threads, blocks of kBlock points in lexicographic order: first, in parallel,
+  // each point's fronts among the points before its block, r[b] (the fronts only read); then, in
+  // order, the block's own points. A front that dominates a point has every front before it
+  // dominate it too (a dominating member has a dominator in each front before its own), so r[b]
+  // is one more than the highest rank of a dominator before the block, no front from r[b] on
+  // holds one, and the rank is the first front from r[b] on in which no earlier point of the
+  // block dominates it: the block's points are linked by rank (at[f]: the latest of rank f,
+  // then next[]), and only those of ranks r[b], r[b] + 1, ... are tested. Same ranks as the
+  // loop above.
+  constexpr size_t kBlock = 1024;
+  size_t r[kBlock];
+  int32_t next[kBlock];
+  std::vector<int32_t> latest;  // latest[f]: the block's latest point of rank f, or -1
+  std::vector<size_t> used;     // the ranks latest[] holds a point of
+  for (size_t at = 0; at < n; at += kBlock) {
+    const int64_t m = int64_t(std::min(kBlock, n - at));
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
+    for (int64_t b = 0; b < m; ++b) r[b] = same_as_before(at + size_t(b)) ? 0 : fronts_dominating(&rows[(at + size_t(b)) * w + 1]);
+    for (size_t b = 0; b < size_t(m); ++b) {
+      const size_t k = at + b;
+      if (same_as_before(k)) {  // as the point before, which is linked already where it is in the block
+        rank[idx[k]] = rank[idx[k - 1]];
+        continue;
+      }
+      const double* y = &rows[k * w + 1];
+      const auto dominated_in_block = [&](size_t f) {
+        for (int32_t a = f < latest.size() ? latest[f] : -1; a >= 0; a = next[a])
+          if (at_or_below(&rows[(at + size_t(a)) * w + 1], y, d)) return true;
+        return false;
+      };
+      size_t f = r[b];
+      while (dominated_in_block(f)) ++f;
+      fronts.add(f, y);
+      rank[idx[k]] = int32_t(f);
+      if (f >= latest.size()) latest.resize(f + 1, -1);
+      if (latest[f] < 0) used.push_back(f);
+      next[b] = latest[f];
+      latest[f] = int32_t(b);
+    }
+    for (size_t f : used) latest[f] = -1;
+    used.clear();
   }
   return rank;
 }
@@ -625,7 +677,7 @@ void Nsga2::do_ask(Population& pop) {
 
 bool Nsga2::breeding(BreedTask& task) {
   if (rows_.size() == 0) return false;
-  task = {parents(), &card_, seed_, gen_, &children_};
+  task = {parents(), size_t(p_.population), &card_, seed_, gen_, &children_};
   return true;
 }
 

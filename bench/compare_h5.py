@@ -22,7 +22,7 @@ except ImportError:
 TIMINGS = {"generations/wall_s", "generations/agent_s", "generations/eval_s"}
 VOLATILE = {"agent_s", "eval_s", "write_s", "writer_s", "wall_time_s", "configs_per_s", "evaluated_per_s", "created", "host",
             "command_line", "state_slot",  # a sweep's published state slot: as many flips as batches
-            "backend", "device",  # where it ran: the results are the same on any backend and thread count
+            "backend", "device", "breeding",  # where it ran: the results are the same on any backend and thread count
             "DIMENSION_LIST", "REFERENCE_LIST"}  # the last two: object references, which differ between files
 
 

@@ -66,6 +66,9 @@ bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Populatio
   const std::vector<int32_t>& card = *task.card;
   if (pop.ngenes != view_->ngenes || card.size() != size_t(pop.ngenes))
     throw std::invalid_argument("population evaluator: genome length mismatch");
+  if (pop.size != task.population)
+    throw std::invalid_argument("population evaluator: breeding " + std::to_string(task.population) +
+                                " children into a population of " + std::to_string(pop.size));
   const agents::MutationSkips skips(b.mutation_rate, card.size());
   task.children->resize(pop.size);
   BreedPlan p{};

@@ -154,7 +154,6 @@ uint64_t record(State& st, const agents::Population& pop, const agents::Scores& 
   return infeasible;
 }
 
-// The first n genomes of `pop`: pop itself when n is its size, else copied into `part`.
 // The agent's next generation into `pop`: with `on_device`, bred on the evaluator's device where
 // the agent breeds from parents and the evaluator can (the same children either way), else asked
 // of the agent.
@@ -164,6 +163,7 @@ void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Po
   else agent.ask(pop);
 }
 
+// The first n genomes of `pop`: pop itself when n is its size, else copied into `part`.
 const agents::Population& first_genomes(const agents::Population& pop, size_t n, agents::Population& part) {
   if (n == pop.size) return pop;
   part.resize(pop.ngenes, n);
@@ -897,9 +897,10 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());
-  // --breed device: GA's and NSGA-II's children made by the CUDA evaluator (the same children).
-  const bool device_breeding = o.breed == "device" && eval->name() == "cuda";
-  if (o.breed == "device" && !device_breeding && !o.quiet)
+  // --breed device: GA's and NSGA-II's children made by the CUDA evaluator (the same children;
+  // the other agents do not breed from parents).
+  const bool device_breeding = o.breed == "device" && eval->name() == "cuda" && (o.agent == "ga" || o.agent == "nsga2");
+  if (o.breed == "device" && eval->name() != "cuda" && !o.quiet)
     std::cerr << "search: note: --breed device needs the CUDA evaluator; breeding on the host\n";
   h5::set_attr(file.id(), "breeding", std::string(device_breeding ? "device" : "host"));
 

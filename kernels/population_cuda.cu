@@ -101,6 +101,7 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     const size_t n = pop.size, ng = size_t(p.ngenes);
     if (ng > size_t(kMaxGenes)) throw std::invalid_argument("population evaluator: more genes than kMaxGenes");
     check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
+    resident_ = nullptr;
     reserve(n, ng);
     // One upload: records, parents' rows, mutation skips' thresholds, cardinalities, slices.
     const size_t rec = p.nparents * 16, rows = round16(p.nparents * ng * p.gene_bytes),
@@ -143,6 +144,7 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     widen_genes(h_genes_, pop);
     copy_parallel(h_children_, p.children, child_rows);
     resident_ = &pop;
+    resident_genes_ = pop.genes.data();
     resident_size_ = n;
   }
 
@@ -155,10 +157,10 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     // Work an earlier call queued may still run if that call threw before its synchronisation;
     // the pinned buffers are rewritten below.
     check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
+    reserve(n, size_t(pop.ngenes));  // (forgets resident genes where it allocates again)
     // The genes are on the device already when breed_on_device() made this population.
-    const bool resident = resident_ == &pop && resident_size_ == n;
+    const bool resident = resident_ == &pop && resident_genes_ == pop.genes.data() && resident_size_ == n;
     resident_ = nullptr;
-    reserve(n, size_t(pop.ngenes));
     if (!resident) narrow_genes(pop, h_genes_);
     check(cudaMemcpyToSymbolAsync(c_view, view_.get(), sizeof(SpaceView), 0, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyToSymbol(view)");
@@ -234,7 +236,9 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   // Breeding: the parents (records, rows, tables) and the children's rows.
   size_t breed_cap_ = 0, children_cap_ = 0;
   char *d_breed_ = nullptr, *h_breed_ = nullptr, *d_children_ = nullptr, *h_children_ = nullptr;
-  const agents::Population* resident_ = nullptr;  // whose genes d_genes_ holds (breed_on_device())
+  // The population whose genes d_genes_ holds (breed_on_device()), its genes' storage and size.
+  const agents::Population* resident_ = nullptr;
+  const int32_t* resident_genes_ = nullptr;
   size_t resident_size_ = 0;
 };
 

@@ -1367,6 +1367,49 @@ TEST(Nsga2, NondominatedSortMatchesBruteForce) {
   EXPECT_EQ(agents::nondominated_sort(obj.data(), n, 2, n), reference_ranks(obj, n, 2));
 }
 
+// Four and more objectives at 8,192 points and more sort in blocks of 256 on several threads
+// (each point's fronts before its block in parallel, then the block's own dominators in order):
+// the ranks equal one thread's and a reference's (points in lexicographic order, each one more
+// than the highest rank of the points before it that dominate it; quadratic), with ties and
+// duplicates and without.
+TEST(Nsga2, ManyObjectiveSortOnThreadsMatchesOneThread) {
+  agents::Rng r(17);
+  const int threads = omp_get_max_threads();
+  for (int32_t m : {4, 5}) {
+    for (bool ties : {true, false}) {
+      const size_t n = 9000;
+      std::vector<double> obj(size_t(m) * n);
+      for (double& x : obj) x = ties ? double(r.below(7)) : r.uniform();
+      const auto at = [&](size_t i, int32_t j) { return obj[size_t(j) * n + i]; };
+      std::vector<size_t> lex(n);
+      std::iota(lex.begin(), lex.end(), size_t(0));
+      std::sort(lex.begin(), lex.end(), [&](size_t a, size_t b) {
+        for (int32_t j = 0; j < m; ++j)
+          if (at(a, j) != at(b, j)) return at(a, j) < at(b, j);
+        return a < b;
+      });
+      std::vector<int32_t> want(n, 0);
+      for (size_t k = 0; k < n; ++k)
+        for (size_t e = 0; e < k; ++e) {
+          bool below = true, strict = false;
+          for (int32_t j = 0; j < m && below; ++j) {
+            below = at(lex[e], j) <= at(lex[k], j);
+            strict = strict || at(lex[e], j) < at(lex[k], j);
+          }
+          if (below && strict) want[lex[k]] = std::max(want[lex[k]], want[lex[e]] + 1);
+        }
+      omp_set_num_threads(1);
+      const std::vector<int32_t> one = agents::nondominated_sort(obj.data(), n, m, n);
+      omp_set_num_threads(3);
+      const std::vector<int32_t> three = agents::nondominated_sort(obj.data(), n, m, n);
+      omp_set_num_threads(threads);
+      EXPECT_EQ(one, want) << m << " objectives, ties " << ties;
+      EXPECT_EQ(three, want) << m << " objectives, ties " << ties;
+      EXPECT_GT(*std::max_element(want.begin(), want.end()), 5);
+    }
+  }
+}
+
 // Four to six objectives, where each front is a list of its latest points and k-d trees of 32,
 // 64, 128, ... points: populations of 1,500 to 2,500 put fronts through several trees, against
 // the brute force. Objectives of units a billion times apart (as bytes and seconds), with many
@@ -2088,10 +2131,10 @@ TEST(PopulationEvaluator, CudaMatchesCpu) {
 
 // GA's and NSGA-II's children bred on the device (PopulationEvaluator::breed(), one child per
 // thread) equal those the agent's ask() breeds on the CPU threads, genes and rows (the agents'
-// saved states compared, parents included), for one- and four-byte genes and the three record
-// kinds' tournaments; and the device's evaluation of the genes it bred (not copied up again)
-// equals the CPU's. Scores for the four-byte case, whose genes the space cannot decode, are
-// made up from the genes.
+// saved states compared, parents included), for one- and four-byte genes and both kinds of
+// tournament record; and the device's evaluation of the genes it bred (not copied up again)
+// equals the CPU's. Scores for the four-byte cases, whose genes the space cannot decode, are
+// made up from the genes. A population of another size than the agent's is refused.
 TEST(PopulationEvaluator, CudaBreedsAsTheHost) {
   const CudaDevice dev = cuda_device();
   if (!dev.available) GTEST_SKIP() << "no CUDA device: " << dev.why;
@@ -2105,7 +2148,8 @@ TEST(PopulationEvaluator, CudaBreedsAsTheHost) {
   };
   for (const Case& c : {Case{"ga", {{"ga.population", "20000"}}, false},
                         Case{"ga", {{"ga.population", "5003"}, {"ga.tournament", "3"}, {"ga.mutation_rate", "0.2"}}, true},
-                        Case{"nsga2", {{"nsga2.population", "20000"}}, false}}) {
+                        Case{"nsga2", {{"nsga2.population", "20000"}}, false},
+                        Case{"nsga2", {{"nsga2.population", "4099"}, {"nsga2.crossover_rate", "1"}}, true}}) {
     SCOPED_TRACE(c.agent + (c.wide ? ", four-byte genes" : ""));
     std::vector<int32_t> card = cards(v);
     if (c.wide) card.back() = 1000;
@@ -2124,6 +2168,9 @@ TEST(PopulationEvaluator, CudaBreedsAsTheHost) {
       host->ask(a);
       agents::BreedTask task;
       if (device->breeding(task)) {
+        Population other;
+        other.resize(v.ngenes, n + 1);
+        EXPECT_THROW(cuda->breed(task, other), std::invalid_argument);
         ASSERT_TRUE(cuda->breed(task, b));
         device->bred(b);
         ++bred;
