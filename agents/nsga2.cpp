@@ -183,6 +183,13 @@ class Staircases {
   std::vector<Front> fronts_;
 };
 
+// Whether x is at or below y in each of d values.
+inline bool at_or_below(const double* x, const double* y, size_t d) {
+  for (size_t j = 0; j < d; ++j)
+    if (x[j] > y[j]) return false;
+  return true;
+}
+
 // The fronts for four or more objectives, each as a set of points in the objectives after the
 // first (d = nobj - 1 of them): the sort visits the points in lexicographic order, so every
 // member of a front has a first objective no larger than the point's, and, being a different
@@ -198,13 +205,6 @@ class Staircases {
 // y is below the split. (ENS-SS, Zhang et al. 2015, used before, searched each front's members
 // latest first, so it compared a point with every member of each front not dominating it: at a
 // population of 10^5 with the six objectives of `all`, 3-8 s a generation.)
-// Whether x is at or below y in each of d values.
-inline bool at_or_below(const double* x, const double* y, size_t d) {
-  for (size_t j = 0; j < d; ++j)
-    if (x[j] > y[j]) return false;
-  return true;
-}
-
 class KdFronts {
  public:
   explicit KdFronts(size_t d) : d_(d) {}
@@ -512,7 +512,7 @@ std::vector<int32_t> nondominated_sort(const double* obj, size_t stride, int32_t
   // dominate it too (a dominating member has a dominator in each front before its own), so r[b]
   // is one more than the highest rank of a dominator before the block, no front from r[b] on
   // holds one, and the rank is the first front from r[b] on in which no earlier point of the
-  // block dominates it: the block's points are linked by rank (at[f]: the latest of rank f,
+  // block dominates it: the block's points are linked by rank (latest[f], the latest of rank f,
   // then next[]), and only those of ranks r[b], r[b] + 1, ... are tested. Same ranks as the
   // loop above.
   constexpr size_t kBlock = 1024;
