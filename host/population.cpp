@@ -60,17 +60,30 @@ void PopulationEvaluator::evaluate(const agents::Population& pop, agents::Scores
   if (pop.size > 0) score(pop, scores, m);
 }
 
-bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Population& pop) {
+namespace {
+size_t round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
+}  // namespace
+
+BreedPacking::BreedPacking(const BreedPlan& p) {
+  records = 0;
+  rows = round16(p.nparents * 16);
+  skip_first = rows + round16(p.nparents * size_t(p.ngenes) * p.gene_bytes);
+  card = skip_first + round16(p.nskip_first * sizeof(uint64_t));
+  skip_slices = card + round16(size_t(p.ngenes) * sizeof(int32_t));
+  bytes = skip_slices + round16(p.nskip_slices * sizeof(uint16_t));
+}
+
+void BreedPacking::pack(const BreedPlan& p, char* out) const {
+  copy_parallel(p.records, out + records, p.nparents * 16);
+  copy_parallel(p.parents, out + rows, p.nparents * size_t(p.ngenes) * p.gene_bytes);
+  if (p.nskip_first) std::memcpy(out + skip_first, p.skip_first, p.nskip_first * sizeof(uint64_t));
+  std::memcpy(out + card, p.card, size_t(p.ngenes) * sizeof(int32_t));
+  if (p.nskip_slices) std::memcpy(out + skip_slices, p.skip_slices, p.nskip_slices * sizeof(uint16_t));
+}
+
+BreedPlan breed_plan(const agents::BreedTask& task, const agents::MutationSkips& skips, size_t children) {
   const agents::Breeding& b = task.breeding;
-  if (!breeds() || pop.size == 0 || b.parents() == 0) return false;
-  const std::vector<int32_t>& card = *task.card;
-  if (pop.ngenes != view_->ngenes || card.size() != size_t(pop.ngenes))
-    throw std::invalid_argument("population evaluator: genome length mismatch");
-  if (pop.size != task.population)
-    throw std::invalid_argument("population evaluator: breeding " + std::to_string(task.population) +
-                                " children into a population of " + std::to_string(pop.size));
-  const agents::MutationSkips skips(b.mutation_rate, card.size());
-  task.children->resize(pop.size);
+  task.children->resize(children);
   BreedPlan p{};
   b.rows->visit([&](const auto* rows) {
     p.parents = rows;
@@ -80,21 +93,33 @@ bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Populatio
   p.records = b.standing ? static_cast<const void*>(b.standing) : static_cast<const void*>(b.crowded);
   p.crowded = b.standing == nullptr;
   p.nparents = b.parents();
-  p.card = card.data();
-  p.ngenes = pop.ngenes;
+  p.card = task.card->data();
+  p.ngenes = int32_t(task.card->size());
   p.tournament = int32_t(std::max<int64_t>(1, b.tournament));
   p.crossover_rate = b.crossover_rate;
   p.mutation_rate = b.mutation_rate;
   if (skips.geometric()) {
-    p.skip_first = skips.table().first().data();
-    p.nskip_first = skips.table().first().size();
-    p.skip_slices = skips.table().at_slice().data();
-    p.nskip_slices = skips.table().at_slice().size();
-    p.skip_shift = skips.table().table().shift;
+    const agents::DrawCounter& t = skips.table();
+    p.skip_first = t.first().data();
+    p.nskip_first = t.first().size();
+    p.skip_slices = t.at_slice().data();
+    p.nskip_slices = t.at_slice().size();
+    p.skip_shift = t.table().shift;
   }
   p.seed = task.seed;
   p.gen = task.gen;
-  breed_on_device(p, pop);
+  return p;
+}
+
+bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Population& pop) {
+  if (!breeds() || pop.size == 0 || task.breeding.parents() == 0) return false;
+  if (pop.ngenes != view_->ngenes || task.card->size() != size_t(pop.ngenes))
+    throw std::invalid_argument("population evaluator: genome length mismatch");
+  if (pop.size != task.population)
+    throw std::invalid_argument("population evaluator: breeding " + std::to_string(task.population) +
+                                " children into a population of " + std::to_string(pop.size));
+  const agents::MutationSkips skips(task.breeding.mutation_rate, task.card->size());
+  breed_on_device(breed_plan(task, skips, pop.size), pop);
   return true;
 }
 

@@ -10,8 +10,13 @@
 #include <vector>
 
 #include "agents/agent.hpp"
+#include "agents/breed.hpp"
 #include "kernels/population.hpp"
 #include "kernels/space.hpp"
+
+namespace cosmic::agents {
+class MutationSkips;  // agents/common.hpp
+}
 
 namespace cosmic {
 
@@ -45,6 +50,29 @@ struct BreedPlan {
   int skip_shift;
   uint64_t seed, gen;
 };
+
+// What a plan's device reads, packed into one buffer for one copy: the records, the parents'
+// rows, the skips' thresholds, the cardinalities and the skips' slices, each at an offset that
+// is a multiple of 16 bytes.
+struct BreedPacking {
+  size_t records = 0, rows = 0, skip_first = 0, card = 0, skip_slices = 0, bytes = 0;  // offsets; the size
+  explicit BreedPacking(const BreedPlan& p);
+  void pack(const BreedPlan& p, char* out) const;  // (on the OpenMP threads)
+  // breed_child()'s view of the packed buffer at `base` (on the host, or the device's copy).
+  template <class Gene, class Record>
+  agents::BreedView<Gene, Record> view(const BreedPlan& p, const char* base) const {
+    agents::SkipView skips{p.mutation_rate, {}};
+    skips.table = {reinterpret_cast<const uint64_t*>(base + skip_first),
+                   reinterpret_cast<const uint16_t*>(base + skip_slices), p.skip_shift};
+    return {reinterpret_cast<const Gene*>(base + rows), reinterpret_cast<const Record*>(base + records),
+            uint64_t(p.nparents), reinterpret_cast<const int32_t*>(base + card), p.ngenes, p.tournament,
+            p.crossover_rate, skips, p.seed, p.gen};
+  }
+};
+
+// The plan of a task (with parents) for `children` children; `skips` made for its mutation
+// rate and its genes, alive while the plan is used. Sizes the task's children rows.
+BreedPlan breed_plan(const agents::BreedTask& task, const agents::MutationSkips& skips, size_t children);
 
 class PopulationEvaluator {
  public:

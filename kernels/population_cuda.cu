@@ -70,8 +70,6 @@ __global__ void breed_kernel(agents::BreedView<Gene, Record> v, size_t n, uint16
   }
 }
 
-size_t round16(size_t bytes) { return (bytes + 15) / 16 * 16; }
-
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
@@ -103,32 +101,18 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     check(cudaStreamSynchronize(stream_), "population_kernel (earlier call)");
     resident_ = nullptr;
     reserve(n, ng);
-    // One upload: records, parents' rows, mutation skips' thresholds, cardinalities, slices.
-    const size_t rec = p.nparents * 16, rows = round16(p.nparents * ng * p.gene_bytes),
-                 first = p.nskip_first * sizeof(uint64_t), card = round16(ng * sizeof(int32_t)),
-                 slices = p.nskip_slices * sizeof(uint16_t), child_rows = n * ng * p.gene_bytes;
-    grow(breed_cap_, rec + rows + first + card + slices, d_breed_, h_breed_, "parents");
+    // One upload: records, parents' rows, mutation skips' tables, cardinalities (BreedPacking).
+    const BreedPacking at(p);
+    const size_t child_rows = n * ng * p.gene_bytes;
+    grow(breed_cap_, at.bytes, d_breed_, h_breed_, "parents");
     grow(children_cap_, child_rows, d_children_, h_children_, "children");
-    copy_parallel(p.records, h_breed_, rec);
-    copy_parallel(p.parents, h_breed_ + rec, p.nparents * ng * p.gene_bytes);
-    if (first) std::memcpy(h_breed_ + rec + rows, p.skip_first, first);
-    std::memcpy(h_breed_ + rec + rows + first, p.card, ng * sizeof(int32_t));
-    if (slices) std::memcpy(h_breed_ + rec + rows + first + card, p.skip_slices, slices);
-    check(cudaMemcpyAsync(d_breed_, h_breed_, rec + rows + first + card + slices, cudaMemcpyHostToDevice, stream_),
-          "cudaMemcpy(parents)");
-    agents::SkipView skips{p.mutation_rate, {}};
-    skips.table = {reinterpret_cast<const uint64_t*>(d_breed_ + rec + rows),
-                   reinterpret_cast<const uint16_t*>(d_breed_ + rec + rows + first + card), p.skip_shift};
-    const auto* d_card = reinterpret_cast<const int32_t*>(d_breed_ + rec + rows + first);
+    at.pack(p, h_breed_);
+    check(cudaMemcpyAsync(d_breed_, h_breed_, at.bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpy(parents)");
     const int threads = 128;
     const unsigned grid = unsigned((n + threads - 1) / threads);
     const auto launch = [&](auto gene, auto record) {
       using Gene = decltype(gene);
-      using Record = decltype(record);
-      const agents::BreedView<Gene, Record> v{reinterpret_cast<const Gene*>(d_breed_ + rec),
-                                              reinterpret_cast<const Record*>(d_breed_),
-                                              uint64_t(p.nparents), d_card, p.ngenes, p.tournament,
-                                              p.crossover_rate, skips, p.seed, p.gen};
+      const auto v = at.view<Gene, decltype(record)>(p, d_breed_);
       breed_kernel<<<grid, threads, 0, stream_>>>(v, n, d_genes_, reinterpret_cast<Gene*>(d_children_));
     };
     const auto with_record = [&](auto gene) {

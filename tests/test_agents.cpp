@@ -601,6 +601,72 @@ TEST(Breeding, OneChildAtATimeEqualsTheBlocks) {
   }
 }
 
+// The CUDA evaluator's breeding without the device: the agent's task flattened (breed_plan()),
+// packed into one buffer as it is copied to the device (BreedPacking), and each child made by
+// breed_child() from the packed buffer gives the children the agent's ask() gives. GA with
+// one-byte genes, NSGA-II with four-byte genes (made-up scores).
+TEST(Breeding, PackedForTheDeviceBreedsAsAsk) {
+  std::vector<int32_t> card{3, 256, 7, 2, 40, 5, 9, 2, 2, 17, 3, 4, 100, 6, 2, 1, 3, 11, 8, 5, 40};
+  for (const char* name : {"ga", "nsga2"}) {
+    if (std::string(name) == "nsga2") card.back() = 1000;
+    const int32_t nobj = std::string(name) == "ga" ? 1 : 2, ng = int32_t(card.size());
+    const size_t n = 3001;
+    const Params params{{std::string(name) + ".population", std::to_string(n)}};
+    auto packed = agents::make_agent(name, card, nobj, params, 11).agent;
+    auto asked = agents::make_agent(name, card, nobj, params, 11).agent;
+    Population a, b;
+    a.resize(ng, n);
+    b.resize(ng, n);
+    for (int gen = 0; gen < 3; ++gen) {
+      agents::BreedTask task;
+      if (packed->breeding(task)) {
+        const agents::MutationSkips skips(task.breeding.mutation_rate, card.size());
+        const BreedPlan plan = breed_plan(task, skips, n);
+        const BreedPacking at(plan);
+        for (size_t offset : {at.records, at.rows, at.skip_first, at.card, at.skip_slices, at.bytes})
+          EXPECT_EQ(offset % 16, 0u);
+        std::vector<uint64_t> buffer(at.bytes / 8);
+        const char* base = reinterpret_cast<const char*>(buffer.data());
+        at.pack(plan, reinterpret_cast<char*>(buffer.data()));
+        const auto make = [&](auto gene, auto record) {
+          const auto v = at.view<decltype(gene), decltype(record)>(plan, base);
+          std::vector<decltype(gene)> child(card.size());
+          for (size_t i = 0; i < n; ++i) {
+            agents::breed_child(v, i, child.data());
+            for (int32_t g = 0; g < ng; ++g) a.at(i, g) = int32_t(child[size_t(g)]);
+          }
+        };
+        ASSERT_EQ(plan.gene_bytes, std::string(name) == "ga" ? 1u : 4u);
+        ASSERT_EQ(plan.crowded, std::string(name) == "nsga2");
+        if (plan.gene_bytes == 1) plan.crowded ? make(uint8_t{}, agents::Crowded{}) : make(uint8_t{}, agents::Standing{});
+        else plan.crowded ? make(int32_t{}, agents::Crowded{}) : make(int32_t{}, agents::Standing{});
+        // The children's rows, as the device copies them back: from the genes.
+        task.children->visit([&](auto* rows) {
+          for (size_t i = 0; i < n; ++i)
+            for (int32_t g = 0; g < ng; ++g) rows[i * size_t(ng) + size_t(g)] = a.at(i, g);
+        });
+        packed->bred(a);
+      } else {
+        packed->ask(a);
+      }
+      asked->ask(b);
+      ASSERT_EQ(a.genes, b.genes) << name << " generation " << gen;
+      Scores s;
+      s.resize(nobj, n);
+      for (size_t i = 0; i < n; ++i) {
+        for (int32_t j = 0; j < nobj; ++j) {
+          double x = 0;
+          for (int32_t g = 0; g < ng; ++g) x += double(a.at(i, g) * (g + 1 + j) % 89);
+          s.obj[size_t(j) * n + i] = x;
+        }
+        s.violation[i] = i % 9 == 0 ? double(i % 4) + 0.25 : 0;
+      }
+      packed->tell(a, s);
+      asked->tell(b, s);
+    }
+  }
+}
+
 // Random genomes are made one byte a gene when every gene fits (and reach the population through
 // the byte transpose): the same genomes as made four bytes a gene.
 TEST(Agents, RandomGenomesInBytesEqualThoseInInts) {
