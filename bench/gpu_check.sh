@@ -20,7 +20,8 @@
 # warm machine keeps build-gpu/ (nothing to rebuild) and reaches them. Or build here and carry
 # the binaries and the shared libraries the device lacks (docs/performance.md, "Third measurement"):
 # PREBUILT=DIR takes cosmic, tests/cosmic_tests and bench/cosmic_bench from DIR and libraries
-# from DIR/lib, and builds nothing (bench/gpu_prebuilt.sh packs such a directory).
+# from DIR/lib, and builds nothing, not the variants either (bench/gpu_prebuilt.sh packs such a
+# directory).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -88,6 +89,13 @@ if [ -n "${PREBUILT:-}" ]; then
   export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   log "prebuilt binaries from $PREBUILT: $(cat "$PREBUILT/commit.txt" 2>/dev/null)"
   build_s=0
+  # The data directory compiled into the tests and benchmarks, linked to this tree's where it is
+  # missing (`cosmic` itself reads COSMIC_DATA_DIR).
+  compiled=$(cat "$PREBUILT/data_dir.txt" 2>/dev/null)
+  if [ -n "$compiled" ] && [ ! -e "$compiled" ]; then
+    mkdir -p "$(dirname "$compiled")" && ln -s "$PWD/data" "$compiled" || log "cannot link $compiled to data/: tests will fail"
+  fi
+  export COSMIC_DATA_DIR="$PWD/data"
 elif ! cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCOSMIC_CUDA=ON >"$work/cmake.log" 2>&1; then
   log "configure FAILED"; tail -30 "$work/cmake.log" | tee -a "$summary"; exit 1
 else
@@ -251,7 +259,9 @@ fi
 # build's warps lined up on the fastest genes; e.g.
 #   CUDA_VARIANTS="-DCOSMIC_SWEEP_MIN_BLOCKS=1 -DCOSMIC_SWEEP_MAX_PER_THREAD=1" STUDY=0 bench/gpu_check.sh
 i=0
-for v in ${CUDA_VARIANTS--DCOSMIC_SWEEP_MIN_BLOCKS=3 -DCOSMIC_SWEEP_LINE_UP_WARPS=0}; do
+variants="-DCOSMIC_SWEEP_MIN_BLOCKS=3 -DCOSMIC_SWEEP_LINE_UP_WARPS=0"
+[ -n "${PREBUILT:-}" ] && variants=""  # prebuilt: no builds here
+for v in ${CUDA_VARIANTS-$variants}; do
   i=$((i + 1))
   dir="build-gpu-v$i"
   fits $(( build_s + 90 )) "variant $v" || continue  # a build as long as the first, then the benchmark
