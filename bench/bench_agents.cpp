@@ -15,7 +15,6 @@
 #include <string>
 #include <utility>
 
-#include "agents/common.hpp"
 #include "agents/factory.hpp"
 #include "host/population.hpp"
 #include "psa/space.hpp"
@@ -64,11 +63,7 @@ void run_agent(benchmark::State& state, const std::string& name, int objectives,
   cosmic::agents::Population pop;
   pop.resize(ds.view->ngenes, population);
   cosmic::agents::Scores s;
-  const auto ask = [&] {
-    cosmic::agents::BreedTask task;
-    if (cuda && made.agent->breeding(task) && eval->breed(task, pop)) made.agent->bred(pop);
-    else made.agent->ask(pop);
-  };
+  const auto ask = [&] { cosmic::next_generation(*made.agent, *eval, pop, /*on_device=*/cuda); };
   for (int k = 0; k < 3; ++k) {
     ask();
     eval->evaluate(pop, s, nullptr);

@@ -123,6 +123,12 @@ bool PopulationEvaluator::breed(const agents::BreedTask& task, agents::Populatio
   return true;
 }
 
+void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Population& pop, bool on_device) {
+  agents::BreedTask task;
+  if (on_device && agent.breeding(task) && eval.breed(task, pop)) agent.bred(pop);
+  else agent.ask(pop);
+}
+
 namespace {
 
 class CpuPopulationEvaluator : public PopulationEvaluator {

@@ -102,6 +102,11 @@ class PopulationEvaluator {
   PopObjectives obj_;
 };
 
+// The agent's next generation into `pop`: with `on_device`, bred on the evaluator's device where
+// the agent breeds from parents and the evaluator can (the same children either way), else asked
+// of the agent.
+void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Population& pop, bool on_device);
+
 PopObjectives pop_objectives(const std::vector<Objective>& objectives);  // throws beyond kNumObjectives
 
 // Host work of the CUDA evaluator (kernels/population_cuda.cu), on the OpenMP threads: the genes

@@ -19,9 +19,8 @@ namespace {
 // The names of what selective recompute drops (empty unless it is selective).
 std::vector<std::string> recompute_module_names(const Workload& w) {
   std::vector<std::string> out;
-  if (w.recompute == Recompute::Selective)
-    for (const auto& e : names::kRecomputeModule)
-      if (w.recompute_modules & e.value) out.push_back(e.name);
+  for (const auto& e : names::kRecomputeModule)
+    if (recomputed_modules(w) & e.value) out.push_back(e.name);
   return out;
 }
 
@@ -365,13 +364,12 @@ EvalReport report_of(const std::string& model_name, const std::string& system_na
       w.flash_attention && rep.result.recompute_s > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g s", rep.result.recompute_s);
-    rep.notes.push_back(w.recompute_modules == kRecomputeCoreAttn
-                            ? std::string("selective recompute with flash attention saves no memory (flash attention stores "
-                                          "no attention scores to drop) and costs ") +
-                                  buf + " a step to run the attention core again: recompute none holds the same memory"
-                            : std::string("recompute module core_attn with flash attention saves no memory (flash attention "
-                                          "stores no attention scores to drop) and runs the attention core again: leave it "
-                                          "out"));
+    const bool alone = w.recompute_modules == kRecomputeCoreAttn;
+    rep.notes.push_back(std::string(alone ? "selective recompute" : "recompute module core_attn") +
+                        " with flash attention saves no memory (flash attention stores no attention scores to drop) and " +
+                        (alone ? std::string("costs ") + buf +
+                                     " a step to run the attention core again: recompute none holds the same memory"
+                               : "runs the attention core again: leave it out"));
   }
   // A decode step of one sequence a micro-batch: the replica's sequences run one after another,
   // where an engine batches them.

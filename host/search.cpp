@@ -154,15 +154,6 @@ uint64_t record(State& st, const agents::Population& pop, const agents::Scores& 
   return infeasible;
 }
 
-// The agent's next generation into `pop`: with `on_device`, bred on the evaluator's device where
-// the agent breeds from parents and the evaluator can (the same children either way), else asked
-// of the agent.
-void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Population& pop, bool on_device) {
-  agents::BreedTask task;
-  if (on_device && agent.breeding(task) && eval.breed(task, pop)) agent.bred(pop);
-  else agent.ask(pop);
-}
-
 // The first n genomes of `pop`: pop itself when n is its size, else copied into `part`.
 const agents::Population& first_genomes(const agents::Population& pop, size_t n, agents::Population& part) {
   if (n == pop.size) return pop;

@@ -482,7 +482,7 @@ COSMIC_HD inline double layer_activation_bytes(const ModelSpec& m, const Workloa
             D * T * (rq + rkv) / (mla_latent_width(m) > 0 ? sp_div : 1.0) + mlp;
   }
   split += expert_input_bytes(m, w, G, T);
-  const bool scores_kept = !w.flash_attention && (w.recompute == Recompute::None || !(dropped & kRecomputeCoreAttn));
+  const bool scores_kept = !w.flash_attention && !(dropped & kRecomputeCoreAttn);
   const double scores = scores_kept ? score_bytes(m) * b * (double(m.heads) / t) * s_q * s_kv : 0.0;
   return whole + split + scores;
 }

@@ -64,8 +64,22 @@ std::vector<int32_t> cards(const SpaceView& v) {
   return c;
 }
 
-// Every genome of the space, evaluated: the true optimum of objective 0, and in `at_best` how
-// many genomes reach it.
+// Scores made up from a population's genes, for agents whose genomes no space decodes: each
+// objective a sum over the genes, every seventh individual infeasible.
+Scores made_up_scores(const Population& pop, int32_t nobj) {
+  Scores s;
+  s.resize(nobj, pop.size);
+  for (size_t i = 0; i < pop.size; ++i) {
+    for (int32_t j = 0; j < nobj; ++j) {
+      double x = 0;
+      for (int32_t g = 0; g < pop.ngenes; ++g) x += double(pop.at(i, g) * (g + 1 + j) % 97);
+      s.obj[size_t(j) * pop.size + i] = x;
+    }
+    s.violation[i] = i % 7 == 0 ? double(i % 5) + 0.5 : 0;
+  }
+  return s;
+}
+
 // Every genome of a space, in index order.
 Population whole_space(const SpaceView& v) {
   const size_t n = size_t(space_size(v));
@@ -79,6 +93,8 @@ Population whole_space(const SpaceView& v) {
   return pop;
 }
 
+// Every genome of the space, evaluated: the true optimum of objective 0, and in `at_best` how
+// many genomes reach it.
 double brute_force_best(const psa::DesignSpace& ds, size_t* at_best = nullptr) {
   const SpaceView& v = *ds.view;
   const size_t n = size_t(space_size(v));
@@ -651,16 +667,7 @@ TEST(Breeding, PackedForTheDeviceBreedsAsAsk) {
       }
       asked->ask(b);
       ASSERT_EQ(a.genes, b.genes) << name << " generation " << gen;
-      Scores s;
-      s.resize(nobj, n);
-      for (size_t i = 0; i < n; ++i) {
-        for (int32_t j = 0; j < nobj; ++j) {
-          double x = 0;
-          for (int32_t g = 0; g < ng; ++g) x += double(a.at(i, g) * (g + 1 + j) % 89);
-          s.obj[size_t(j) * n + i] = x;
-        }
-        s.violation[i] = i % 9 == 0 ? double(i % 4) + 0.25 : 0;
-      }
+      const Scores s = made_up_scores(a, nobj);
       packed->tell(a, s);
       asked->tell(b, s);
     }
@@ -2246,15 +2253,7 @@ TEST(PopulationEvaluator, CudaBreedsAsTheHost) {
       ASSERT_EQ(a.genes, b.genes) << "generation " << gen;
       Scores s, t;
       if (c.wide) {
-        s.resize(nobj, n);
-        for (size_t i = 0; i < n; ++i) {
-          for (int32_t j = 0; j < nobj; ++j) {
-            double x = 0;
-            for (int32_t g = 0; g < v.ngenes; ++g) x += double(a.at(i, g) * (g + 1 + j) % 97);
-            s.obj[size_t(j) * n + i] = x;
-          }
-          s.violation[i] = i % 7 == 0 ? double(i % 5) + 0.5 : 0;
-        }
+        s = made_up_scores(a, nobj);
       } else {
         PopulationMetrics ma, mb;
         cpu->evaluate(a, s, &ma);
