@@ -17,12 +17,31 @@ namespace cosmic {
 
 namespace {
 
+// --set edits given with --resume against those the file recorded: the same when they read
+// the same once trimmed and put in the order they apply, or when they make the same space of
+// `psa_file` (the same edited PSA tree and base configuration: edits of different keys in
+// another order, an edit given twice, `[a, b]` for `[a,b]`; a number must be written as before,
+// `2` is not `2.0`). `psa_file`: the one named, else the file's own where it still holds the
+// recorded text ("" for none).
+bool same_edits(const std::vector<std::string>& given, const std::vector<std::string>& recorded,
+                const std::string& psa_file) {
+  if (psa::application_order(given) == psa::application_order(recorded)) return true;
+  if (psa_file.empty()) return false;
+  try {
+    const psa::DesignSpace a = psa::load_psa(psa_file, given), b = psa::load_psa(psa_file, recorded);
+    return a.edited_text == b.edited_text && a.base_text == b.base_text;
+  } catch (const std::exception&) {
+    return false;  // edits that fail are not the file's, which load
+  }
+}
+
 // With --resume the file's settings apply. An option given with it that says the same is
 // fine (the command that started the search, --resume added); one that says otherwise is refused
 // rather than ignored: returns what differs, "" when nothing does or OUT is no search file (the
 // run then says what is wrong with it).
 std::string resume_clash(const std::string& out, const cxxopts::ParseResult& args) {
-  std::string agent, keep, sets;
+  std::string agent, keep, psa_file;
+  std::vector<std::string> sets;
   agents::Params params;  // "agent.key" -> value, as recorded
   uint64_t seed = 0, population = 0, asked = 0;  // asked: a population the budget cut to `population`
   try {  // (the space was loaded first, which checked the file: load_run_psa, resumed_space)
@@ -34,7 +53,10 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
     population = h5::attr_uint(f.id(), "population");
     if (h5::has_attr(f.id(), "population_asked")) asked = h5::attr_uint(f.id(), "population_asked");
     params = agents::params_from_text(h5::attr_string(f.id(), "params"));
-    sets = join(read_provenance(f.id()).psa_sets, "\n");
+    sets = read_provenance(f.id()).psa_sets;
+    if (args.count("psa")) psa_file = args["psa"].as<std::string>();
+    else if (h5::has_attr(f.id(), "psa_file") && psa::read_text(h5::attr_string(f.id(), "psa_file")) == h5::attr_string(f.id(), "psa"))
+      psa_file = h5::attr_string(f.id(), "psa_file");
   } catch (const std::exception&) {
     return "";
   }
@@ -61,7 +83,7 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
       if (was_taken[key] != value && !asked_population) return "--param: " + out + "'s search ran with " + key + "=" + was_taken[key];
     }
   }
-  if (args.count("set") && join(list_option(args, "set"), "\n") != sets)
+  if (args.count("set") && !same_edits(list_option(args, "set"), sets, psa_file))
     return "--set: " + out + " was written with " + (sets.empty() ? "no --set edits" : "other --set edits (cosmic show --psa lists them)");
   return "";
 }

@@ -935,6 +935,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     if (base_is_file && s.rfind("base.", 0) == 0) base_sets.push_back(s.substr(5));
     else apply_set(root, s, src);
   }
+  ds.edited_text = yaml_text(root);
 
   const Section top(root, "", src);
   // `agent:` holds search hyperparameters per agent ({ga: {population: 4096}, ...}), read at the end.

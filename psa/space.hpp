@@ -37,6 +37,8 @@ struct DesignSpace {
   std::string text;                 // its full text (recorded in result files)
   std::vector<std::string> sets;    // the --set KEY=VALUE edits applied to it, as given (recorded too)
   std::string base_text;            // the base configuration it resolves to (presets expanded), as YAML
+  std::string edited_text;          // the PSA tree with the --set edits applied, as YAML (before presets are
+                                    // expanded): two loads with equal edited_text and base_text are one space
   std::string name;
   std::string model_name, system_name;
   std::unique_ptr<SpaceView> view;  // ~20 KB: kept on the heap

@@ -2418,6 +2418,26 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
     h5::Handle f = h5::open_file(out, false);
     EXPECT_EQ(h5::attr_uint(f.id(), "evaluated_count"), 400u);  // the refused resumes changed nothing
   }
+  // --set edits given again are the file's when they make the same space: in another order, spaced
+  // otherwise or given twice, with the PSA file named or left out (then the file's own). Another
+  // value, a missing edit or a number written otherwise is refused.
+  const std::string edited = "search " + psa + " --agent ga --budget 300 --population 100 --seed 3 -q -o " + out +
+                             " --set base.workload.global_batch=1024 --set 'objectives=[latency,memory]'";
+  ASSERT_EQ(test::run_cli(edited).status, 0);
+  for (const std::string& again : {"--set 'objectives=[ latency, memory ]' --set base.workload.global_batch=1024",
+                                   "--set objectives=[latency,memory] --set base.workload.global_batch=1024 "
+                                   "--set base.workload.global_batch=1024"})
+    for (const std::string& named : {psa + " ", std::string()}) {
+      r = test::run_cli("search " + named + "--resume -q -o " + out + " " + again);
+      EXPECT_EQ(r.status, 0) << named << again << ": " << r.out;
+    }
+  for (const std::string& other : {"--set 'objectives=[latency,memory]' --set base.workload.global_batch=2048",
+                                   "--set 'objectives=[latency,memory]'",
+                                   "--set 'objectives=[latency,memory]' --set base.workload.global_batch=1024.0"}) {
+    r = test::run_cli("search " + psa + " --resume -q -o " + out + " " + other);
+    EXPECT_EQ(r.status, 2) << other;
+    EXPECT_NE(r.out.find("--set: " + out + " was written with other --set edits"), std::string::npos) << other << ": " << r.out;
+  }
   // A population the budget cut is the same search when given again.
   const std::string cut = "search " + psa + " --agent ga --budget 60 --population 1000 --seed 3 -q -o " + out;
   ASSERT_EQ(test::run_cli(cut).status, 0);
