@@ -144,16 +144,20 @@ nlohmann::json to_json(const EvalReport& rep) {
   // Every PSA objective's value (docs/psa.md: lower is better, in the units result files write
   // them), so that a result file's objective columns can be checked against eval: null where
   // the layout was not timed, cluster_cost where no NPU price is given, energy_per_token and
-  // usd_per_token where they lack a figure.
+  // usd_per_token where they lack a figure. The system's own figures (cost, npus, cluster_cost)
+  // are given for any layout, as network_cost_usd is.
   j["objectives"] = nlohmann::json::object();
+  Result priced = r;  // the model leaves an untimed layout's network cost at 0
+  priced.network_cost_usd = rep.network_cost_usd;
   for (int k = 0; k < kNumObjectives; ++k) {
     const Objective o = Objective(k);
     const bool dollars = o == Objective::Cost || o == Objective::RuntimeXCost || o == Objective::ClusterCost;
-    const bool defined = r.time_s > 0 && (o != Objective::ClusterCost || rep.config.compute.price_usd > 0) &&
+    const bool of_system = o == Objective::Cost || o == Objective::Npus || o == Objective::ClusterCost;
+    const bool defined = (r.time_s > 0 || of_system) && (o != Objective::ClusterCost || rep.config.compute.price_usd > 0) &&
                          !(dollars && std::isnan(rep.network_cost_usd)) &&  // a Switch without a price
                          !(o == Objective::EnergyPerToken && std::isnan(rep.energy_per_token_J)) &&
                          !(o == Objective::UsdPerToken && std::isnan(rep.usd_per_token));
-    j["objectives"][psa::objective_name(o)] = defined ? number_or_null(objective_value(o, rep.config, r)) : nlohmann::json();
+    j["objectives"][psa::objective_name(o)] = defined ? number_or_null(objective_value(o, rep.config, priced)) : nlohmann::json();
   }
   if (rep.config.work.mode == Mode::Generate || rep.config.work.mode == Mode::Serve) {
     j["first_token_s"] = rep.first_token_s;
@@ -220,6 +224,11 @@ std::vector<std::string> why_infeasible(const Config& c, Reason reason) {
       if (w.global_batch % per_pass != 0)
         notes.push_back("global_batch " + num(w.global_batch) + " is not a multiple of dp x micro_batch = " + num(w.dp) +
                         " x " + num(w.micro_batch) + " = " + num(per_pass));
+      else if (w.schedule == Schedule::DualPipe)  // the rules of check_config, in its order
+        notes.push_back(w.pp % 2 != 0 ? "DualPipe pairs the stages from both ends: pp = " + num(w.pp) + " must be even"
+                                      : "DualPipe needs an even number of micro-batches per pipeline, at least 2 x pp = " +
+                                            num(2 * int64_t(w.pp)) + "; global_batch / (dp x micro_batch) = " +
+                                            num(w.global_batch / per_pass));
       else
         notes.push_back("the interleaved schedule needs the micro-batches per pipeline, global_batch / (dp x micro_batch) = " +
                         num(w.global_batch / per_pass) + ", to be a multiple of pp = " + num(w.pp));

@@ -252,6 +252,11 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
   EXPECT_EQ(rejected["network_cost_usd"], 8775680.0);
   EXPECT_EQ(rejected["cluster_cost_usd"], 8775680.0 + 1024 * 25000.0);
   EXPECT_TRUE(rejected["npu_s_per_token"].is_null());
+  EXPECT_EQ(rejected["objectives"]["cost"], 8775680.0);  // the system's figures as objectives too
+  EXPECT_EQ(rejected["objectives"]["cluster_cost"], 8775680.0 + 1024 * 25000.0);
+  EXPECT_EQ(rejected["objectives"]["npus"], 1024.0);
+  EXPECT_TRUE(rejected["objectives"]["latency"].is_null());
+  EXPECT_TRUE(rejected["objectives"]["runtime_x_cost"].is_null());
   const std::string batch = test::run_cli("eval " + cfg + " --set workload.micro_batch=3").out;
   EXPECT_NE(batch.find("note: global_batch 2048 is not a multiple of dp x micro_batch = 8 x 3 = 24\n"), std::string::npos) << batch;
   const std::string chunks = test::run_cli("eval " + cfg + " --set workload.schedule=interleaved --set workload.vpp=2 "
@@ -260,6 +265,18 @@ TEST(Cli, EvalNamesEachDimensionsCostAndTheGroupsPlacement) {
                         "= 129, to be a multiple of pp = 4\n"),
             std::string::npos)
       << chunks;
+  // DualPipe's rules, not the interleaved schedule's: an even pp, an even number of micro-batches
+  // per pipeline and at least 2 pp of them (2048 / 8 = 256 per pipeline in this configuration).
+  const std::string dualpipe = "eval " + cfg + " --set workload.schedule=dualpipe";
+  const std::string odd_micro = test::run_cli(dualpipe + " --set workload.global_batch=1032").out;
+  EXPECT_NE(odd_micro.find("note: DualPipe needs an even number of micro-batches per pipeline, at least 2 x pp = 8; "
+                           "global_batch / (dp x micro_batch) = 129\n"),
+            std::string::npos)
+      << odd_micro;
+  const std::string few_micro = test::run_cli(dualpipe + " --set workload.global_batch=48").out;
+  EXPECT_NE(few_micro.find("at least 2 x pp = 8; global_batch / (dp x micro_batch) = 6\n"), std::string::npos) << few_micro;
+  const std::string odd_pp = test::run_cli(dualpipe + " --set workload.pp=5 --set system.network.dims.3.npus=10").out;
+  EXPECT_NE(odd_pp.find("note: DualPipe pairs the stages from both ends: pp = 5 must be even\n"), std::string::npos) << odd_pp;
   // A sequence that does not split: which split, with the numbers (GPT-3's 2,050 tokens over cp
   // 8; the chat workload's 3,001-token prompt over tp 4 with sequence parallelism; its decode
   // steps' micro-batch of one sequence over tp 4).
