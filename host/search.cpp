@@ -780,6 +780,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   uint64_t replay_gens = 0;
   bool extend = false;  // --resume with a larger --budget
   uint64_t old_budget = 0;
+  uint64_t population_asked = 0;  // a population the budget cut (recorded: a resume may name it again)
   if (o.resume) {
     file = h5::open_file(o.out, true);
     const hid_t f = file.id();
@@ -801,6 +802,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
                                std::to_string(recorded) + "; a resume may raise it, not lower it");
     extend = o_in.budget > recorded;
     old_budget = recorded;
+    if (h5::has_attr(f, "population_asked")) population_asked = h5::attr_uint(f, "population_asked");
     if (h5::attr_int(f, "complete") && !extend) {
       if (!o.quiet) std::cerr << "search: " << o.out << " is already complete (--budget N raises its budget)\n";
       if (summary) summary->stopped = "budget";
@@ -829,7 +831,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const KeepEvaluated keep = parse_keep(o.keep, o.resume ? o.out + ": the keep attribute" : "search: --keep");
 
   // A new search runs with the population cut to the budget, and records that one.
-  uint64_t population_asked = 0;  // a population the budget cut (recorded: a resume may name it again)
   if (!o.resume) {
     const agents::Params fitted = budget_params(o.agent, o.params, o.budget);
     if (fitted != o.params) population_asked = uint64_t(agents::check_params(o.agent, o.params));
@@ -1044,9 +1045,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
                                     : "; every generation run again (no checkpoint to start from)")
                 << ")"
                 << (extend ? ", budget raised from " + human(double(old_budget)) + " to " + human(double(o.budget)) : "") << "\n";
-    if (!o.quiet && extend && P == old_budget)
-      std::cerr << "search: note: the population is " << P << ", the first budget (a new search cuts a larger one to it); "
-                << "the continuation keeps it\n";
+    if (!o.quiet && extend && population_asked > P)
+      std::cerr << "search: note: the population is " << P << ", which the first budget cut from " << population_asked
+                << "; the continuation keeps it (the search with --population " << P << " and this budget)\n";
   }
   if (o.resume) {
     // The file is cut only once the replay accepted it: /generations to the generations all its

@@ -2444,6 +2444,18 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   r = test::run_cli(cut + " --resume --budget 120");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(test::run_cli(cut + " --resume --budget 180 --population 999").status, 2);
+  // A default population cut to a tenth of the first budget stays cut when a resume raises the
+  // budget: a note says so, and the file is that of the search with this population and budget.
+  const std::string tenth = temp_path("tenth.h5"), fresh = temp_path("tenth-fresh.h5");
+  ASSERT_EQ(test::run_cli("search " + psa + " --agent ga --budget 100 --seed 3 -q -o " + tenth).status, 0);
+  r = test::run_cli("search --resume --budget 200 -o " + tenth);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("search: note: the population is 10, which the first budget cut from 4096; the continuation keeps "
+                       "it (the search with --population 10 and this budget)\n"),
+            std::string::npos)
+      << r.out;
+  ASSERT_EQ(test::run_cli("search " + psa + " --agent ga --budget 200 --population 10 --seed 3 -q -o " + fresh).status, 0);
+  EXPECT_EQ(evaluated_columns(tenth, psa::load_psa(psa)), evaluated_columns(fresh, psa::load_psa(psa)));
   // Nothing feasible (1 GB per NPU): the progress line says so, not "best inf".
   const std::string tiny = temp_path("tiny-memory.yaml");
   std::ofstream(tiny) << "name: tiny\nbase:\n  model: GPT3-175B\n  system: {preset: cosmic-system1, compute: {memory_GB: 1}}\n"
