@@ -853,6 +853,7 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     parent.remove(last);
   } else if (parent.IsSequence()) {
     parent[index_in(parent, last, prefix)] = value;
+    sources.override_from[prefix] = "--set";  // a list read whole names the edit, not the file's first line
   } else {
     set_replacing_alternative(parent, last, value);
   }

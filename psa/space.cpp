@@ -233,7 +233,10 @@ double bound(const Section& s, const char* key, bool required, double def) {
 std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YAML::Node& spec_node) {
   std::vector<Value> out;
   const int forms = int(spec.has("values")) + int(spec.has("range")) + int(spec.has("pow2"));
-  if (forms != 1) spec.fail_node(spec_node, spec.key_path("values"), "exactly one of values, range or pow2");
+  if (forms != 1)  // the parameter's own key, and what it gave
+    throw ConfigError(where(spec.sources(), spec.path(), spec_node) + ": key '" + spec.path() +
+                      "': expected exactly one of values, range or pow2, got " +
+                      (forms == 0 ? "none of them" : std::to_string(forms) + " of them"));
   // A generated value out of the parameter's range blames the bound it passed; one that is not
   // a whole number (an integer parameter) the step, or min when it is the first.
   auto add_number = [&](double v, const Section& r) {
@@ -580,6 +583,9 @@ class ExprCompiler {
     if (name == "npu_bandwidth_total") { code_.push_back(Instr{Op::PushNpuBwTotal, -1, 0}); return {}; }
     if (name == "true" || name == "false") { code_.push_back(Instr{Op::PushConst, -1, name == "true" ? 1.0 : 0.0}); return {}; }
     auto [base, dim] = split_dim(name);
+    if (dim >= 0 && split_dim(base).second >= 0) fail_at(at, "'" + name + "': one dimension index at most");
+    if (dim >= 0 && (base == "npus_total" || base == "network_cost" || base == "npu_bandwidth_total"))
+      fail_at(at, "'" + base + "' is a whole-network total, not a per-dimension parameter");
     if (base.find('.') == std::string::npos && dim < 0 && !find_param("", base)) {
       // An enumeration value: its code is set by check_comparison from the parameter it meets.
       bool known = false;
@@ -914,7 +920,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   ds.file = path;
   YAML::Node root = load_yaml_file(path, &ds.text);
   ds.sets = sets;
-  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, parameters, constraints and objectives");
+  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, parameters and objectives (constraints and the rest optional: docs/psa.md)");
   Sources src;
   src.config_file = path;
 
@@ -975,9 +981,15 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     bsrc.config_file = src.override_from.count("base") ? src.override_from.at("base") + " base" : path;
     for (const auto& [kp, from] : src.override_from)  // --set base.X: errors in X name --set
       if (kp.rfind("base.", 0) == 0) bsrc.override_from[kp.substr(5)] = from;
-    resolve_presets(cfg, bsrc);
-    expand_nodes(cfg["system"], bsrc);
-    view->base = convert_config(cfg, bsrc);
+    try {
+      resolve_presets(cfg, bsrc);
+      expand_nodes(cfg["system"], bsrc);
+      view->base = convert_config(cfg, bsrc);
+    } catch (const ConfigError& e) {  // the keys as the PSA file (and --set) write them: 'base.workload.dp'
+      std::string msg = e.what();
+      for (size_t at = msg.find("key '"); at != std::string::npos; at = msg.find("key '", at + 10)) msg.insert(at + 5, "base.");
+      throw ConfigError(msg);
+    }
     ds.model_name = node_name(cfg["model"]);
     ds.system_name = node_name(cfg["system"]);
     ds.base_text = yaml_text(cfg);
@@ -1137,6 +1149,7 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       for (const auto& in : code) view->prog[n++] = in;
       view->prog_start[++view->nconstraints] = n;
       ds.constraint_text.push_back(text);
+      ds.constraint_at.push_back(where(src, kp, cons[i]));
     }
   }
 
@@ -1192,10 +1205,12 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
   else if (on.IsSequence()) for (size_t i = 0; i < on.size(); ++i) items.push_back(on[i]);
   else if (!on.IsNull()) top.fail(okey, "an objective or a list of them (" + std::string(kObjectiveChoices) + ")");
   ds.objectives_at = where(src, okey, on);
+  bool seen_all = false;
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string kp = std::string(okey) + (on.IsSequence() ? "." + std::to_string(i) : "");
     const std::string s = items[i].IsScalar() ? items[i].Scalar() : "";
     if (s == "all") {  // the six, after any named before it ([latency, all]: latency once)
+      seen_all = true;  // (`all` twice is `all`)
       for (int k = 0; k < kStudyObjectives; ++k)
         if (std::find(ds.objectives.begin(), ds.objectives.end(), Objective(k)) == ds.objectives.end())
           ds.objectives.push_back(Objective(k));
@@ -1205,7 +1220,8 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
     for (const auto& e : kObjectives)
       if (names::iequal(e.name, s)) {
         if (std::find(ds.objectives.begin(), ds.objectives.end(), e.value) != ds.objectives.end())
-          top.fail_node(items[i], kp, "distinct objectives");
+          top.fail_node(items[i], kp, "distinct objectives", nullptr,
+                        seen_all ? " (all, before it, gives it: name it before all to put it first)" : "");
         check_priced(top, items[i], kp, e.value);
         ds.objectives.push_back(e.value);
         found = true;
@@ -1498,6 +1514,8 @@ DesignSpace fold_genes(const DesignSpace& space, const std::vector<std::string>&
   out.genes = space.genes;
   out.objectives = space.objectives;
   out.constraint_text = space.constraint_text;
+  out.constraint_at = space.constraint_at;
+  out.edited_text = space.edited_text;
   out.agent_sections = space.agent_sections;
   out.device_systems = space.device_systems;
   const std::vector<int32_t> foldable = foldable_genes(space);
@@ -1566,7 +1584,9 @@ u128 count_feasible(const DesignSpace& space, const SpaceView& s) {
                  (size_t(g) < space.genes.size() ? space.genes[size_t(g)].name : "gene " + std::to_string(g));
       std::string keys;
       for (int k : comp_cons[root]) keys += (keys.empty() ? "" : ", ") + std::string("constraints.") + std::to_string(k);
-      throw ConfigError(space.file + ": key '" + keys + "': cannot count the feasible points exactly: they link " + names + " into " +
+      const size_t first = size_t(comp_cons[root].front());
+      throw ConfigError((first < space.constraint_at.size() ? space.constraint_at[first] : space.file) + ": key '" + keys +
+                        "': cannot count the feasible points exactly: they link " + names + " into " +
                         with_commas(to_string_u128(points)) + " combinations (more than " +
                         with_commas(std::to_string(kMaxComponentPoints)) + " to enumerate)");
     }

@@ -46,6 +46,7 @@ struct DesignSpace {
   std::vector<Objective> objectives;  // one or more; several = Pareto front
   std::string objectives_at;          // where the file gives them (file:line:column), for errors
   std::vector<std::string> constraint_text;  // as written, for reports
+  std::vector<std::string> constraint_at;    // where each is written (file:line:column), for errors
   std::vector<AgentSection> agent_sections;  // the `agent:` mapping, in file order
   std::vector<std::string> device_systems;   // a compute.device gene's NPU types: each resolved system, as YAML
 };

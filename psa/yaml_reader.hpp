@@ -55,6 +55,7 @@ class Section {
     return n.IsDefined() ? n : YAML::Node();
   }
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const std::string& path() const { return path_; }
 
   [[noreturn]] void fail_node(const YAML::Node& n, const std::string& kp, const std::string& expected,
                               const YAML::Node* at = nullptr,  // at: where, when not n's own place

@@ -99,7 +99,7 @@ TEST(Psa, PaperCountSystem1) {
                                                "\nparameters:\n  network:\n    npus: {range: {min: 1, max: 256}, per_dim: true}\n"
                                                "constraints: [\"product(network.npus) == 1024\"]\nobjectives: [latency]\n"));
   EXPECT_EQ(tangled.status, 1);
-  EXPECT_NE(tangled.out.find(": key 'constraints.0': cannot count the feasible points exactly: they link network.npus.0, "
+  EXPECT_NE(tangled.out.find("tangled.yaml:5:15: key 'constraints.0': cannot count the feasible points exactly: they link network.npus.0, "
                              "network.npus.1, network.npus.2, network.npus.3 into 4,294,967,296 combinations"),
             std::string::npos)
       << tangled.out;
@@ -686,12 +686,17 @@ TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   };
   const std::string bad = write_psa("inline_bad.yaml", with("zz"));
   EXPECT_EQ(error_of(bad).rfind(bad + ":4:", 0), 0u) << error_of(bad);
+  EXPECT_NE(error_of(bad).find("key 'base.workload.global_batch'"), std::string::npos) << error_of(bad);  // as the PSA writes it
+  std::string with_extra = with("2048");
+  with_extra.insert(with_extra.find("  workload:"), "  extra: 1\n");
+  const std::string extra = write_psa("inline_extra.yaml", with_extra);
+  EXPECT_EQ(error_of(extra), extra + ":4:3: unknown key 'base.extra' (expected one of: name, description, model, system, workload)");
   const std::string good = write_psa("inline_good.yaml", with("2048"));
   try {
     psa::load_psa(good, {"base.workload.global_batch=abc"});
     FAIL() << "expected an error";
   } catch (const psa::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("--set: key 'workload.global_batch'", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("--set: key 'base.workload.global_batch'", 0), 0u) << e.what();
   }
   // A base file: the error says whose key it is (the user wrote base.workload.dp).
   const std::string file_base = write_psa("file_base.yaml", "base: configs/cosmic-system1-baseline.yaml\nparameters:\n"
@@ -707,7 +712,7 @@ TEST(Psa, InlineBaseErrorsNameTheirPlace) {
   }
   // A whole base given by --set: what it lacks is the --set's, not the PSA file's.
   EXPECT_EQ(error_of(file_base, {"base={model: GPT3-13B}"}),
-            "--set base: key 'system': expected a preset name, a file or a mapping (required; the mapping has no 'system:')");
+            "--set base: key 'base.system': expected a preset name, a file or a mapping (required; the mapping has no 'system:')");
 }
 
 // --set base=... replaces the base whatever its place among the edits and whatever form either
@@ -792,6 +797,21 @@ TEST(Psa, SetReachesOneDimensionOfAParameter) {
   EXPECT_EQ(labels["network.latency_ns.0"], (std::vector<std::string>{"100", "700"}));
   EXPECT_EQ(labels.size(), 2u);
   EXPECT_EQ(ds.view->base.net.dim[0].latency_ns, 300);
+  // An item of a list set wrong: the error names the edit, not the file's first line; so does one
+  // of a list the base configuration reads whole (recompute_modules).
+  for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
+           {"parameters.network.npus.1.1=abc", "--set: key 'parameters.network.npus.1.values.1': expected an integer"},
+           {"base.workload.recompute_modules.0=foo", "--set: key 'workload.recompute_modules': expected one of core_attn"}}) {
+    std::vector<std::string> sets{set};
+    if (set.rfind("base.", 0) == 0)
+      sets = {"base.workload.recompute=selective", "base.workload.recompute_modules=[core_attn, layernorm]", set};
+    try {
+      psa::load_psa(psa, sets);
+      ADD_FAILURE() << set << " accepted";
+    } catch (const psa::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(says, 0), 0u) << e.what();
+    }
+  }
   // A parameter written as a list has indices, not a spec's keys: said alike at the end of a
   // path and inside one.
   for (const char* set : {"parameters.network.npus.1.values=[2]", "parameters.network.npus.1.pow2.max=8",
@@ -900,6 +920,19 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
       {"bw_clash.yaml", head + "    dp: [1, 2]\n  network:\n    bandwidth_GBps.0: [100, 200]\n"
                                 "    npu_bandwidth_GBps: {values: [100, 200], per_dim: true}\nobjectives: [latency]\n",
        {"bw_clash.yaml:7:5:", "does not overlap bandwidth_GBps, given for dimension 0", "per link or per NPU, not both"}},
+      // A name the parser splits at its last index: the part that is wrong.
+      {"two_indices.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"network.topology.0.1 == Ring\"\nobjectives: [latency]\n",
+       {"two_indices.yaml:6:5:", "'network.topology.0.1': one dimension index at most"}},
+      {"total_index.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"npus_total.0 <= 3\"\nobjectives: [latency]\n",
+       {"total_index.yaml:6:5:", "'npus_total' is a whole-network total, not a per-dimension parameter"}},
+      // A parameter's spec: its own key, and whether it gave none of the forms or several.
+      {"no_form.yaml", head + "    dp: {per_dim: false}\nobjectives: [latency]\n",
+       {"no_form.yaml:4:9:", "key 'parameters.workload.dp': expected exactly one of values, range or pow2, got none of them"}},
+      {"two_forms.yaml", head + "    dp: {values: [1], range: {min: 1, max: 2}}\nobjectives: [latency]\n",
+       {"two_forms.yaml:4:9:", "key 'parameters.workload.dp': expected exactly one of values, range or pow2, got 2 of them"}},
+      // An objective `all` gives already: the way to put it first.
+      {"after_all.yaml", head + "    dp: [1, 2]\nobjectives: [all, latency]\n",
+       {"after_all.yaml:5:19:", "expected distinct objectives, got 'latency' (all, before it, gives it: name it before all"}},
       {"bare_typo.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"dpp * 2 <= 8\"\nobjectives: [latency]\n",
        {"bare_typo.yaml:6:5:", "unknown parameter 'dpp'", "column 1"}},
       {"bare_typo2.yaml", head + "    dp: [1, 2]\nconstraints:\n  - \"workload.dp <= dpp\"\nobjectives: [latency]\n",
