@@ -117,7 +117,11 @@ namespace cosmic {
 //    workload.fp8_dispatch (the experts' dispatches in FP8); the DeepSeek-V3
 //    configuration uses them instead of full recompute. Their defaults give every other result
 //    as revision 15 did.
-constexpr int64_t kModelRevision = 16;
+// 17: partial full recompute (recompute_layers below the stage's layers) no longer adds the
+//    rebuilt layer's whole activations: the chunk's recomputed layers are its first, rebuilt
+//    after its other layers freed theirs (stage_memory). One recomputed layer had come out
+//    above no recompute, by that layer.
+constexpr int64_t kModelRevision = 17;
 
 // ---------------------------------------------------------------------------------------------
 // Placement of parallel groups on network dimensions.
@@ -1236,7 +1240,11 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     };
     const double per_microbatch = mix.main * kept(m) + (mixed ? mix.dense * kept(dense_layer_model(m)) : 0.0);
     double rebuilt = 0;  // live during one layer's backward
-    if (w.recompute == Recompute::Full)
+    // Full recompute rebuilds the whole activations of the layer whose backward runs. With a
+    // share of the layers recomputing (recompute_layers), those are each chunk's first layers,
+    // whose backward runs after the chunk's other layers freed their whole activations: the
+    // rebuilt layer fits in that space (assumed for a mixture's two kinds too; model revision 17).
+    if (w.recompute == Recompute::Full && share >= 1)
       rebuilt += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
                         mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
     // Selective recompute without flash attention computes the scores of the layer whose

@@ -433,9 +433,11 @@ TEST(Memory, SelectiveRecomputeHoldsOneLayersScoresAgain) {
 // sequence parallelism and flash attention, pp 8 (12 layers a stage), 1F1B with 8 micro-batches
 // in flight, T = 2048 tokens. A layer that recomputes keeps its input, D T h / t = T h / 4
 // bytes; one that does not keeps 34 T h / t = 4.25 T h (Korthikanti's 10 + 24 / t, no scores).
-// With 3 of the 12 recomputing: 8 x (3 x 0.25 + 9 x 4.25) T h = 312 T h, plus the layer rebuilt
-// in backward, 4.25 T h: 316.25 x 2048 x 12288 = 7,958,691,840 bytes. The recompute, and the
-// forward's TP collectives it repeats, are those of full recompute times 3 / 12.
+// With 3 of the 12 recomputing: 8 x (3 x 0.25 + 9 x 4.25) T h = 312 T h = 312 x 2048 x 12288 =
+// 7,851,737,088 bytes, and no more: the recomputed layers are the chunk's first, rebuilt in the
+// backward after the other 9 freed theirs (full recompute of every layer adds the rebuilt one).
+// So one layer recomputing keeps less than none. The recompute, and the forward's TP
+// collectives it repeats, are those of full recompute times 3 / 12.
 TEST(Memory, RecomputeLayersRecomputeTheirShareOfTheStage) {
   Config c = test::gpt175b_cluster();
   c.work.recompute = Recompute::Full;
@@ -443,11 +445,22 @@ TEST(Memory, RecomputeLayersRecomputeTheirShareOfTheStage) {
   c.work.recompute_layers = 3;
   const Result part = evaluate(c);
   ASSERT_EQ(part.reason, Reason::Ok);
-  EXPECT_EQ(part.activation_bytes, 7958691840.0);
+  EXPECT_EQ(part.activation_bytes, 7851737088.0);
   EXPECT_NEAR(part.recompute_s, 0.25 * full.recompute_s, 1e-12 * full.recompute_s);
   c.work.recompute = Recompute::None;
   c.work.recompute_layers = 0;
   const Result none = evaluate(c);
+  // One micro-batch in flight (pp 1, 96 layers): one layer recomputing saves 4 T h, less than
+  // the rebuilt layer's 4.25 T h, and still keeps less than none.
+  Config one = c;
+  one.work.pp = 1;
+  one.work.dp = 8;
+  const double one_none = evaluate(one).activation_bytes;
+  one.work.recompute = Recompute::Full;
+  one.work.recompute_layers = 1;
+  const Result one_layer = evaluate(one);
+  ASSERT_NE(one_layer.reason, Reason::InvalidInput);
+  EXPECT_EQ(one_none - one_layer.activation_bytes, 4.0 * 2048 * 12288);
   EXPECT_GT(full.recompute_s, 0.0);
   EXPECT_NEAR(part.tp_comm_s - none.tp_comm_s, 0.25 * (full.tp_comm_s - none.tp_comm_s), 1e-12 * full.tp_comm_s);
   EXPECT_GT(part.tp_comm_s, none.tp_comm_s);
