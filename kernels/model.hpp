@@ -120,7 +120,9 @@ namespace cosmic {
 // 17: partial full recompute (recompute_layers below the stage's layers) no longer adds the
 //    rebuilt layer's whole activations: the chunk's recomputed layers are its first, rebuilt
 //    after its other layers freed theirs (stage_memory). One recomputed layer had come out
-//    above no recompute, by that layer.
+//    above no recompute, by that layer. On the last stage the rebuilt layer (or selective
+//    recompute's scores) takes the place of the logits its micro-batch frees first, where both
+//    were added.
 constexpr int64_t kModelRevision = 17;
 
 // ---------------------------------------------------------------------------------------------
@@ -1256,8 +1258,12 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // logits of each micro-batch it holds until that one's backward (all m under GPipe), the
     // same layers (stage_layers()) and as many parameters (its output layer for the first's
     // embedding); one stage when pp = 1.
-    const double logits = 4 * T * double(m.vocab) / t * (w.schedule == Schedule::GPipe ? micro : 1.0);
-    mb.activation = rebuilt + larger(inflight * per_microbatch, inflight_last * per_microbatch + logits);
+    // A micro-batch's backward starts with its loss and output layer, which free its logits
+    // before any layer's backward: the layer rebuilt then (or its scores) takes their place.
+    const double one_logits = 4 * T * double(m.vocab) / t;
+    const double logits = one_logits * (w.schedule == Schedule::GPipe ? micro : 1.0);
+    mb.activation = larger(rebuilt + inflight * per_microbatch,
+                           inflight_last * per_microbatch + logits - one_logits + larger(one_logits, rebuilt));
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
     mb.optimizer = c.cal.master_bytes * P.dense / (w.sharding >= Sharding::Zero1 ? replicas : 1);

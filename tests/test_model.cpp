@@ -429,6 +429,25 @@ TEST(Memory, SelectiveRecomputeHoldsOneLayersScoresAgain) {
   EXPECT_EQ(unfused.activation_bytes - fused.activation_bytes, 251658240.0);
 }
 
+// A micro-batch's backward frees its logits (output layer and loss first) before full
+// recompute rebuilds a layer: GPT-3 175B at tp 8 with sequence parallelism on one stage (pp 1,
+// dp 8), one micro-batch in flight of T = 2048 tokens. Kept: 96 layer inputs of D T h / t =
+// 0.25 T h, 24 T h; then the larger of the fp32 logits, 4 T V / t = 4 x 2048 x 51200 / 8 =
+// 52,428,800 bytes (2.08 T h), and the rebuilt layer's 34 T h / t = 4.25 T h, not both:
+// 28.25 T h = 28.25 x 2048 x 12288 = 710,934,528 bytes. With a vocabulary 4x as large the
+// logits (8.33 T h) are the larger: 32.33 T h.
+TEST(Memory, LastStageRebuildsALayerWhereItsLogitsWere) {
+  Config c = test::gpt175b_cluster();
+  c.work.pp = 1;
+  c.work.dp = 8;
+  c.work.recompute = Recompute::Full;
+  const Result r = evaluate(c);
+  ASSERT_NE(r.reason, Reason::InvalidInput);
+  EXPECT_EQ(r.activation_bytes, 710934528.0);
+  c.model.vocab *= 4;
+  EXPECT_EQ(evaluate(c).activation_bytes, 24.0 * 2048 * 12288 + 4.0 * 2048 * 204800 / 8);
+}
+
 // Partial full recompute (recompute_layers, Megatron's block method): GPT-3 175B at tp 8 with
 // sequence parallelism and flash attention, pp 8 (12 layers a stage), 1F1B with 8 micro-batches
 // in flight, T = 2048 tokens. A layer that recomputes keeps its input, D T h / t = T h / 4
