@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace cosmic::h5 {
 
@@ -90,6 +91,43 @@ bool being_written(const std::string& path) {
   const bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);
   return busy;
+}
+
+// Where a version 0 or 1 superblock at the start of `path` (8-byte addresses, base address 0)
+// records the end of allocation: its offset in the file and value; {0, 0} for any other file.
+std::pair<uint64_t, uint64_t> recorded_end(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char head[64] = {};
+  if (!in.read(reinterpret_cast<char*>(head), sizeof head)) return {0, 0};
+  static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  const int version = head[8];
+  if (std::memcmp(head, signature, 8) != 0 || version > 1 || head[13] != 8) return {0, 0};
+  const auto address = [&](size_t at) {  // little-endian on disk
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; --k) v = (v << 8) | head[at + size_t(k)];
+    return v;
+  };
+  const size_t base_at = 24 + (version == 1 ? 4 : 0);  // after the B-tree K values and flags
+  if (address(base_at) != 0) return {0, 0};
+  return {base_at + 16, address(base_at + 16)};  // after the base and free-space addresses
+}
+
+bool write_address(const std::string& path, uint64_t at, uint64_t value) {
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  unsigned char bytes[8];
+  for (int k = 0; k < 8; ++k) bytes[k] = static_cast<unsigned char>(value >> (8 * k));
+  io.seekp(std::streamoff(at));
+  io.write(reinterpret_cast<const char*>(bytes), 8);
+  io.flush();
+  return bool(io);
+}
+
+// True where the superblock records less than the file holds (see repair_end_of_allocation).
+bool short_end(const std::string& path) {
+  const auto [at, end] = recorded_end(path);
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  return at > 0 && !ec && end < size;
 }
 
 // What the system said of the last failed write, where it explains why HDF5 failed (HDF5's
@@ -194,6 +232,9 @@ Handle open_file(const std::string& path, bool write) {
     if (!write && being_written(path))
       throw Error(path + ": a cosmic run is writing it, and HDF5 locks it meanwhile (to read it all the same, set "
                          "HDF5_USE_FILE_LOCKING=FALSE)");
+    if (short_end(path))
+      throw Error(path + ": HDF5 cannot open it: its superblock records less of the file than it holds, as a run killed "
+                         "while HDF5 wrote leaves it; --resume repairs that (h5clear --increment too)");
     throw Error(path + ": HDF5 cannot open it: it is damaged or cut short, another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
                 "), or it is not " + (write ? "writable" : "readable"));
@@ -206,6 +247,23 @@ Handle open_file(const std::string& path, bool write) {
   // (it would fail to write there: "addr overflow").
   if (write) check(H5Fincrement_filesize(f.id(), 0), "H5Fincrement_filesize " + path);
   return f;
+}
+
+bool repair_end_of_allocation(const std::string& path) {
+  if (!is_hdf5(path) || is_being_written(path) || !short_end(path)) return false;
+  if (const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); id >= 0) {
+    H5Fclose(id);
+    return false;
+  }
+  const auto [at, end] = recorded_end(path);
+  if (!write_address(path, at, std::filesystem::file_size(path))) return false;
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id >= 0) {
+    H5Fclose(id);
+    return true;
+  }
+  write_address(path, at, end);  // not that: as it was
+  return false;
 }
 
 namespace {

@@ -41,6 +41,13 @@ class Handle {
 
 Handle create_file(const std::string& path);      // truncates
 Handle open_file(const std::string& path, bool write);  // an HDF5 file that exists, or Error saying why not
+// A writer killed inside an HDF5 flush can leave metadata past the end of allocation that the
+// superblock records (HDF5 writes the superblock last), and HDF5 then refuses to open the file
+// ("addr overflow"). Where the file at `path` does not open, no run is writing it, and its
+// superblock (version 0 or 1, 8-byte addresses, at the file's start, as cosmic's) records an end
+// short of the file's size, the end is moved to the file's size (h5clear --increment does the
+// same). The bytes are put back where the file still does not open. True where it repaired it.
+bool repair_end_of_allocation(const std::string& path);
 // Reads every string attribute and string dataset of the file at `path` in a child process,
 // with 1 GiB of memory and 60 s: HDF5 trusts the heap where variable-length strings live (its
 // checks there are assertions, compiled out of release builds), and a damaged one crashed it or

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -122,10 +123,21 @@ psa::DesignSpace recorded_space(const std::string& psa_text, const std::string& 
   return ds;
 }
 
+namespace {
+// Before a resume reads `out`: a file a kill left with its superblock short of its data is
+// repaired (h5::repair_end_of_allocation), and said so.
+void repair_for_resume(const std::string& out) {
+  if (h5::repair_end_of_allocation(out))
+    std::cerr << "cosmic: repaired " << out << ": its superblock recorded less of the file than it holds (a run killed "
+                                               "while HDF5 wrote it); it is resumed from there\n";
+  h5::check_readable(out);
+}
+}  // namespace
+
 psa::DesignSpace load_run_psa(const std::string& psa_file, const std::vector<std::string>& sets,
                               const std::string& out, bool resume) {
   if (!resume) return psa::load_psa(psa_file, sets);
-  h5::check_readable(out);
+  repair_for_resume(out);
   std::vector<std::string> recorded;
   std::string recorded_text;
   try {
@@ -160,7 +172,7 @@ psa::DesignSpace file_space(hid_t f, const std::string& file) {
 }
 
 psa::DesignSpace resumed_space(const std::string& out, const std::string& kind) {
-  h5::check_readable(out);
+  repair_for_resume(out);
   h5::Handle f = h5::open_file(out, false);
   if (h5::result_kind(f.id()) != kind ||
       !h5::has_attr(f.id(), "tool_version"))
