@@ -117,12 +117,12 @@ namespace cosmic {
 //    workload.fp8_dispatch (the experts' dispatches in FP8); the DeepSeek-V3
 //    configuration uses them instead of full recompute. Their defaults give every other result
 //    as revision 15 did.
-// 17: partial full recompute (recompute_layers below the stage's layers) no longer adds the
-//    rebuilt layer's whole activations: the chunk's recomputed layers are its first, rebuilt
-//    after its other layers freed theirs (stage_memory). One recomputed layer had come out
-//    above no recompute, by that layer. On the last stage the rebuilt layer (or selective
-//    recompute's scores) takes the place of the logits its micro-batch frees first, where both
-//    were added.
+// 17: partial full recompute whose every model chunk keeps a layer (recompute_layers below
+//    the fewest layers a chunk holds) no longer adds the rebuilt layer's whole activations: the
+//    chunk's recomputed layers are its first, rebuilt after its other layers freed theirs
+//    (stage_memory). One recomputed layer had come out above no recompute, by that layer. On
+//    the last stage the rebuilt layer (or selective recompute's scores) takes the place of the
+//    logits its micro-batch frees first, where both were added (DualPipe still adds both).
 constexpr int64_t kModelRevision = 17;
 
 // ---------------------------------------------------------------------------------------------
@@ -1242,11 +1242,14 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     };
     const double per_microbatch = mix.main * kept(m) + (mixed ? mix.dense * kept(dense_layer_model(m)) : 0.0);
     double rebuilt = 0;  // live during one layer's backward
-    // Full recompute rebuilds the whole activations of the layer whose backward runs. With a
-    // share of the layers recomputing (recompute_layers), those are each chunk's first layers,
-    // whose backward runs after the chunk's other layers freed their whole activations: the
-    // rebuilt layer fits in that space (assumed for a mixture's two kinds too; model revision 17).
-    if (w.recompute == Recompute::Full && share >= 1)
+    // Full recompute rebuilds the whole activations of the layer whose backward runs. With
+    // recompute_layers N, those are each chunk's first N layers, whose backward runs after the
+    // chunk's other layers freed their whole activations: where every chunk keeps a layer (N
+    // below the fewest layers a chunk holds, L / (pp v) rounded down with uneven stages), the
+    // rebuilt layer fits in that space (assumed for a mixture's two kinds too; revision 17).
+    const int64_t fewest_in_chunk = int64_t(m.layers) / (int64_t(w.pp) * v);
+    const bool every_chunk_keeps = w.recompute_layers > 0 && w.recompute_layers < fewest_in_chunk;
+    if (w.recompute == Recompute::Full && !every_chunk_keeps)
       rebuilt += larger(moe_held ? layer_activation_bytes(m, none, b, s_q, s_kv) : 0.0,
                         mixed ? layer_activation_bytes(dense_layer_model(m), none, b, s_q, s_kv) : 0.0);
     // Selective recompute without flash attention computes the scores of the layer whose
@@ -1260,10 +1263,12 @@ COSMIC_HD inline MemoryBytes stage_memory(const Config& c, const StageMix& mix) 
     // embedding); one stage when pp = 1.
     // A micro-batch's backward starts with its loss and output layer, which free its logits
     // before any layer's backward: the layer rebuilt then (or its scores) takes their place.
+    // Not under DualPipe, whose rank runs one micro-batch's backward beside another's forward.
     const double one_logits = 4 * T * double(m.vocab) / t;
     const double logits = one_logits * (w.schedule == Schedule::GPipe ? micro : 1.0);
-    mb.activation = larger(rebuilt + inflight * per_microbatch,
-                           inflight_last * per_microbatch + logits - one_logits + larger(one_logits, rebuilt));
+    const double at_backward = w.schedule == Schedule::DualPipe ? logits + rebuilt
+                                                                : logits - one_logits + larger(one_logits, rebuilt);
+    mb.activation = larger(rebuilt + inflight * per_microbatch, inflight_last * per_microbatch + at_backward);
     mb.weights = D * P.dense / (zero3 ? replicas : 1);
     mb.grads = c.cal.grad_bytes * P.dense / (w.sharding >= Sharding::Zero2 ? replicas : 1);
     mb.optimizer = c.cal.master_bytes * P.dense / (w.sharding >= Sharding::Zero1 ? replicas : 1);

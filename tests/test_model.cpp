@@ -513,6 +513,22 @@ TEST(Memory, RecomputeLayersRecomputeTheirShareOfTheStage) {
   }
   c.work.recompute_layers = -1;
   EXPECT_EQ(evaluate(c).reason, Reason::InvalidInput);
+  // Uneven stages, 96 layers on pp 7 (56 GPUs): stages of 13 and 14 layers, 7 micro-batches in
+  // flight on the first, which holds 14. recompute_layers 12: every stage keeps a layer, so the
+  // rebuilt one fits where they were: 7 x (12 x 0.25 + 2 x 4.25) T h = 80.5 T h. 13: the
+  // 13-layer stages keep none, and a layer rebuilt is added: 7 x (13 x 0.25 + 4.25) + 4.25 =
+  // 56.75 T h (T h = 2048 x 12288).
+  Config uneven = test::gpt175b_cluster();
+  uneven.net.dim[1].npus = 7;
+  uneven.work.pp = 7;
+  uneven.work.uneven_stages = true;
+  uneven.work.recompute = Recompute::Full;
+  uneven.work.recompute_layers = 12;
+  const Result twelve = evaluate(uneven);
+  ASSERT_EQ(twelve.reason, Reason::Ok);
+  EXPECT_NEAR(twelve.activation_bytes, 80.5 * 2048 * 12288, 1e-12 * twelve.activation_bytes);  // (blended shares)
+  uneven.work.recompute_layers = 13;
+  EXPECT_NEAR(evaluate(uneven).activation_bytes, 56.75 * 2048 * 12288, 1e-12 * twelve.activation_bytes);
 }
 
 TEST(Memory, KvHeadsReplicatedBeyondTheirCount) {
