@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace cosmic::h5 {
 
@@ -112,14 +113,20 @@ std::pair<uint64_t, uint64_t> recorded_end(const std::string& path) {
   return {base_at + 16, address(base_at + 16)};  // after the base and free-space addresses
 }
 
-bool write_address(const std::string& path, uint64_t at, uint64_t value) {
-  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+bool write_address(int fd, uint64_t at, uint64_t value) {
   unsigned char bytes[8];
   for (int k = 0; k < 8; ++k) bytes[k] = static_cast<unsigned char>(value >> (8 * k));
-  io.seekp(std::streamoff(at));
-  io.write(reinterpret_cast<const char*>(bytes), 8);
-  io.flush();
-  return bool(io);
+  return ::pwrite(fd, bytes, 8, off_t(at)) == 8 && ::fsync(fd) == 0;
+}
+
+// HDF5 opens `path` for reading, without its own file lock (the caller holds cosmic's).
+bool opens_unlocked(const std::string& path) {
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  const hid_t id = fapl >= 0 && H5Pset_file_locking(fapl, false, true) >= 0 ? H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl) : -1;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (id < 0) return false;
+  H5Fclose(id);
+  return true;
 }
 
 // True where the superblock records less than the file holds (see repair_end_of_allocation).
@@ -234,7 +241,7 @@ Handle open_file(const std::string& path, bool write) {
                          "HDF5_USE_FILE_LOCKING=FALSE)");
     if (short_end(path))
       throw Error(path + ": HDF5 cannot open it: its superblock records less of the file than it holds, as a run killed "
-                         "while HDF5 wrote leaves it; --resume repairs that (h5clear --increment too)");
+                         "while HDF5 wrote leaves it; --resume tries to repair that (h5clear --increment too)");
     throw Error(path + ": HDF5 cannot open it: it is damaged or cut short, another program has it open (HDF5 locks a file that a cosmic run is " +
                 (write ? std::string("writing, and one that any reader has open") : "writing; to read it meanwhile, set HDF5_USE_FILE_LOCKING=FALSE") +
                 "), or it is not " + (write ? "writable" : "readable"));
@@ -249,20 +256,21 @@ Handle open_file(const std::string& path, bool write) {
   return f;
 }
 
+bool end_short_of_file(const std::string& path) { return is_hdf5(path) && short_end(path) && !opens_unlocked(path); }
+
 bool repair_end_of_allocation(const std::string& path) {
-  if (!is_hdf5(path) || is_being_written(path) || !short_end(path)) return false;
-  if (const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT); id >= 0) {
-    H5Fclose(id);
-    return false;
-  }
+  if (!is_hdf5(path) || !short_end(path)) return false;
+  // cosmic's writer lock, held throughout: no run writes the file meanwhile, nor starts to.
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW);
+  if (fd < 0) return false;
+  const std::unique_ptr<int, void (*)(int*)> closed(new int(fd), [](int* p) { ::close(*p); delete p; });
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || opens_unlocked(path)) return false;
   const auto [at, end] = recorded_end(path);
-  if (!write_address(path, at, std::filesystem::file_size(path))) return false;
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id >= 0) {
-    H5Fclose(id);
-    return true;
-  }
-  write_address(path, at, end);  // not that: as it was
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || !write_address(fd, at, size)) return false;
+  if (opens_unlocked(path)) return true;
+  write_address(fd, at, end);  // not that: as it was
   return false;
 }
 

@@ -46,8 +46,11 @@ Handle open_file(const std::string& path, bool write);  // an HDF5 file that exi
 // ("addr overflow"). Where the file at `path` does not open, no run is writing it, and its
 // superblock (version 0 or 1, 8-byte addresses, at the file's start, as cosmic's) records an end
 // short of the file's size, the end is moved to the file's size (h5clear --increment does the
-// same). The bytes are put back where the file still does not open. True where it repaired it.
+// same). The bytes are put back where the file still does not open. It holds cosmic's writer
+// lock meanwhile (false where a run holds it). True where it repaired the file.
 bool repair_end_of_allocation(const std::string& path);
+// True where HDF5 cannot open `path` and its superblock records less of it than it holds.
+bool end_short_of_file(const std::string& path);
 // Reads every string attribute and string dataset of the file at `path` in a child process,
 // with 1 GiB of memory and 60 s: HDF5 trusts the heap where variable-length strings live (its
 // checks there are assertions, compiled out of release builds), and a damaged one crashed it or

@@ -130,6 +130,9 @@ void repair_for_resume(const std::string& out) {
   if (h5::repair_end_of_allocation(out))
     std::cerr << "cosmic: repaired " << out << ": its superblock recorded less of the file than it holds (a run killed "
                                                "while HDF5 wrote it); it is resumed from there\n";
+  else if (!h5::is_being_written(out) && h5::end_short_of_file(out))
+    throw std::runtime_error(out + ": the file is damaged: HDF5 cannot open it, not even with the end its superblock "
+                                   "records moved to the file's end (a run killed while HDF5 wrote it); start the run again");
   h5::check_readable(out);
 }
 }  // namespace
