@@ -840,11 +840,16 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const bool asked = o.params.count(o.agent + ".population") > 0;
     const bool tenth = !asked && generational(o.agent);
     const bool note = tenth || (!asked && o.agent == "rw");
+    const uint64_t cut = fitted != o.params ? std::stoull(fitted.at(o.agent + ".population")) : 1;
+    const uint64_t generations = (o.budget + cut - 1) / cut;
     if (fitted != o.params && (!o.quiet || !note))
       std::cerr << "search: " << (asked ? "population " : "the default population ")
                 << agents::check_params(o.agent, o.params) << " is more than "
-                << (tenth ? "a tenth of the budget: " : "the budget: ") << fitted.at(o.agent + ".population") << " instead"
-                << (tenth ? ", ten generations" : o.agent == "rw" ? "" : ", so the search is one generation of random genomes")
+                << (tenth ? "a tenth of the budget: " : "the budget: ") << cut << " instead"
+                << (cut > o.budget ? " (the least " + o.agent + " pairs parents with)" : "")
+                << (tenth ? ", " + std::to_string(generations) + " generations"
+                    : o.agent == "rw" || generations > 1 ? ""
+                                                         : ", so the search is one generation of random genomes")
                 << "\n";
     o.params = fitted;
   }
@@ -1107,14 +1112,14 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     cp.checkpoint = checkpoint_bytes(st, rows, written - tail.rows(), *made.agent);
     return cp;
   };
-  // The generation after which the best last improved (the first feasible point is one), from
-  // the curve the file holds for the generations before this session.
+  // The generation after which the best last improved, by the feasibility rules (while nothing
+  // is feasible, a lower violation is a better best): the one that evaluated the best, from the
+  // evaluation counts the file holds for the generations before this session.
   uint64_t improved_at = 0;
-  if (replay_gens > 0) {
+  if (replay_gens > 0 && st.have_best) {
     h5::Handle gg = h5::group(file.id(), "generations", false);
-    const auto curve = h5::read_column<double>(gg.id(), "best_objective", 0, size_t(replay_gens));
-    for (size_t k = 0; k < curve.size(); ++k)
-      if (curve[k] < (k ? curve[k - 1] : kInf)) improved_at = k + 1;
+    const auto evals = h5::read_column<uint64_t>(gg.id(), "evaluations", 0, size_t(replay_gens));
+    improved_at = uint64_t(std::lower_bound(evals.begin(), evals.end(), st.best_at) - evals.begin()) + 1;
   }
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
   while (st.evaluations < o.budget) {
@@ -1159,9 +1164,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (size_t i = 0; i < scores.size; ++i)
       if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
     const uint64_t gen = st.generations;
-    const double best_before = best_value(st);
+    const uint64_t best_before = st.have_best ? st.best_at : 0;
     const uint64_t infeasible = record(st, evp, scores, metrics);
-    if (best_value(st) < best_before) improved_at = st.generations;
+    if (st.best_at != best_before) improved_at = st.generations;
     const double t4 = now_s();
     st.wall_s = wall0 + (t4 - t_session);
     const double agent_s = (t1 - t0) + (t3 - t2), eval_s = t2 - t1;

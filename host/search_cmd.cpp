@@ -19,9 +19,9 @@ namespace {
 
 // --set edits given with --resume against those the file recorded: the same when they read
 // the same once trimmed and put in the order they apply, or when they make the same space of
-// `psa_file` (the same edited PSA tree and base configuration: edits of different keys in
-// another order, an edit given twice, `[a, b]` for `[a,b]`; a number must be written as before,
-// `2` is not `2.0`). `psa_file`: the one named, else the file's own where it still holds the
+// `psa_file` (the same edited PSA tree and base configuration: edits of different keys the file
+// has, in another order, an edit given twice, `[a, b]` for `[a,b]`; keys an edit adds keep its
+// order, which orders the genes, and a number must be written as before, `2` is not `2.0`). `psa_file`: the one named, else the file's own where it still holds the
 // recorded text ("" for none).
 bool same_edits(const std::vector<std::string>& given, const std::vector<std::string>& recorded,
                 const std::string& psa_file) {
@@ -115,7 +115,8 @@ int cmd_search(int argc, const char* const* argv) {
                "curves, the best point and the Pareto front)", cxxopts::value<std::string>()->default_value("all"))
       ("target", "stop once the search's best value of the first objective is at or below this (its units); the file "
                  "stays resumable (--resume without --target goes on)", cxxopts::value<double>())
-      ("stall", "stop once the search has gone this many generations without a better best (its whole history, "
+      ("stall", "stop once the search has gone this many generations without a better best (a lower violation while "
+                "nothing is feasible counts; its whole history, "
                 "resumed sessions too); the file stays resumable", cxxopts::value<uint64_t>()->default_value("0"))
       ("checkpoint", "seconds between checkpoints of the search's state, which --resume starts from (0: after every "
                      "generation)", cxxopts::value<double>()->default_value("10"))

@@ -424,10 +424,13 @@ uint8_t recompute_modules_of(const Section& s, Recompute recompute, const ModelS
       words.emplace_back(n.Scalar().substr(at, comma - at), n);
     }
   uint8_t bits = 0;
+  size_t item = 0;
   for (const auto& [word, node] : words) {
     const auto v = names::parse(names::kRecomputeModule, trim(word));
-    if (!v && n.IsSequence()) s.fail_node(node, s.key_path(key), "one of " + names::choices(names::kRecomputeModule));
+    if (!v && n.IsSequence())
+      s.fail_node(node, s.key_path(key) + "." + std::to_string(item), "one of " + names::choices(names::kRecomputeModule));
     if (!v) s.fail(key, expected);
+    ++item;
     bits |= *v;
   }
   if (bits == 0) s.fail(key, expected);
@@ -618,7 +621,7 @@ void resolve_section(YAML::Node root, const char* key, const char* kind, Sources
     throw ConfigError((removed ? src.override_from.at(key) : at) + ": key '" + key +
                       "': expected a preset name, a file or a mapping (required" +
                       (n.IsDefined() ? ", got nothing)"
-                       : removed     ? std::string("; --set ") + key + "=null removed it)"
+                       : removed     ? "; --set " + src.set_prefix + key + "=null removed it)"
                                      : (src.config_file.rfind("--set", 0) == 0 ? "; the mapping has no '" : "; the file has no '") +
                                            std::string(key) + ":')"));
   }
@@ -853,7 +856,8 @@ void apply_set(YAML::Node root, const std::string& assignment, Sources& sources)
     parent.remove(last);
   } else if (parent.IsSequence()) {
     parent[index_in(parent, last, prefix)] = value;
-    sources.override_from[prefix] = "--set";  // a list read whole names the edit, not the file's first line
+    // A parameter's bare list of values is read as its `values`: errors name values.N.
+    if (parts.size() == 4 && parts[0] == "parameters") sources.override_from[prefix + ".values." + last] = "--set";
   } else {
     set_replacing_alternative(parent, last, value);
   }

@@ -985,9 +985,12 @@ DesignSpace load_psa(const std::string& path, const std::vector<std::string>& se
       resolve_presets(cfg, bsrc);
       expand_nodes(cfg["system"], bsrc);
       view->base = convert_config(cfg, bsrc);
-    } catch (const ConfigError& e) {  // the keys as the PSA file (and --set) write them: 'base.workload.dp'
+    } catch (const ConfigError& e) {
+      // An error in the PSA file or a --set names its key as they write it ('base.workload.dp');
+      // one in a file the base names (a preset, a system file) keeps that file's key.
       std::string msg = e.what();
-      for (size_t at = msg.find("key '"); at != std::string::npos; at = msg.find("key '", at + 10)) msg.insert(at + 5, "base.");
+      const size_t at = msg.find("key '");
+      if ((msg.rfind(path + ":", 0) == 0 || msg.rfind("--set", 0) == 0) && at != std::string::npos) msg.insert(at + 5, "base.");
       throw ConfigError(msg);
     }
     ds.model_name = node_name(cfg["model"]);

@@ -2300,8 +2300,6 @@ TEST(PopulationEvaluator, CudaBackendRefusedWithoutDevice) {
   EXPECT_EQ(make_population_evaluator("auto", *ds.view, ds.objectives)->name(), "cpu");
 }
 
-// A search that finds nothing feasible says so, with what its least infeasible point broke; one
-// that finds a feasible point does not.
 // A run killed while HDF5 flushed can leave metadata past the end of allocation its superblock
 // records (a kill stress met it once in 430 early kills): HDF5 refuses the file. --resume moves
 // the end to the file's size and goes on, to the file of the run with that budget; reading
@@ -2322,7 +2320,7 @@ TEST(SearchCli, ResumeRepairsASuperblockShortOfTheFile) {
   test::CliRun r = test::run_cli("show " + out);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("its superblock records less of the file than it holds, as a run killed while HDF5 wrote leaves "
-                       "it; --resume repairs that"),
+                       "it; --resume tries to repair that"),
             std::string::npos)
       << r.out;
   r = test::run_cli("search --resume --budget 400 -q -o " + out);
@@ -2339,11 +2337,45 @@ TEST(SearchCli, ResumeRepairsASuperblockShortOfTheFile) {
   std::filesystem::resize_file(out, 200);
   set_end(out, 100);
   const std::string cut = bytes(out);
-  EXPECT_NE(test::run_cli("search --resume -q -o " + out).status, 0);
+  r = test::run_cli("search --resume -q -o " + out);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find(out + ": the file is damaged: HDF5 cannot open it, not even with the end its superblock records moved"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(bytes(out), cut);
   std::filesystem::remove(out);
 }
 
+// --stall G stops G generations after the one that found the best, by the feasibility rules:
+// while nothing is feasible a lower violation is a better best too. On a space with one
+// feasible point in 600, GA of 4 spends generations closing in on it; a stall that counted only
+// feasible bests stopped those searches at generation G whatever they had found.
+TEST(SearchCli, StallCountsFromTheBestByTheFeasibilityRules) {
+  const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
+  const std::string out = temp_path("stall_rules.h5");
+  int stalled = 0;
+  for (int seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const test::CliRun r = test::run_cli(
+        "search " + psa + " --set 'constraints=[\"workload.dp == 64\", \"workload.cp == 2\"]' --agent ga "
+        "--population 4 --budget 400 --stall 10 -q --seed " + std::to_string(seed) + " -o " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    h5::Handle f = h5::open_file(out, false);
+    if (!h5::has_attr(f.id(), "stopped") || h5::attr_string(f.id(), "stopped") != "stall") continue;
+    ++stalled;
+    h5::Handle gg = h5::group(f.id(), "generations", false);
+    const auto evals = h5::read_column<uint64_t>(gg.id(), "evaluations");
+    h5::Handle best = h5::group(f.id(), "best", false);
+    const uint64_t found = h5::attr_uint(best.id(), "found_at_evaluation");
+    const size_t found_in = size_t(std::lower_bound(evals.begin(), evals.end(), found) - evals.begin()) + 1;
+    EXPECT_EQ(found_in + 10, evals.size());
+  }
+  EXPECT_GT(stalled, 2);
+  std::filesystem::remove(out);
+}
+
+// A search that finds nothing feasible says so, with what its least infeasible point broke; one
+// that finds a feasible point does not.
 TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
   const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/workload-system1.yaml";
   const std::string run = "search " + psa + " --agent ga --budget 200 --population 100 --seed 1 --backend cpu -o ";
@@ -2420,7 +2452,7 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   // A population asked for beyond the budget is one generation of random genomes: a warning,
   // --quiet or not. The default population of a generational agent is cut to a tenth of the
-  // budget instead, for ten generations: a note, which --quiet keeps.
+  // budget instead, for ten generations: a note, which --quiet silences.
   r = test::run_cli("search " + psa + " --agent ga --budget 100 --population 500 -q -o " + out);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "search: population 500 is more than the budget: 100 instead, so the search is one "
@@ -2430,11 +2462,18 @@ TEST(SearchCli, RunsAndRefusesBadInput) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   for (const char* agent : {"ga", "nsga2", "aco"}) {
     r = test::run_cli("search " + psa + " --agent " + agent + " --budget 100 -o " + out);
-    EXPECT_NE(r.out.find("is more than a tenth of the budget: 10 instead, ten generations\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("is more than a tenth of the budget: 10 instead, 10 generations\n"), std::string::npos) << r.out;
     h5::Handle f = h5::open_file(out, false);
     EXPECT_EQ(h5::attr_uint(f.id(), "population"), 10u) << agent;
     EXPECT_EQ(h5::attr_uint(f.id(), "generations"), 10u) << agent;
   }
+  // Under 20 evaluations the GA's least population, 2, makes fewer generations, and the note says
+  // how many; a budget of 1 is one generation of one of them.
+  r = test::run_cli("search " + psa + " --agent ga --budget 15 -o " + out);
+  EXPECT_NE(r.out.find("is more than a tenth of the budget: 2 instead, 8 generations\n"), std::string::npos) << r.out;
+  r = test::run_cli("search " + psa + " --agent ga --budget 1 --population 5 -q -o " + out);
+  EXPECT_EQ(r.out, "search: population 5 is more than the budget: 2 instead (the least ga pairs parents with), so the "
+                   "search is one generation of random genomes\n");
   // --resume continues the search as started: the command that started it, --resume added, is
   // fine (a hyperparameter as written or at its default value); an option that says otherwise
   // is refused, not ignored.

@@ -298,7 +298,7 @@ TEST(Config, RecomputeModulesAndFp8Cache) {
   // A list's entry that is no module is named where it stands.
   const std::string r = write_temp("recmods3.yaml", "model: DeepSeek-V3\nsystem: {preset: dgx-h800, nodes: 2}\nworkload:\n"
                                                     "  ep: 16\n  recompute: selective\n  recompute_modules: [layernorm, attention]\n");
-  EXPECT_EQ(error_of(r), r + ":6:34: key 'workload.recompute_modules': expected one of core_attn, layernorm, mla_up_proj, "
+  EXPECT_EQ(error_of(r), r + ":6:34: key 'workload.recompute_modules.1': expected one of core_attn, layernorm, mla_up_proj, "
                              "mlp_act, got 'attention'");
   EXPECT_EQ(psa::load_config(p, {"workload.recompute_modules=layernorm,\tmlp_act"}).config.work.recompute_modules,
             kRecomputeLayerNorm | kRecomputeMlpAct);

@@ -810,7 +810,7 @@ TEST(Psa, SetReachesOneDimensionOfAParameter) {
   // of a list the base configuration reads whole (recompute_modules).
   for (const auto& [set, says] : std::vector<std::pair<std::string, std::string>>{
            {"parameters.network.npus.1.1=abc", "--set: key 'parameters.network.npus.1.values.1': expected an integer"},
-           {"base.workload.recompute_modules.0=foo", "--set: key 'workload.recompute_modules': expected one of core_attn"}}) {
+           {"base.workload.recompute_modules.0=foo", "--set: key 'workload.recompute_modules.0': expected one of core_attn"}}) {
     std::vector<std::string> sets{set};
     if (set.rfind("base.", 0) == 0)
       sets = {"base.workload.recompute=selective", "base.workload.recompute_modules=[core_attn, layernorm]", set};
