@@ -17,7 +17,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 
 namespace cosmic::h5 {
 
@@ -261,10 +260,12 @@ bool end_short_of_file(const std::string& path) { return is_hdf5(path) && short_
 bool repair_end_of_allocation(const std::string& path) {
   if (!is_hdf5(path) || !short_end(path)) return false;
   // cosmic's writer lock, held throughout: no run writes the file meanwhile, nor starts to.
-  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW);
-  if (fd < 0) return false;
-  const std::unique_ptr<int, void (*)(int*)> closed(new int(fd), [](int* p) { ::close(*p); delete p; });
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || opens_unlocked(path)) return false;
+  struct Descriptor {
+    int fd;
+    ~Descriptor() { if (fd >= 0) ::close(fd); }
+  } file{::open(path.c_str(), O_RDWR | O_NOFOLLOW)};
+  const int fd = file.fd;
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 || opens_unlocked(path)) return false;
   const auto [at, end] = recorded_end(path);
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
