@@ -445,6 +445,14 @@ struct BreedTask {
   ParentRows* children = nullptr;  // receives the children as rows, as breed() gives them
 };
 
+// GA's and NSGA-II's Agent::breeding(): the task of `b`, false before their parents exist.
+inline bool breed_task(BreedTask& task, const Breeding& b, size_t population, const std::vector<int32_t>& card,
+                       uint64_t seed, uint64_t gen, ParentRows& children) {
+  if (b.parents() == 0) return false;
+  task = {b, population, &card, seed, gen, &children};
+  return true;
+}
+
 // Uniform random genomes, individual i from stream (seed, gen, i).
 inline void random_population(Population& pop, const std::vector<int32_t>& card, uint64_t seed, uint64_t gen) {
   breed(pop, card, seed, gen, Breeding{});

@@ -32,9 +32,7 @@ void Ga::do_ask(Population& pop) {
 }
 
 bool Ga::breeding(BreedTask& task) {
-  if (rows_.size() == 0) return false;
-  task = {parents(), size_t(p_.population), &card_, seed_, gen_, &children_};
-  return true;
+  return breed_task(task, parents(), size_t(p_.population), card_, seed_, gen_, children_);
 }
 
 void Ga::do_tell(const Population& pop, const Scores& scores) {

@@ -676,9 +676,7 @@ void Nsga2::do_ask(Population& pop) {
 }
 
 bool Nsga2::breeding(BreedTask& task) {
-  if (rows_.size() == 0) return false;
-  task = {parents(), size_t(p_.population), &card_, seed_, gen_, &children_};
-  return true;
+  return breed_task(task, parents(), size_t(p_.population), card_, seed_, gen_, children_);
 }
 
 // Ranks and crowding distances (crowded_) of a population's scores, for a caller that keeps the

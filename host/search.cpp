@@ -1164,7 +1164,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     for (size_t i = 0; i < scores.size; ++i)
       if (scores.feasible(i)) gen_best = std::min(gen_best, scores.at(i, 0));
     const uint64_t gen = st.generations;
-    const uint64_t best_before = st.have_best ? st.best_at : 0;
+    const uint64_t best_before = st.best_at;  // (0 until a best is found)
     const uint64_t infeasible = record(st, evp, scores, metrics);
     if (st.best_at != best_before) improved_at = st.generations;
     const double t4 = now_s();
