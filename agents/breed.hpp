@@ -2,7 +2,7 @@
 // parents, uniform crossover and per-gene mutation, all drawn from the child's own stream
 // (seed, generation, index). agents/common.hpp's breed() makes a generation on the CPU threads,
 // a block of children at a time, with these operators; the CUDA population evaluator
-// (kernels/population_cuda.cu) makes one child per thread with breed_child(). Both give the same
+// (kernels/population_kernel.cuh) makes one child per thread with breed_child(). Both give the same
 // children, bit for bit (tests: Breeding.* on the CPU, PopulationEvaluator.CudaBreedsAsTheHost on
 // a device).
 #pragma once

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "kernels/types.hpp"
@@ -32,9 +33,9 @@ class CudaEvaluator {
   size_t capacity() const { return capacity_; }
 
  private:
+  struct Buffers;  // the device's configurations and results (host/batch_cuda.cu)
   size_t capacity_ = 0;
-  Config* d_in_ = nullptr;
-  Result* d_out_ = nullptr;
+  std::unique_ptr<Buffers> d_;
 };
 
 }  // namespace cosmic

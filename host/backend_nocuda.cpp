@@ -1,4 +1,4 @@
-// Stand-in for kernels/batch_cuda.cu in builds without CUDA: reports the backend unavailable.
+// Stand-in for host/batch_cuda.cu in builds without CUDA: reports the backend unavailable.
 #include <stdexcept>
 
 #include "host/backend.hpp"
@@ -10,6 +10,8 @@ CudaDevice cuda_device() {
   d.why = "cosmic was built without CUDA (no nvcc at configure time, or COSMIC_CUDA=OFF)";
   return d;
 }
+
+struct CudaEvaluator::Buffers {};
 
 CudaEvaluator::CudaEvaluator(size_t) { throw std::runtime_error(cuda_device().why); }
 CudaEvaluator::~CudaEvaluator() = default;

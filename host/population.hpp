@@ -1,7 +1,7 @@
 // Population evaluators: genomes (structure of arrays, agents/agent.hpp) -> Scores (objectives,
 // violation, reason) and the model's headline metrics, on all CPU cores (OpenMP, static
 // schedule: each individual's outputs are written by one iteration, so results do not depend on
-// the thread count) or on a CUDA device (kernels/population_cuda.cu, one thread per individual).
+// the thread count) or on a CUDA device (host/population_cuda.cu, one thread per individual).
 // Per-individual code and the violation tiers: kernels/population.hpp.
 #pragma once
 
@@ -22,7 +22,8 @@ namespace cosmic {
 
 // Model metrics per individual (0 where the model was not run).
 struct PopulationMetrics {
-  std::vector<double> col;  // col[m * size + i], m in time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu
+  std::vector<double> col;  // col[m * size + i], m in time_s, memory_bytes, network_cost_usd, tokens_per_s, mfu,
+                            // first_token_s
   size_t size = 0;
   void resize(size_t n) {
     size = n;
@@ -32,7 +33,7 @@ struct PopulationMetrics {
 };
 extern const char* const kPopMetricNames[kPopMetrics];
 
-// An agents::BreedTask flattened for a device (host/population.cpp; kernels/population_cuda.cu
+// An agents::BreedTask flattened for a device (host/population.cpp; host/population_cuda.cu
 // includes no OpenMP header, so it reads plain pointers): what it copies there, and where the
 // children's rows go.
 struct BreedPlan {
@@ -109,7 +110,7 @@ void next_generation(agents::Agent& agent, PopulationEvaluator& eval, agents::Po
 
 PopObjectives pop_objectives(const std::vector<Objective>& objectives);  // throws beyond kNumObjectives
 
-// Host work of the CUDA evaluator (kernels/population_cuda.cu), on the OpenMP threads: the genes
+// Host work of the CUDA evaluator (host/population_cuda.cu), on the OpenMP threads: the genes
 // narrowed to uint16_t, in the population's gene-major order, or widened back, and a copy of
 // `bytes` bytes.
 void narrow_genes(const agents::Population& pop, uint16_t* out);

@@ -1,4 +1,4 @@
-// Stand-in for kernels/population_cuda.cu in builds without CUDA: reports the backend unavailable.
+// Stand-in for host/population_cuda.cu in builds without CUDA: reports the backend unavailable.
 #include <stdexcept>
 
 #include "host/backend.hpp"

@@ -1,7 +1,7 @@
 // Exhaustive sweeps of a design space with reductions (host/sweep.cpp), in layers as in CUB:
 //   driver (this file: batches of the index range, host-side merge of reductions, HDF5 file,
 //           progress, signals, resume, shards)
-//   -> SweepBackend: CPU (host/sweep_cpu.cpp, OpenMP) or CUDA (kernels/sweep_cuda.cu)
+//   -> SweepBackend: CPU (host/sweep_cpu.cpp, OpenMP) or CUDA (host/sweep_cuda.cu)
 //   -> per-point code (kernels/sweep.hpp + kernels/space.hpp + kernels/model.hpp).
 // Backends see only live segments of the index range (the driver skips regions that violate
 // constraints on the most significant genes) and return reductions, never per-point results
@@ -23,38 +23,6 @@ namespace cosmic {
 struct Segment {
   u128 begin = 0;
   uint64_t count = 0;
-};
-
-// One point that passed the constraints, for --keep all.
-struct SweepRow {
-  u128 index = 0;
-  int32_t reason = 0;  // Reason code
-  double obj[kMaxSweepObjectives] = {};
-  double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0, first_token_s = 0;
-
-  // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result. An
-  // infeasible point's objectives are +inf, as a search's (its metrics are what the model got to).
-  COSMIC_HD void set(const Result& r, const double* objectives, int nobj) {
-    reason = int32_t(r.reason);
-    for (int j = 0; j < nobj; ++j) obj[j] = r.reason == Reason::Ok ? objectives[j] : INFINITY;
-    time_s = r.time_s;
-    memory_bytes = r.memory_bytes;
-    network_cost_usd = r.network_cost_usd;
-    tokens_per_s = r.tokens_per_s;
-    mfu = r.mfu;
-    first_token_s = r.first_token_s;
-  }
-  Result metrics() const {
-    Result r;
-    r.reason = Reason(reason);
-    r.time_s = time_s;
-    r.memory_bytes = memory_bytes;
-    r.network_cost_usd = network_cost_usd;
-    r.tokens_per_s = tokens_per_s;
-    r.mfu = mfu;
-    r.first_token_s = first_token_s;
-    return r;
-  }
 };
 
 // The segments of a batch with their live offsets and first genomes (kernels/sweep.hpp), as

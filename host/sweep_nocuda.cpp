@@ -1,4 +1,4 @@
-// Stand-in for kernels/sweep_cuda.cu in builds without CUDA: the CUDA sweep is unavailable.
+// Stand-in for host/sweep_cuda.cu in builds without CUDA: the CUDA sweep is unavailable.
 #include <stdexcept>
 
 #include "host/backend.hpp"

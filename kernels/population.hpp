@@ -1,7 +1,7 @@
 // Scoring one individual of a population (host and device): decode the genome onto the base
 // configuration (kernels/space.hpp), then check the PSA constraints, evaluate the model and
 // compute the objectives with the sweeps' code (score_point, kernels/score.hpp). Used by
-// host/population.cpp (OpenMP) and kernels/population_cuda.cu (one thread per individual).
+// host/population.cpp (OpenMP) and kernels/population_kernel.cuh (one thread per individual).
 //
 // Infeasible individuals get a violation > 0 that ranks them under the feasibility rules
 // (Deb 2000, agents/agent.hpp), in three tiers that never overlap:

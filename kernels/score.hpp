@@ -1,5 +1,5 @@
 // Scoring one point of a design space (host and device), the one copy of that logic: the CPU
-// sweep (host/sweep_cpu.cpp), the CUDA sweep (kernels/sweep_cuda.cu) and the population
+// sweep (host/sweep_cpu.cpp), the CUDA sweep (kernels/sweep_kernel.cuh) and the population
 // evaluators (kernels/population.hpp) all call score_config(), so their model results and
 // objective values are the same doubles.
 #pragma once

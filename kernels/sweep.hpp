@@ -1,5 +1,5 @@
 // Per-point code of exhaustive sweeps, shared by the CPU backend (host/sweep_cpu.cpp) and the
-// CUDA kernel (kernels/sweep_cuda.cu): mixed-radix stepping of a genome, one constraint at a
+// CUDA kernel (kernels/sweep_kernel.cuh): mixed-radix stepping of a genome, one constraint at a
 // time (to know how far a violation lets the sweep skip), the walk over a part of a batch that
 // skips such runs (sweep_walk_live), the objective histogram's bins, and the orders used by
 // top-K and the Pareto front. Scoring a point is kernels/score.hpp's score_config(). Host and
@@ -124,11 +124,6 @@ COSMIC_HD inline int32_t genome_next_change(const SpaceView& s, int32_t* genome,
   return s.ngenes;
 }
 
-// As genome_next_change; returns false past the last index.
-COSMIC_HD inline bool genome_skip_to_next(const SpaceView& s, int32_t* genome, int32_t m) {
-  return genome_next_change(s, genome, m) < s.ngenes;
-}
-
 // Indices from the genome's index to the next one whose gene m differs (at least 1):
 // prod_{g<m} card_g minus the rank of genes below m. Exact (128-bit integers).
 COSMIC_HD inline u128 indices_to_next_change(const SpaceView& s, const int32_t* genome, int32_t m) {
@@ -145,7 +140,7 @@ COSMIC_HD inline u128 indices_to_next_change(const SpaceView& s, const int32_t* 
 // its distance from the first index. A violated constraint skips the run of indices that
 // violate it too, without decoding them (violated_low_gene). The one copy of the sweep's walk:
 // the CPU backend (host/sweep_cpu.cpp, one part per thread) and the CUDA kernel
-// (kernels/sweep_cuda.cu, one part per GPU thread) both call it, so they visit the same points.
+// (kernels/sweep_kernel.cuh, one part per GPU thread) both call it, so they visit the same points.
 template <class Visit>
 COSMIC_HD inline void sweep_walk(const SpaceView& s, const SweepConst& k, int32_t* genome, u128 index, uint64_t count,
                                  Visit&& visit) {
@@ -182,6 +177,38 @@ COSMIC_HD inline uint64_t sweep_part_of_thread(uint64_t t, uint64_t windows) {
   const uint64_t w = t / 32, l = t % 32;
   return ((w / windows) * 32 + l) * windows + w % windows;
 }
+
+// One point that passed the constraints, for --keep all.
+struct SweepRow {
+  u128 index = 0;
+  int32_t reason = 0;  // Reason code
+  double obj[kMaxSweepObjectives] = {};
+  double time_s = 0, memory_bytes = 0, network_cost_usd = 0, tokens_per_s = 0, mfu = 0, first_token_s = 0;
+
+  // The row of a scored point (CPU and CUDA backends), and the metrics back as a Result. An
+  // infeasible point's objectives are +inf, as a search's (its metrics are what the model got to).
+  COSMIC_HD void set(const Result& r, const double* objectives, int nobj) {
+    reason = int32_t(r.reason);
+    for (int j = 0; j < nobj; ++j) obj[j] = r.reason == Reason::Ok ? objectives[j] : INFINITY;
+    time_s = r.time_s;
+    memory_bytes = r.memory_bytes;
+    network_cost_usd = r.network_cost_usd;
+    tokens_per_s = r.tokens_per_s;
+    mfu = r.mfu;
+    first_token_s = r.first_token_s;
+  }
+  Result metrics() const {
+    Result r;
+    r.reason = Reason(reason);
+    r.time_s = time_s;
+    r.memory_bytes = memory_bytes;
+    r.network_cost_usd = network_cost_usd;
+    r.tokens_per_s = tokens_per_s;
+    r.mfu = mfu;
+    r.first_token_s = first_token_s;
+    return r;
+  }
+};
 
 // A run of consecutive live indices of a batch, with what a thread needs to start anywhere in
 // it without a 128-bit division: the genome of its first index. Trivially copyable (the CUDA

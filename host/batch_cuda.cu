@@ -1,41 +1,25 @@
-// CUDA backend: one thread scores one configuration with the same model code as the CPU.
+// CUDA batch evaluator: one thread scores one configuration with the same model code as the CPU.
 //
-// Layering as in CUB: CudaEvaluator (host, owns device buffers) -> launch -> kernel ->
-// per-thread evaluate(). The kernel receives a small trivially-copyable view by value.
+// Layering as in CUB: CudaEvaluator (here: owns the device buffers) -> launch -> kernel
+// (kernels/batch_kernel.cuh) -> per-thread evaluate() (kernels/model.hpp). The kernel receives
+// a small trivially-copyable view by value.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
 #include "host/backend.hpp"
-#include "kernels/model.hpp"
+#include "host/cuda_buffer.hpp"
+#include "kernels/batch_kernel.cuh"
 
 namespace cosmic {
 
 namespace {
 
-struct BatchView {
-  const Config* in;
-  Result* out;
-  size_t n;
-};
-
-// kConv = Physical leaves the ASTRA-sim flow shop out of the kernel (kernels/collective.hpp);
-// the host launches it only for chunks whose configurations all use the Physical convention.
-template <Conventions kConv>
-__global__ void evaluate_kernel(BatchView v) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < v.n) v.out[i] = evaluate<kConv>(v.in[i]);
-}
-
 bool all_physical(const Config* in, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (in[i].net.convention != Convention::Physical) return false;
   return true;
-}
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace
@@ -59,33 +43,34 @@ CudaDevice cuda_device() {
   return d;
 }
 
+struct CudaEvaluator::Buffers {
+  CudaBuffer<Config> in;
+  CudaBuffer<Result> out;
+};
+
 CudaEvaluator::CudaEvaluator(size_t capacity) : capacity_(capacity) {
   if (capacity == 0) throw std::invalid_argument("CudaEvaluator: capacity must be at least 1");
   const CudaDevice dev = cuda_device();
   if (!dev.available) throw std::runtime_error(dev.why);
-  check(cudaMalloc(&d_in_, capacity * sizeof(Config)), "cudaMalloc(configs)");
-  check(cudaMalloc(&d_out_, capacity * sizeof(Result)), "cudaMalloc(results)");
+  d_ = std::make_unique<Buffers>(Buffers{{capacity, "cudaMalloc(configs)"}, {capacity, "cudaMalloc(results)"}});
 }
 
-CudaEvaluator::~CudaEvaluator() {
-  cudaFree(d_in_);
-  cudaFree(d_out_);
-}
+CudaEvaluator::~CudaEvaluator() = default;
 
 void CudaEvaluator::evaluate(const Config* in, Result* out, size_t n) {
   for (size_t done = 0; done < n; done += capacity_) {
     const size_t m = n - done < capacity_ ? n - done : capacity_;
-    check(cudaMemcpy(d_in_, in + done, m * sizeof(Config), cudaMemcpyHostToDevice), "copy configs");
+    cuda_check(cudaMemcpy(d_->in.get(), in + done, m * sizeof(Config), cudaMemcpyHostToDevice), "copy configs");
     const int block = 128;
     const unsigned grid = unsigned((m + block - 1) / block);
-    const BatchView view{d_in_, d_out_, m};
+    const BatchView view{d_->in.get(), d_->out.get(), m};
     if (all_physical(in + done, m))
       evaluate_kernel<Conventions::Physical><<<grid, block>>>(view);
     else
       evaluate_kernel<Conventions::Any><<<grid, block>>>(view);
-    check(cudaGetLastError(), "evaluate_kernel launch");
-    check(cudaDeviceSynchronize(), "evaluate_kernel");  // a fault is named here, not by the next copy
-    check(cudaMemcpy(out + done, d_out_, m * sizeof(Result), cudaMemcpyDeviceToHost), "copy results");
+    cuda_check(cudaGetLastError(), "evaluate_kernel launch");
+    cuda_check(cudaDeviceSynchronize(), "evaluate_kernel");  // a fault is named here, not by the next copy
+    cuda_check(cudaMemcpy(out + done, d_->out.get(), m * sizeof(Result), cudaMemcpyDeviceToHost), "copy results");
   }
 }
 
