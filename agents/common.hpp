@@ -426,15 +426,6 @@ inline void breed(Population& pop, const std::vector<int32_t>& card, uint64_t se
   });
 }
 
-// breed_child()'s view of a breeding with parents (b.parents() > 0), for rows and records where
-// they are read (the host's, or a device's copies) and `skips` made for b.mutation_rate.
-template <class Gene, class Record>
-BreedView<Gene, Record> breed_view(const Breeding& b, const Gene* rows, const Record* records, const int32_t* card,
-                                   int32_t ngenes, SkipView skips, uint64_t seed, uint64_t gen) {
-  return {rows, records, uint64_t(b.parents()), card, ngenes, int32_t(std::max<int64_t>(1, b.tournament)),
-          b.crossover_rate, skips, seed, gen};
-}
-
 // An agent's next generation as one breeding, handed to an evaluator that breeds on its device
 // (Agent::breeding(), PopulationEvaluator::breed()): what breed() would be called with.
 struct BreedTask {

@@ -18,6 +18,10 @@
 #include "psa/config.hpp"
 #include "psa/names.hpp"
 
+#ifndef COSMIC_VERSION
+#define COSMIC_VERSION "0.0.0"
+#endif
+
 namespace cosmic {
 
 namespace {
@@ -37,7 +41,13 @@ void set_command_line(int argc, const char* const* argv) {
   }
 }
 
-void write_provenance(hid_t file, const psa::DesignSpace& ds) {
+void write_run_header(hid_t file, const std::string& kind, int64_t format_version, const std::string& psa_text,
+                      const std::string& psa_file, const psa::DesignSpace& ds) {
+  h5::set_attr(file, "kind", kind);
+  h5::set_attr(file, "format_version", format_version);
+  h5::set_attr(file, "tool_version", std::string(COSMIC_VERSION));
+  h5::set_attr(file, "psa", psa_text);
+  h5::set_attr(file, "psa_file", psa_file);
   // When, where and by what command (as typed; the run's settings are the file's other
   // attributes): what a reader needs to tell runs apart.
   const std::time_t now = std::time(nullptr);
@@ -60,6 +70,7 @@ void write_provenance(hid_t file, const psa::DesignSpace& ds) {
     limits.push_back(std::string(psa::objective_name(ds.view->limit_obj[k])) + " <= " + buf);
   }
   if (!limits.empty()) h5::set_attr(file, "limits", limits);
+  h5::set_attr(file, "space_name", ds.name);
 }
 
 std::string first_difference(const std::string& a, const std::string& b, const std::string& where_a,

@@ -23,9 +23,11 @@ struct Provenance {
 
 // The command line a file's provenance records (main() sets it: `cosmic sweep ...`).
 void set_command_line(int argc, const char* const* argv);
-// Writes the attributes created (UTC), host, command_line, model_revision, base_config,
-// psa_sets and limits on `file` (this run's, this build's, ds's).
-void write_provenance(hid_t file, const psa::DesignSpace& ds);
+// Writes a result file's header: the attributes kind, format_version, tool_version, psa (the
+// text, `psa_text`), psa_file, then created (UTC), host, command_line, model_revision,
+// base_config, psa_sets and limits (this run's, this build's, ds's), then space_name.
+void write_run_header(hid_t file, const std::string& kind, int64_t format_version, const std::string& psa_text,
+                      const std::string& psa_file, const psa::DesignSpace& ds);
 Provenance read_provenance(hid_t file);
 // The PSA file of a sweep or search into `out`, loaded with the --set edits `sets`; with `resume`,
 // with the edits `out` recorded instead (an error in them says they are the file's, and a PSA

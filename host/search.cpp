@@ -85,35 +85,45 @@ void update_archive(State& st, const agents::Population& pop, const agents::Scor
     for (size_t k = 0; k < cand.size(); ++k) cols[size_t(j) * n + na + k] = s.at(cand[k], j);
   }
   const std::vector<int32_t> rank = agents::nondominated_sort(cols.data(), n, st.nobj, n);
-  State next;
-  std::vector<double> v(size_t(st.nobj));
-  std::vector<std::vector<double>> kept;
-  for (size_t k = 0; k < n; ++k) {
-    if (rank[k] != 0) continue;
-    for (int32_t j = 0; j < st.nobj; ++j) v[size_t(j)] = cols[size_t(j) * n + k];
-    bool dup = false;  // archive first (older), so the earliest point of a vector stays
-    for (const auto& w : kept)
-      if (w == v) dup = true;
-    if (dup) continue;
-    kept.push_back(v);
-    next.arch_obj.insert(next.arch_obj.end(), v.begin(), v.end());
+  // Of points with equal objectives the earliest stays (the archive's come first: older): the
+  // front sorted by its vectors, stably, marks every later one of a run of equals.
+  std::vector<size_t> front;
+  for (size_t k = 0; k < n; ++k)
+    if (rank[k] == 0) front.push_back(k);
+  const auto obj = [&](size_t k, int32_t j) { return cols[size_t(j) * n + k]; };
+  const auto less = [&](size_t a, size_t b) {
+    for (int32_t j = 0; j < st.nobj; ++j)
+      if (obj(a, j) != obj(b, j)) return obj(a, j) < obj(b, j);
+    return false;
+  };
+  std::vector<size_t> by_value = front;
+  std::stable_sort(by_value.begin(), by_value.end(), less);
+  std::vector<char> repeated(n, 0);
+  for (size_t q = 1; q < by_value.size(); ++q)
+    if (!less(by_value[q - 1], by_value[q])) repeated[by_value[q]] = 1;
+  std::vector<int32_t> genes;
+  std::vector<double> objs, metrics;
+  std::vector<uint64_t> evals;
+  for (size_t k : front) {
+    if (repeated[k]) continue;
+    for (int32_t j = 0; j < st.nobj; ++j) objs.push_back(obj(k, j));
     if (k < na) {
-      next.arch_genes.insert(next.arch_genes.end(), st.arch_genes.begin() + ptrdiff_t(k * size_t(st.ngenes)),
-                             st.arch_genes.begin() + ptrdiff_t((k + 1) * size_t(st.ngenes)));
-      next.arch_eval.push_back(st.arch_eval[k]);
-      next.arch_metrics.insert(next.arch_metrics.end(), st.arch_metrics.begin() + ptrdiff_t(k * kPopMetrics),
-                               st.arch_metrics.begin() + ptrdiff_t((k + 1) * kPopMetrics));
+      genes.insert(genes.end(), st.arch_genes.begin() + ptrdiff_t(k * size_t(st.ngenes)),
+                   st.arch_genes.begin() + ptrdiff_t((k + 1) * size_t(st.ngenes)));
+      evals.push_back(st.arch_eval[k]);
+      metrics.insert(metrics.end(), st.arch_metrics.begin() + ptrdiff_t(k * kPopMetrics),
+                     st.arch_metrics.begin() + ptrdiff_t((k + 1) * kPopMetrics));
     } else {
       const size_t i = cand[k - na];
-      for (int32_t g = 0; g < st.ngenes; ++g) next.arch_genes.push_back(pop.at(i, g));
-      next.arch_eval.push_back(first_eval + i);
-      for (int q = 0; q < kPopMetrics; ++q) next.arch_metrics.push_back(m.metric(q)[i]);
+      for (int32_t g = 0; g < st.ngenes; ++g) genes.push_back(pop.at(i, g));
+      evals.push_back(first_eval + i);
+      for (int q = 0; q < kPopMetrics; ++q) metrics.push_back(m.metric(q)[i]);
     }
   }
-  st.arch_genes.swap(next.arch_genes);
-  st.arch_obj.swap(next.arch_obj);
-  st.arch_eval.swap(next.arch_eval);
-  st.arch_metrics.swap(next.arch_metrics);
+  st.arch_genes.swap(genes);
+  st.arch_obj.swap(objs);
+  st.arch_eval.swap(evals);
+  st.arch_metrics.swap(metrics);
 }
 
 // Whether point a of s is a better best than point b of t: the feasibility rules on objective 0
@@ -863,13 +873,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     // is always one --resume can continue, even when the search was killed as it started.
     h5::NewFile created(o.out, "search");
     const hid_t f = created.id();
-    h5::set_attr(f, "kind", std::string("search"));
-    h5::set_attr(f, "format_version", kSearchFormatVersion);
-    h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
-    h5::set_attr(f, "psa", ds.text);
-    h5::set_attr(f, "psa_file", ds.file);
-    write_provenance(f, ds);
-    h5::set_attr(f, "space_name", ds.name);
+    write_run_header(f, "search", kSearchFormatVersion, ds.text, ds.file, ds);
     h5::set_attr(f, "agent", o.agent);
     h5::set_attr(f, "params", agents::params_text(o.params));
     agents::Params effective;

@@ -25,10 +25,6 @@
 #include "psa/config.hpp"
 #include "psa/names.hpp"
 
-#ifndef COSMIC_VERSION
-#define COSMIC_VERSION "0.0.0"
-#endif
-
 namespace cosmic {
 
 namespace {
@@ -164,13 +160,7 @@ void root_counters(hid_t f, const SweepState& st, const FileMeta& m, int slot);
 
 void write_header(hid_t f, const psa::DesignSpace& ds, const SweepState& st, const FileMeta& m) {
   root_counters(f, st, m, 0);
-  h5::set_attr(f, "kind", std::string("sweep"));  // a merge's too (merged_from tells it apart)
-  h5::set_attr(f, "format_version", kFormatVersion);
-  h5::set_attr(f, "tool_version", std::string(COSMIC_VERSION));
-  h5::set_attr(f, "psa", m.psa_text);
-  h5::set_attr(f, "psa_file", m.psa_file);
-  write_provenance(f, ds);
-  h5::set_attr(f, "space_name", ds.name);
+  write_run_header(f, "sweep", kFormatVersion, m.psa_text, m.psa_file, ds);  // a merge's too (merged_from tells it apart)
   h5::set_attr(f, "backend", m.backend);
   h5::set_attr(f, "device", m.device);
   h5::set_attr(f, "seed", m.seed);

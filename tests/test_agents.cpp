@@ -291,16 +291,9 @@ TEST(Agents, SameSeedSameHistoryDifferentSeedDifferent) {
 TEST(Agents, HistoryDoesNotDependOnTheThreadCount) {
   const auto ds = tiny_space({Objective::Latency, Objective::Cost});
   const int threads = omp_get_max_threads();
-  for (const char* a : kAgents) {
-    const Params p{{std::string(a) + ".population", "200"}};
-    omp_set_num_threads(1);
-    const auto h1 = history(a, ds, p, 3, 5);
-    omp_set_num_threads(std::max(2, threads));
-    const auto h2 = history(a, ds, p, 3, 5);
-    EXPECT_EQ(h1, h2) << a;
-  }
   // Populations large enough for the parallel paths (blocks of children or ants from 4,096,
-  // sorts and selections from 32,768), on 1, 2 and 3 threads. BO is for small populations.
+  // sorts and selections from 32,768), on 1, 2 and 3 threads. BO, for small populations, has no
+  // parallel path (a smaller population would run every agent on one thread whatever the count).
   for (const char* a : {"rw", "ga", "aco", "nsga2"}) {
     const Params p{{std::string(a) + ".population", "40000"}};
     omp_set_num_threads(1);
@@ -557,6 +550,17 @@ TEST(Breeding, ByteMasksSetTheBytesOfTheSetBits) {
   }
 }
 
+// breed_child()'s view of a breeding with parents (b.parents() > 0), of the host's rows and
+// records, `skips` made for b.mutation_rate (the CUDA evaluator builds its own from what it
+// copied: BreedPacking::view).
+template <class Gene, class Record>
+agents::BreedView<Gene, Record> breed_view(const agents::Breeding& b, const Gene* rows, const Record* records,
+                                           const int32_t* card, int32_t ngenes, agents::SkipView skips, uint64_t seed,
+                                           uint64_t gen) {
+  return {rows, records, uint64_t(b.parents()), card, ngenes, int32_t(std::max<int64_t>(1, b.tournament)),
+          b.crossover_rate, skips, seed, gen};
+}
+
 // breed_child(), one child at a time as a CUDA thread makes it, gives the children breed() makes
 // in blocks on the CPU threads: GA's and NSGA-II's records, one- and four-byte genes, tournaments
 // of 1 to 5, crossover never / sometimes / always, mutation never / auto / often / always.
@@ -597,7 +601,7 @@ TEST(Breeding, OneChildAtATimeEqualsTheBlocks) {
           rows.visit([&](const auto* parent_rows) {
             using Gene = std::remove_const_t<std::remove_pointer_t<decltype(parent_rows)>>;
             b.visit_records([&](const auto* records) {
-              const auto v = agents::breed_view(b, parent_rows, records, card->data(), ng, skips.view(), 5, 3);
+              const auto v = breed_view(b, parent_rows, records, card->data(), ng, skips.view(), 5, 3);
               std::vector<Gene> child(static_cast<size_t>(ng));
               std::vector<int32_t> from_rows(static_cast<size_t>(ng));
               for (size_t i = 0; i < nchildren; ++i) {

@@ -80,11 +80,24 @@ void expect_same(const Result& a, const Result& b, size_t i) {
   ASSERT_EQ(a.reason, b.reason) << "config " << i;
   // Both backends evaluate in double without FMA contraction (--fmad=false on the GPU,
   // -ffp-contract=off on the host), and the model calls no libm function that rounds
-  // (astra::log2_int): bit-identical.
-  EXPECT_EQ(a.time_s, b.time_s) << "config " << i;
-  EXPECT_EQ(a.memory_bytes, b.memory_bytes) << "config " << i;
-  EXPECT_EQ(a.network_cost_usd, b.network_cost_usd) << "config " << i;
-  EXPECT_EQ(a.mfu, b.mfu) << "config " << i;
+  // (astra::log2_int): bit-identical, every figure.
+  const struct {
+    const char* name;
+    double Result::*field;
+  } figures[] = {{"time_s", &Result::time_s}, {"forward_s", &Result::forward_s},
+                 {"backward_s", &Result::backward_s}, {"recompute_s", &Result::recompute_s},
+                 {"optimizer_s", &Result::optimizer_s}, {"tp_comm_s", &Result::tp_comm_s},
+                 {"cp_comm_s", &Result::cp_comm_s}, {"dp_comm_s", &Result::dp_comm_s},
+                 {"pp_comm_s", &Result::pp_comm_s}, {"bubble_s", &Result::bubble_s},
+                 {"ep_comm_s", &Result::ep_comm_s}, {"weights_bytes", &Result::weights_bytes},
+                 {"grads_bytes", &Result::grads_bytes}, {"optimizer_bytes", &Result::optimizer_bytes},
+                 {"activation_bytes", &Result::activation_bytes}, {"kv_cache_bytes", &Result::kv_cache_bytes},
+                 {"memory_bytes", &Result::memory_bytes}, {"network_cost_usd", &Result::network_cost_usd},
+                 {"model_flops", &Result::model_flops}, {"tokens_per_s", &Result::tokens_per_s},
+                 {"mfu", &Result::mfu}, {"first_token_s", &Result::first_token_s}};
+  static_assert(sizeof(figures) / sizeof(figures[0]) * sizeof(double) + sizeof(double) == sizeof(Result),
+                "every figure of Result compared");
+  for (const auto& f : figures) EXPECT_EQ(a.*(f.field), b.*(f.field)) << "config " << i << ": " << f.name;
 }
 
 class Backend : public ::testing::TestWithParam<const char*> {};
