@@ -9,6 +9,10 @@
 #define CXXOPTS_VECTOR_DELIMITER '\n'
 #include <cxxopts.hpp>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <iostream>
 #include <string>
@@ -110,6 +114,22 @@ inline void warn_ignored_with_resume(const cxxopts::Options& opts, const cxxopts
 inline int usage_error(const cxxopts::Options& opts, const std::string& message) {
   std::cerr << opts.program() << ": " << message << "\n";
   return 2;
+}
+
+// A count typed as digits (up to 2^64 - 1) or in exponent form (1e6, 2.5e6: a whole number below
+// 2^63), as --param's integers are read; false for anything else (a sign, a fraction, garbage).
+inline bool parse_count(const std::string& s, uint64_t& out) {
+  if (s.empty() || s.find_first_not_of("0123456789.eE+") != std::string::npos || s[0] == '+') return false;
+  char* end = nullptr;
+  errno = 0;
+  if (s.find_first_not_of("0123456789") == std::string::npos) {
+    out = std::strtoull(s.c_str(), &end, 10);
+    return errno == 0;
+  }
+  const double d = std::strtod(s.c_str(), &end);
+  if (errno != 0 || end != s.c_str() + s.size() || d != std::floor(d) || !(d < 9223372036854775808.0)) return false;
+  out = uint64_t(d);
+  return true;
 }
 
 // The values of --backend of every command that evaluates.

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -767,6 +768,27 @@ agents::Params budget_params(const std::string& agent, agents::Params params, ui
   return params;
 }
 
+// What a search holds in memory for a population of P, bytes: the resident size per individual
+// measured on the 2-core machine (2026-12-05: max RSS at populations 2 x 10^5 and 10^6, three
+// generations, on spaces of 12 and 35 genes; the slope between them, fitted as a + b genes) plus,
+// with `--keep all`, three copies of a row of /evaluated waiting for the writer (2 bytes a gene,
+// 8 an objective, 76 for the violation, reason, metrics, generation and evaluation; measured
+// 470 bytes more with 35 genes). BO holds at most 10^6 a generation, taken as the GA's.
+double population_bytes(const std::string& agent, size_t P, int32_t ngenes, int32_t nobj, KeepEvaluated keep) {
+  const double g = ngenes;
+  const double per = agent == "rw" ? 70 + 4 * g : agent == "aco" ? 102 + 4 * g : agent == "nsga2" ? 260 + 12 * g : 162 + 8 * g;
+  const double rows = keep == KeepEvaluated::None ? 0.0 : 3 * (2 * g + 8 * nobj + 76);
+  return double(P) * (per + rows);
+}
+
+// The memory a run may use, bytes: the machine's, or less under `ulimit -v`.
+double memory_limit_bytes() {
+  double bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, double(as.rlim_cur));
+  return bytes;
+}
+
 int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSummary* summary) {
   StopSignals signals;  // from the start: a signal while the file is made stops the run once it is
   SearchOptions o = o_in;
@@ -866,6 +888,15 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const auto make = [&] { return agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed); };
   agents::MadeAgent made = make();
   const size_t P = made.population;
+  // A population the memory cannot hold is refused before its file is made (or resumed): past
+  // it the kernel's OOM killer, or std::bad_alloc under `ulimit -v`, would end the run.
+  const double need = population_bytes(o.agent, P, view.ngenes, st.nobj, keep), have = memory_limit_bytes();
+  if (need > have)
+    throw std::runtime_error("search: a population of " + std::to_string(P) + " needs about " + human(need) +
+                             "B of memory here (" + o.agent + ", " + std::to_string(view.ngenes) + " genes" +
+                             (keep == KeepEvaluated::None ? "" : ", --keep " + o.keep) + "; docs/agents.md), more than the " +
+                             human(have) + "B this machine" + " or `ulimit -v` allows: a smaller --population" +
+                             (keep == KeepEvaluated::None ? "" : " or --keep none"));
   std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
 
   if (!o.resume) {
@@ -1185,8 +1216,9 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     pending.gen_best.push_back(gen_best);
     pending.agent_s.push_back(agent_s);
     pending.eval_s.push_back(eval_s);
-    // Whole chunks of /evaluated and the generations they complete; everything when no chunk
-    // filled for flush_s seconds.
+    // Whole chunks of /evaluated and the generations they complete; then everything when no
+    // chunk filled for flush_s seconds, or when this generation took that long (the next may
+    // too, and a kill meanwhile would lose this one's record).
     const uint64_t chunk_end = (written + pending.rows()) / kChunkRows * kChunkRows;
     if (chunk_end > written) {
       size_t gens = 0;
@@ -1195,7 +1227,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       written = chunk_end;
       tail = Pending();
       last_write = now_s();
-    } else if (t4 - last_write >= o.flush_s) {
+    }
+    if (!pending.evals.empty() && (t4 - last_write >= o.flush_s || t4 - t0 >= o.flush_s)) {
       written += pending.rows();
       Pending rows = pending;
       rows.take_front(0, rows.evals.size());  // the rows alone

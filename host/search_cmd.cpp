@@ -64,8 +64,9 @@ std::string resume_clash(const std::string& out, const cxxopts::ParseResult& arg
   if (args.count("agent") && args["agent"].as<std::string>() != agent) return "--agent: " + was + "agent " + agent;
   if (args.count("seed") && args["seed"].as<uint64_t>() != seed) return "--seed: " + was + "seed " + std::to_string(seed);
   if (args.count("keep") && args["keep"].as<std::string>() != keep) return "--keep: " + was + "--keep " + keep;
-  if (args.count("population") && args["population"].as<uint64_t>() != population &&
-      args["population"].as<uint64_t>() != asked)
+  uint64_t given_population = 0;  // (read as the run reads it; checked there)
+  if (args.count("population") && parse_count(args["population"].as<std::string>(), given_population) &&
+      given_population != population && given_population != asked)
     return "--population: " + was + "population " + std::to_string(population);
   if (args.count("param")) {  // compared as the agent takes them (defaults filled in, numbers read)
     agents::Params given = params, typed;
@@ -102,8 +103,9 @@ int cmd_search(int argc, const char* const* argv) {
   opts.add_options()
       ("psa", "design-space file", cxxopts::value<std::string>())
       ("agent", std::string("rw, ga, aco, bo or nsga2"), cxxopts::value<std::string>()->default_value("ga"))
-      ("budget", "evaluations in all (with --resume: a larger budget to continue to)", cxxopts::value<uint64_t>())
-      ("population", "genomes per generation (sets <agent>.population)", cxxopts::value<uint64_t>())
+      ("budget", "evaluations in all, e.g. 2000000 or 2e6 (with --resume: a larger budget to continue to)",
+       cxxopts::value<std::string>())
+      ("population", "genomes per generation, e.g. 100000 or 1e5 (sets <agent>.population)", cxxopts::value<std::string>())
       ("param", "hyperparameter key=value (e.g. mutation_rate=0.05 or ga.mutation_rate=0.05); repeatable; "
                 "overrides the PSA file's agent: section", cxxopts::value<std::vector<std::string>>())
       ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("0"))
@@ -144,7 +146,13 @@ int cmd_search(int argc, const char* const* argv) {
   o.quiet = args.count("quiet") > 0;
   o.keep = args["keep"].as<std::string>();
   o.breed = args["breed"].as<std::string>();
-  if (args.count("budget")) o.budget = args["budget"].as<uint64_t>();
+  if (args.count("budget") && !parse_count(args["budget"].as<std::string>(), o.budget))
+    return usage_error(opts, "--budget expects a positive number of evaluations (digits, or 2e6), got '" +
+                                 args["budget"].as<std::string>() + "'");
+  uint64_t population = 0;
+  if (args.count("population") && !parse_count(args["population"].as<std::string>(), population))
+    return usage_error(opts, "--population expects a number of genomes (digits, or 1e5), got '" +
+                                 args["population"].as<std::string>() + "'");
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if ((!o.resume || args.count("budget")) && o.budget == 0)
     return usage_error(opts, "--budget expects a positive number of evaluations");
@@ -173,7 +181,7 @@ int cmd_search(int argc, const char* const* argv) {
       if (args.count("population")) {
         if (given.count(o.agent + ".population"))
           return usage_error(opts, "--population and --param population both set the population: give one");
-        given[o.agent + ".population"] = std::to_string(args["population"].as<uint64_t>());
+        given[o.agent + ".population"] = std::to_string(population);
       }
       o.params = psa_agent_params(ds, o.agent, given);
       if (!o.quiet)

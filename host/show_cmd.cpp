@@ -446,8 +446,9 @@ void print_search(std::ostream& os, const std::string& file, const ojson& j) {
   const std::string objective = j["objectives"].at(0).get<std::string>();
   if (b.is_null()) {  // killed (or running): /best is not written yet, or is an earlier session's
     const double so_far = j["best_objective_so_far"].is_number() ? j["best_objective_so_far"].get<double>() : INFINITY;
-    os << (std::isfinite(so_far) ? "best " + objective + " so far " + objective_text(objective, so_far) + " (from /generations" : "no feasible point so far (")
-       << "; the best point is written when the run stops: --resume finishes it)\n";
+    os << (std::isfinite(so_far) ? "best " + objective + " so far " + objective_text(objective, so_far) + " (from /generations; "
+                                 : "no feasible point so far (")
+       << "the best point is written when the run stops: --resume finishes it)\n";
     print_search_front(os, j);
     return;
   }

@@ -90,7 +90,7 @@ int cmd_sweep(int argc, const char* const* argv) {
   auto digits = [](const std::string& t) { return !t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos; };
   if (slash == std::string::npos || !digits(shard.substr(0, slash)) || !digits(shard.substr(slash + 1)) ||
       (o.shard_i = std::stoull(shard.substr(0, slash))) >= (o.shard_n = std::stoull(shard.substr(slash + 1))))
-    return usage_error(opts, "--shard expects I/N with 0 <= I < N, or auto, got '" + shard + "'" +
+    return usage_error(opts, "--shard expects I/N with 0 <= I < N < 10^18, or auto, got '" + shard + "'" +
                              (from.empty() ? "" : " (auto: from " + from + ")"));
   for (size_t at = named; at != std::string::npos; at = o.out.find("{shard}", at))
     o.out.replace(at, 7, std::to_string(o.shard_i) + "-of-" + std::to_string(o.shard_n));

@@ -266,7 +266,9 @@ std::vector<Value> parse_values(const Section& spec, const ParamDef& d, const YA
     if (step <= 0) r.fail("step", "a positive number");
     if (hi < lo) r.fail("max", "a number >= min (" + fmt_number(lo) + ")");
     const double n = std::floor((hi - lo) / step + 1e-9) + 1;
-    if (n > kMaxValues) r.fail("step", "a step giving at most " + std::to_string(kMaxValues) + " values");
+    if (n > kMaxValues)
+      r.fail("step", "a step giving at most " + std::to_string(kMaxValues) + " values (step " + fmt_number(step) +
+                         (r.has("step") ? "" : ", the default,") + " gives " + fmt_number(n) + ")");
     // lo + i step carries the binary rounding of step (0.1 x 3 = 0.30000000000000004): each
     // value is taken to 15 significant digits, the decimal the file meant.
     for (int i = 0; i < int(n); ++i) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -2390,6 +2391,31 @@ TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
   const test::CliRun some = test::run_cli(run + temp_path("some.h5"));
   EXPECT_EQ(some.status, 0) << some.out;
   EXPECT_EQ(some.out.find("no feasible point"), std::string::npos) << some.out;
+}
+
+// A population the memory cannot hold is refused before a file is made, with the estimate: a GA
+// of 10^8 on the System 1 full-stack space (35 genes) holds (162 + 8 x 35) = 442 bytes an
+// individual (docs/agents.md, "Memory"), 44.2 GB, under a `ulimit -v` of 4 GiB; 10^4 runs.
+TEST(SearchCli, RefusesAPopulationTheMemoryCannotHold) {
+  const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml";
+  const std::string run = "search " + psa + " --agent ga --keep none --backend cpu -q --seed 1";
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &old), 0);
+  rlimit limited = old;
+  limited.rlim_cur = rlim_t(4) << 30;
+  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < limited.rlim_cur) limited.rlim_cur = old.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &limited), 0);
+  const std::string big = temp_path("too_big.h5"), small = temp_path("fits.h5");
+  const test::CliRun refused = test::run_cli(run + " --population 1e8 --budget 2e8 -o " + big);  // (read as 10^8, 2 x 10^8)
+  const test::CliRun fits = test::run_cli(run + " --population 10000 --budget 20000 -o " + small);
+  setrlimit(RLIMIT_AS, &old);
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("a population of 100000000 needs about 44.2GB of memory here (ga, 35 genes;"),
+            std::string::npos)
+      << refused.out;
+  EXPECT_FALSE(std::filesystem::exists(big));
+  EXPECT_FALSE(std::filesystem::exists(big + ".partial"));
+  EXPECT_EQ(fits.status, 0) << fits.out;
 }
 
 // A space no larger than the budget gets a note that a sweep would be exact; a larger one not.

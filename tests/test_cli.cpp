@@ -606,7 +606,9 @@ TEST(Cli, BadInputFailsWithMessage) {
   // A value that does not parse names its option (cxxopts names only the value).
   const std::string psa = test::data_path("psa/cosmic/workload-system1.yaml");
   const std::pair<std::string, std::string> unreadable[] = {
-      {"search " + psa + " --population -5 --budget 10 -o x.h5", "--population: cannot read '-5'"},
+      {"search " + psa + " --population -5 --budget 10 -o x.h5", "--population expects a number of genomes (digits, or 1e5), got '-5'"},
+      {"search " + psa + " --budget 2.5e0 -o x.h5", "--budget expects a positive number of evaluations (digits, or 2e6), got '2.5e0'"},
+      {"search " + psa + " --budget 10x -o x.h5", "got '10x'"},
       {"sweep " + psa + " --top=abc -o x.h5", "--top: cannot read 'abc'"},
       // --keep all on a space of 6.9e10 points meeting the constraints: refused, not days of rows
       {"sweep " + test::data_path("psa/cosmic/collective-system1.yaml") + " --keep all --no-fold -o x.h5",

@@ -954,6 +954,11 @@ TEST(Psa, ErrorsNameFileLineAndKey) {
        {"pow2_max2.yaml:4:", "key 'parameters.workload.dp.pow2.max'", "(100 lies between 64 and 128)"}},
       {"range_step.yaml", head + "    dp: {range: {min: 1, max: 2, step: 0.5}}\nobjectives: [latency]\n",
        {"range_step.yaml:4:", "key 'parameters.workload.dp.range.step'", "(1.5)"}},
+      // Too many values: the count the step gives, the default step named as such.
+      {"range_count.yaml", head + "    dp: {range: {min: 1, max: 1e18}}\nobjectives: [latency]\n",
+       {"range_count.yaml:4:", "key 'parameters.workload.dp.range.step'", "(step 1, the default, gives 1e+18)"}},
+      {"range_count2.yaml", head + "    dp: {range: {min: 0, max: 5000, step: 2}}\nobjectives: [latency]\n",
+       {"range_count2.yaml:4:", "at most 2048 values (step 2 gives 2501)"}},
       {"stack_twice.yaml", head + "    dp: [1, 2]\n  workload:\n    pp: [4]\nobjectives: [latency]\n",
        {"stack_twice.yaml:5:3:", "key 'parameters.workload' is given twice (first on line 3)"}},
       // Hostile nesting is an error, not a stack overflow of the parser; 64 levels still parse.
