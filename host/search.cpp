@@ -1119,9 +1119,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   uint64_t session_gens = 0;
   const bool tty = isatty(2) != 0;
   // The ETA runs at the rate since the last progress line: BO's generations slow down as its
-  // history grows, and the rate over the whole run had it finish about 4x too soon.
+  // history grows, and the rate over the whole run had it finish about 4x too soon. The first
+  // line gives none: its rate counts the session's start-up (a population of 2 read 1h18m for
+  // a search of 5 s).
   double eta_wall = st.wall_s;
   uint64_t eta_evals = st.evaluations;
+  bool eta_known = false;
   auto progress = [&](bool last) {
     if (o.quiet) return;
     const double t = now_s();
@@ -1132,9 +1135,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
         st.wall_s > eta_wall && st.evaluations > eta_evals ? double(st.evaluations - eta_evals) / (st.wall_s - eta_wall) : rate;
     eta_wall = st.wall_s;
     eta_evals = st.evaluations;
+    const bool eta_known_before = eta_known;
+    eta_known = true;
     std::cerr << (tty ? "\r" : "") << "search " << o.agent << ": gen " << st.generations << ", " << human(double(st.evaluations))
               << "/" << human(double(o.budget)) << " evaluations, best " << best_text(best_value(st)) << ", " << human(rate)
-              << " evals/s" << (last ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / recent))
+              << " evals/s" << (last || !eta_known_before ? "" : ", ETA " + duration(double(o.budget - st.evaluations) / recent))
               << (tty ? "   " : "") << (tty && !last ? "" : "\n") << std::flush;
   };
   // The rows handed to the writer since /evaluated last ended on a whole chunk: a checkpoint

@@ -665,8 +665,9 @@ int run_sweep(const psa::DesignSpace& psa_space, const SweepOptions& o) {
   // rate, docs/performance.md; 2 CPU cores cover 10^7 to 10^8) will not be finished by sweeping.
   const double points = double(m.end - m.next), fastest_s = points / 3e9;
   if (!o.quiet && fastest_s > 86400)
-    std::cerr << "cosmic sweep: note: " << fmt_g(points, 3) << " points to sweep take " << duration(fastest_s)
-              << " even at 3 x 10^9 a second (an H200): fix some parameters, or let cosmic search explore the space "
+    std::cerr << "cosmic sweep: note: " << fmt_g(points, 3) << " points to sweep would take " << duration(fastest_s)
+              << " even at 3 x 10^9 a second (an H200), less only as far as constraints skip regions unvisited (the "
+                 "progress line's rate counts those): fix some parameters, or let cosmic search explore the space "
                  "(docs/agents.md)\n";
   Progress progress(o.quiet, o.progress_every_s);
   const auto t0 = std::chrono::steady_clock::now();
