@@ -116,18 +116,22 @@ inline int usage_error(const cxxopts::Options& opts, const std::string& message)
   return 2;
 }
 
-// A count typed as digits (up to 2^64 - 1) or in exponent form (1e6, 2.5e6: a whole number below
-// 2^63), as --param's integers are read; false for anything else (a sign, a fraction, garbage).
+// A count typed as digits (up to 2^64 - 1) or otherwise as a number that is whole and at most
+// 2^53 (1e6, 2.5e6, 20e-1), as --param's integers are read; false for anything else (a sign,
+// a fraction, garbage), leaving `out` as it was.
 inline bool parse_count(const std::string& s, uint64_t& out) {
-  if (s.empty() || s.find_first_not_of("0123456789.eE+") != std::string::npos || s[0] == '+') return false;
+  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos || s[0] == '+' || s[0] == '-')
+    return false;
   char* end = nullptr;
   errno = 0;
   if (s.find_first_not_of("0123456789") == std::string::npos) {
-    out = std::strtoull(s.c_str(), &end, 10);
-    return errno == 0;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+    if (errno != 0) return false;
+    out = v;
+    return true;
   }
   const double d = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || d != std::floor(d) || !(d < 9223372036854775808.0)) return false;
+  if (errno != 0 || end != s.c_str() + s.size() || d != std::floor(d) || !(d <= 9007199254740992.0)) return false;
   out = uint64_t(d);
   return true;
 }

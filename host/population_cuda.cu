@@ -38,7 +38,11 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
     device_ = dev.name;
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
-  ~CudaPopulationEvaluator() override { cudaStreamDestroy(stream_); }
+  // The work queued on the stream ends before it goes; the buffers (members) go after.
+  ~CudaPopulationEvaluator() override {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
   std::string name() const override { return "cuda"; }
   std::string device() const override { return device_; }
 
@@ -125,9 +129,13 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   }
 
   // A device buffer and its pinned host twin of at least `bytes` (contents not kept).
+  // The old ones go first: the new ones may not fit beside them.
   static void grow(CudaBuffer<char>& d, PinnedBuffer<char>& h, size_t bytes, const std::string& what) {
-    d.reserve(bytes, bytes, ("cudaMalloc(" + what + ")").c_str());
-    h.reserve(bytes, bytes, ("cudaMallocHost(" + what + ")").c_str());
+    if (bytes <= d.size() && bytes <= h.size()) return;
+    d = {};
+    h = {};
+    d = {bytes, ("cudaMalloc(" + what + ")").c_str()};
+    h = {bytes, ("cudaMallocHost(" + what + ")").c_str()};
   }
   // Room to score n individuals of `ngenes` genes (forgets the resident genes where it grows).
   void reserve(size_t n, size_t ngenes) {

@@ -533,30 +533,37 @@ std::string to_text(const EvalReport& rep) {
 
   // Training: one iteration; decode: one step of the batch (a token for each sequence); prefill
   // and generate: the batch's requests from prompt to their last token; serve: one request's.
+  // Seconds to the microsecond, in a 14-wide field; past 10^7 s (no configuration a cluster
+  // runs) in %g, so that the line keeps its shape.
+  const auto secs = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, v < 1e7 ? "%14.6f" : "%14.6g", v);
+    return std::string(b);
+  };
   const char* unit = w.mode == Mode::Training ? "iteration" : w.mode == Mode::Decode ? "step" : "request";
-  std::snprintf(buf, sizeof buf, "time per %-10s %14.6f s\n", unit, r.time_s);
+  std::snprintf(buf, sizeof buf, "time per %-10s %s s\n", unit, secs(r.time_s).c_str());
   os << buf;
   Term t[kTimeTerms];
   time_terms(r, t);
   for (const auto& x : t) {
     if (x.value == 0) continue;
-    std::snprintf(buf, sizeof buf, "  %-22s %14.6f s  %5.1f%%\n", x.name, x.value, 100 * x.value / r.time_s);
+    std::snprintf(buf, sizeof buf, "  %-22s %s s  %5.1f%%\n", x.name, secs(x.value).c_str(), 100 * x.value / r.time_s);
     os << buf;
   }
   if (w.mode == Mode::Generate) {
     std::snprintf(buf, sizeof buf,
-                  "first token            %14.6f s  (the prefill)\n"
-                  "per output token       %14.6f s  (mean of %d after it)\n",
-                  rep.first_token_s, rep.per_output_token_s, w.output_tokens);
+                  "first token            %s s  (the prefill)\n"
+                  "per output token       %s s  (mean of %d after it)\n",
+                  secs(rep.first_token_s).c_str(), secs(rep.per_output_token_s).c_str(), w.output_tokens);
     os << buf;
   } else if (w.mode == Mode::Prefill) {
-    std::snprintf(buf, sizeof buf, "first token            %14.6f s  (the whole prefill)\n", r.time_s);
+    std::snprintf(buf, sizeof buf, "first token            %s s  (the whole prefill)\n", secs(r.time_s).c_str());
     os << buf;
   } else if (w.mode == Mode::Serve) {
     std::snprintf(buf, sizeof buf,
-                  "first token            %14.6f s  (a prompt's prefill and half a cycle)\n"
-                  "per output token       %14.6f s  (a step and its share of new prompts' prefills)\n",
-                  rep.first_token_s, rep.per_output_token_s);
+                  "first token            %s s  (a prompt's prefill and half a cycle)\n"
+                  "per output token       %s s  (a step and its share of new prompts' prefills)\n",
+                  secs(rep.first_token_s).c_str(), secs(rep.per_output_token_s).c_str());
     os << buf;
   }
   const double GiB = 1073741824.0;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <mutex>
@@ -768,22 +769,47 @@ agents::Params budget_params(const std::string& agent, agents::Params params, ui
   return params;
 }
 
-// What a search holds in memory for a population of P, bytes: the resident size per individual
-// measured on the 2-core machine (2026-12-05: max RSS at populations 2 x 10^5 and 10^6, three
-// generations, on spaces of 12 and 35 genes; the slope between them, fitted as a + b genes) plus,
-// with `--keep all`, three copies of a row of /evaluated waiting for the writer (2 bytes a gene,
-// 8 an objective, 76 for the violation, reason, metrics, generation and evaluation; measured
-// 470 bytes more with 35 genes). BO holds at most 10^6 a generation, taken as the GA's.
-double population_bytes(const std::string& agent, size_t P, int32_t ngenes, int32_t nobj, KeepEvaluated keep) {
-  const double g = ngenes;
+// What a search holds in memory, bytes, for a population of P on `ngenes` genes: the resident
+// size per individual measured on the 2-core machine (2026-12-05: max RSS at populations 2 x 10^5
+// and 10^6, three generations, on spaces of 12 and 35 genes; the slope between them, fitted as
+// a + b genes) plus, with `--keep all`, three copies of a row of /evaluated waiting for the writer
+// (2 bytes a gene, 8 an objective, 76 for the violation, reason, metrics, generation and
+// evaluation; measured 470 bytes more with 35 genes). The CUDA evaluator's pinned host buffers
+// add about one such row an individual (host/population_cuda.cu: genes, outputs, reasons, the
+// parents' and children's rows). BO's population (at most 10^6) is taken as the GA's, and BO
+// also keeps its whole history, every evaluation of the budget: 116 + 14 bytes a gene each
+// (measured as above at budgets 2 x 10^5 and 10^6, population 10^5: 594 bytes with 35 genes).
+double search_bytes(const std::string& agent, size_t P, uint64_t budget, int32_t ngenes, int32_t nobj,
+                    KeepEvaluated keep, bool cuda) {
+  const double g = ngenes, row = 2 * g + 8 * nobj + 76;
   const double per = agent == "rw" ? 70 + 4 * g : agent == "aco" ? 102 + 4 * g : agent == "nsga2" ? 260 + 12 * g : 162 + 8 * g;
-  const double rows = keep == KeepEvaluated::None ? 0.0 : 3 * (2 * g + 8 * nobj + 76);
-  return double(P) * (per + rows);
+  const double history = agent == "bo" ? double(budget) * (116 + 14 * g) : 0.0;
+  return double(P) * (per + (keep == KeepEvaluated::None ? 0.0 : 3 * row) + (cuda ? row : 0.0)) + history;
 }
 
-// The memory a run may use, bytes: the machine's, or less under `ulimit -v`.
+// A cgroup's memory limit on this process (v2's memory.max, v1's memory.limit_in_bytes, under
+// the paths /proc/self/cgroup names: a batch job's or a container's), or +inf.
+double cgroup_limit_bytes() {
+  std::ifstream cgroups("/proc/self/cgroup");
+  double limit = INFINITY;
+  for (std::string line; std::getline(cgroups, line);) {
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",", path = line.substr(b + 1);
+    const std::string file = controllers == ",," ? "/sys/fs/cgroup" + path + "/memory.max"
+                             : controllers.find(",memory,") != std::string::npos
+                                 ? "/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"
+                                 : "";
+    std::ifstream f(file);
+    double v = 0;
+    if (!file.empty() && f >> v) limit = std::min(limit, v);  // "max" (no limit) does not read as a number
+  }
+  return limit;
+}
+
+// The memory a run may use, bytes: the machine's, or less under its cgroup or `ulimit -v`.
 double memory_limit_bytes() {
-  double bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  double bytes = std::min(double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE)), cgroup_limit_bytes());
   rlimit as{};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, double(as.rlim_cur));
   return bytes;
@@ -888,16 +914,21 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   const auto make = [&] { return agents::make_agent(o.agent, cardinalities(view), st.nobj, o.params, o.seed); };
   agents::MadeAgent made = make();
   const size_t P = made.population;
-  // A population the memory cannot hold is refused before its file is made (or resumed): past
-  // it the kernel's OOM killer, or std::bad_alloc under `ulimit -v`, would end the run.
-  const double need = population_bytes(o.agent, P, view.ngenes, st.nobj, keep), have = memory_limit_bytes();
-  if (need > have)
-    throw std::runtime_error("search: a population of " + std::to_string(P) + " needs about " + human(need) +
-                             "B of memory here (" + o.agent + ", " + std::to_string(view.ngenes) + " genes" +
-                             (keep == KeepEvaluated::None ? "" : ", --keep " + o.keep) + "; docs/agents.md), more than the " +
-                             human(have) + "B this machine" + " or `ulimit -v` allows: a smaller --population" +
-                             (keep == KeepEvaluated::None ? "" : " or --keep none"));
   std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
+  // A search the memory cannot hold is refused before its file is made (or resumed): past it the
+  // kernel's OOM killer, or std::bad_alloc under `ulimit -v`, would end the run.
+  const double need = search_bytes(o.agent, P, o.budget, view.ngenes, st.nobj, keep, eval->name() == "cuda");
+  const double have = memory_limit_bytes();
+  if (need > have)
+    throw std::runtime_error(
+        "search: this search (" + o.agent + ", population " + std::to_string(P) +
+        (o.agent == "bo" ? ", budget " + std::to_string(o.budget) : "") + ", " + std::to_string(view.ngenes) +
+        " genes, --keep " + o.keep + ", " + eval->name() + ") needs about " + human(need) +
+        "B of memory (docs/agents.md, \"Memory\"), more than the " + human(have) +
+        "B this machine, its cgroup or `ulimit -v` allows: " +
+        (o.resume ? "--resume keeps the file's population and --keep, so only more memory runs it"
+                  : o.agent == "bo" ? std::string("a smaller --budget (BO keeps every evaluation) or --population")
+                                    : std::string("a smaller --population") + (keep == KeepEvaluated::None ? "" : ", or --keep none")));
 
   if (!o.resume) {
     // Made as OUT.partial and renamed once its attributes are on disk, so that a file named OUT

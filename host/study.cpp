@@ -584,6 +584,22 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     throw std::runtime_error(errno == EWOULDBLOCK
                                  ? o.out_dir + ": another cosmic study is writing this folder (choose another -o, or wait for it)"
                                  : "cannot lock " + lock_path + ": " + std::strerror(errno));
+  // A folder holds one study's results: another study's (named in .cosmic-study, or in the
+  // summary.json of a folder written before that marker) is refused, not written over.
+  const fs::path marker = fs::path(o.out_dir) / ".cosmic-study";
+  std::string holder;
+  if (std::ifstream held{marker}) {
+    std::getline(held, holder);
+  } else if (std::ifstream summary{fs::path(o.out_dir) / "summary.json"}) {
+    try {
+      holder = nlohmann::json::parse(summary).value("study", "");
+    } catch (const std::exception&) {  // not ours: no study named
+    }
+  }
+  if (!holder.empty() && holder != st.name)
+    throw std::runtime_error(o.out_dir + ": holds the results of study '" + holder + "', not of '" + st.name +
+                             "' (choose another -o, or remove that folder)");
+  if (!(std::ofstream(marker) << st.name << "\n")) throw std::runtime_error("cannot write " + marker.string());
   {
     // A Ctrl-C during the checks (a second or two) stops the study after them, so that their
     // scratch folder is removed.

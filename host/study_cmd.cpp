@@ -42,6 +42,7 @@ int cmd_study(int argc, const char* const* argv) {
   o.jobs = args["jobs"].as<int>();
   if (!known_backend(o.backend)) return usage_error(opts, "--backend expects auto, cpu or cuda");
   if (o.jobs < 1) return usage_error(opts, "--jobs expects a number of runs >= 1");
+  if (o.out_dir.empty()) return usage_error(opts, "-o expects a folder for the study's results, got ''");
   try {
     return run_study(args["study"].as<std::string>(), o);
   } catch (const agents::ParamError& e) {

@@ -663,6 +663,17 @@ nlohmann::json to_json(const ValidationReport& r) {
   return j;
 }
 
+namespace {
+// A signed error in percent to two decimals, and past a million percent (a measured time near 0)
+// in %g, so that the table keeps its shape.
+std::string error_text(double pct, bool sign) {
+  char b[32];
+  const bool huge = !(std::fabs(pct) < 1e6);
+  std::snprintf(b, sizeof b, huge ? (sign ? "%+.3g%%" : "%.3g%%") : (sign ? "%+.2f%%" : "%.2f%%"), pct);
+  return b;
+}
+}  // namespace
+
 std::string to_text(const ValidationReport& r) {
   std::ostringstream os;
   char buf[320];
@@ -670,8 +681,8 @@ std::string to_text(const ValidationReport& r) {
                 "predicted_s", "measured_s", "error");
   os << buf;
   for (const auto& v : r.rows) {
-    std::snprintf(buf, sizeof buf, "%-6s  %-48.48s %14.6g %14.6g %+8.2f%%%s\n", v.row_id.c_str(), v.label.c_str(),
-                  v.predicted_s, v.measured_s, v.error_pct, v.out_of_memory ? "  *" : "");
+    std::snprintf(buf, sizeof buf, "%-6s  %-48.48s %14.6g %14.6g %9s%s\n", v.row_id.c_str(), v.label.c_str(),
+                  v.predicted_s, v.measured_s, error_text(v.error_pct, true).c_str(), v.out_of_memory ? "  *" : "");
     os << buf;
   }
   std::snprintf(buf, sizeof buf, "\nrows modelled: %zu, skipped: %zu\n", r.rows.size(), r.skipped.size());
@@ -679,8 +690,8 @@ std::string to_text(const ValidationReport& r) {
   if (r.rows.empty()) {
     os << "absolute error: none (no row modelled)\n";
   } else {
-    std::snprintf(buf, sizeof buf, "absolute error: mean %.2f%%, median %.2f%%, max %.2f%%\n", r.mean_abs_pct,
-                  r.median_abs_pct, r.max_abs_pct);
+    std::snprintf(buf, sizeof buf, "absolute error: mean %s, median %s, max %s\n", error_text(r.mean_abs_pct, false).c_str(),
+                  error_text(r.median_abs_pct, false).c_str(), error_text(r.max_abs_pct, false).c_str());
     os << buf;
   }
   if (r.out_of_memory > 0) {

@@ -2393,28 +2393,38 @@ TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
   EXPECT_EQ(some.out.find("no feasible point"), std::string::npos) << some.out;
 }
 
-// A population the memory cannot hold is refused before a file is made, with the estimate: a GA
-// of 10^8 on the System 1 full-stack space (35 genes) holds (162 + 8 x 35) = 442 bytes an
-// individual (docs/agents.md, "Memory"), 44.2 GB, under a `ulimit -v` of 4 GiB; 10^4 runs.
-TEST(SearchCli, RefusesAPopulationTheMemoryCannotHold) {
+// A search the memory cannot hold is refused before a file is made, with the estimate: a GA of
+// 10^8 on the System 1 full-stack space (35 genes) holds (162 + 8 x 35) = 442 bytes an
+// individual (docs/agents.md, "Memory"), 44.2 GB, under a `ulimit -v` of 4 GiB; without the
+// limit a population of 10^4 runs. BO also holds its history: population 16, budget 10^8, 35
+// genes: 16 x 442 + 10^8 x (116 + 14 x 35) = 60.6 GB.
+TEST(SearchCli, RefusesASearchTheMemoryCannotHold) {
   const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml";
-  const std::string run = "search " + psa + " --agent ga --keep none --backend cpu -q --seed 1";
+  const std::string run = "search " + psa + " --keep none --backend cpu -q --seed 1";
   rlimit old{};
   ASSERT_EQ(getrlimit(RLIMIT_AS, &old), 0);
   rlimit limited = old;
   limited.rlim_cur = rlim_t(4) << 30;
   if (old.rlim_max != RLIM_INFINITY && old.rlim_max < limited.rlim_cur) limited.rlim_cur = old.rlim_max;
+  const std::string big = temp_path("too_big.h5"), bo = temp_path("bo_too_big.h5"), small = temp_path("fits.h5");
   ASSERT_EQ(setrlimit(RLIMIT_AS, &limited), 0);
-  const std::string big = temp_path("too_big.h5"), small = temp_path("fits.h5");
-  const test::CliRun refused = test::run_cli(run + " --population 1e8 --budget 2e8 -o " + big);  // (read as 10^8, 2 x 10^8)
-  const test::CliRun fits = test::run_cli(run + " --population 10000 --budget 20000 -o " + small);
+  const test::CliRun refused = test::run_cli(run + " --agent ga --population 1e8 --budget 2e8 -o " + big);  // 10^8, 2 x 10^8
+  const test::CliRun bo_refused = test::run_cli(run + " --agent bo --budget 1e8 -o " + bo);
   setrlimit(RLIMIT_AS, &old);
+  const test::CliRun fits = test::run_cli(run + " --agent ga --population 10000 --budget 20000 -o " + small);
   EXPECT_EQ(refused.status, 1) << refused.out;
-  EXPECT_NE(refused.out.find("a population of 100000000 needs about 44.2GB of memory here (ga, 35 genes;"),
+  EXPECT_NE(refused.out.find("this search (ga, population 100000000, 35 genes, --keep none, cpu) needs about 44.2GB"),
             std::string::npos)
       << refused.out;
-  EXPECT_FALSE(std::filesystem::exists(big));
-  EXPECT_FALSE(std::filesystem::exists(big + ".partial"));
+  EXPECT_NE(refused.out.find("a smaller --population"), std::string::npos) << refused.out;
+  EXPECT_EQ(bo_refused.status, 1) << bo_refused.out;
+  EXPECT_NE(bo_refused.out.find("(bo, population 16, budget 100000000, 35 genes, --keep none, cpu) needs about 60.6GB"),
+            std::string::npos)
+      << bo_refused.out;
+  for (const std::string& f : {big, bo}) {
+    EXPECT_FALSE(std::filesystem::exists(f));
+    EXPECT_FALSE(std::filesystem::exists(f + ".partial"));
+  }
   EXPECT_EQ(fits.status, 0) << fits.out;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -594,6 +595,17 @@ TEST(Cli, DeepSeekV3NearItsPublishedTrainingCost) {
   };
   EXPECT_FALSE(noted(shipped)) << shipped["notes"];
   EXPECT_TRUE(noted(run(" --set workload.recompute_modules=layernorm,core_attn")));
+}
+
+// Seconds past 10^7 print in %g (a bandwidth of 10^-20 GB/s: TP all-reduces of some 10^22 s),
+// below it to the microsecond, each in its 14-wide column.
+TEST(Cli, EvalPrintsAbsurdTimesInShortForm) {
+  const test::CliRun r = test::run_cli("eval " + test::data_path("configs/cosmic-system1-baseline.yaml") +
+                                       " --set system.network.dims.0.bandwidth_GBps=1e-20");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\ntime per iteration +[0-9.]+e\\+2[0-9] s\n"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  tp_comm +[0-9.]+e\\+2[0-9] s "))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  forward {5,}[0-9]{1,6}\\.[0-9]{6} s "))) << r.out;
 }
 
 TEST(Cli, BadInputFailsWithMessage) {

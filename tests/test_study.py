@@ -223,6 +223,17 @@ def small_study_checks(cosmic, data):
             for name in a["top"]:  # (the study keeps a sweep's best 1,000, the sweep its best 10)
                 check(list(a["top"][name][name][:]) == list(b["top"][name][name][:10]),
                       "the study's edited sweep differs from cosmic sweep --set on " + name)
+        # A folder holds one study's results: another study is refused, the folder left as it was.
+        other = os.path.join(tmp, "other.yaml")
+        with open(other, "w") as f:
+            f.write(head.replace("name: r", "name: q") + "    seeds: [1]\n")
+        out = os.path.join(tmp, "out")
+        before = {n: os.path.getmtime(os.path.join(out, n)) for n in os.listdir(out)}
+        r = subprocess.run([cosmic, "study", other, "-o", out, "--quiet", "--no-plots"], capture_output=True, text=True)
+        check(r.returncode == 1 and out + ": holds the results of study 'r', not of 'q'" in r.stderr,
+              "a study wrote into another study's folder: " + r.stderr)
+        check({n: os.path.getmtime(os.path.join(out, n)) for n in os.listdir(out)} == before,
+              "a refused study changed the folder")
         # One study at a time in a folder: a second one is refused while the first runs.
         first = subprocess.Popen([cosmic, "study", os.path.join(data, "studies", "ci-small.yaml"), "-o",
                                   os.path.join(tmp, "busy"), "--quiet", "--no-plots"], stdout=subprocess.DEVNULL)

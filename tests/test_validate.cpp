@@ -445,6 +445,53 @@ TEST(Validate, RowsMapToTheirConfiguration) {
   EXPECT_EQ(validate_file(one_row_with(gt, "ep", "1", "gt_ep1.csv")).rows.size(), 1u);
 }
 
+// Line ends as other tools write them (LF, CR LF, a lone CR) read alike; a column named twice
+// and a NUL byte (a UTF-16 file holds one in every other byte) are errors naming file and line.
+TEST(Validate, CsvLineEndsTwiceNamedColumnsAndNulBytes) {
+  const std::string header =
+      "collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
+      "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode,time_ns";
+  const std::string row = "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,36790164";
+  const ValidationReport lf = validate_file(write_csv("lf.csv", (header + "\n" + row + "\n" + row + "\n").c_str()));
+  ASSERT_EQ(lf.rows.size(), 2u);
+  for (const char* end : {"\r\n", "\r"}) {
+    const ValidationReport r = validate_file(write_csv("ends.csv", (header + end + row + end + row).c_str()));
+    ASSERT_EQ(r.rows.size(), 2u) << (end[1] ? "CR LF" : "CR");
+    EXPECT_EQ(r.rows[1].predicted_s, lf.rows[1].predicted_s);
+  }
+  const std::string twice = write_csv("twice.csv", (header + ",latency_ns\n" + row + ",1\n").c_str());
+  EXPECT_NE(error_of(twice).find(twice + ":1: column 15, 'latency_ns', is given twice (first as column 5)"),
+            std::string::npos)
+      << error_of(twice);
+  const std::string nul = ::testing::TempDir() + "nul.csv";
+  const std::string text = header + "\n" + row.substr(0, 10) + std::string(1, '\0') + row.substr(10) + "\n";
+  std::FILE* f = std::fopen(nul.c_str(), "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  EXPECT_NE(error_of(nul).find(nul + ":2: a NUL byte"), std::string::npos) << error_of(nul);
+}
+
+// An error of a measured time near 0 prints in %g: the table keeps one line a row.
+TEST(Validate, HugeErrorsKeepTheTableShape) {
+  ValidationReport r;
+  r.kind = "collectives";
+  ValidationRow v;
+  v.row_id = "4";
+  v.label = "all_reduce";
+  v.predicted_s = 3.3;
+  v.measured_s = 1e-300;
+  v.error_pct = 3.3e302;
+  r.rows = {v, v};
+  r.rows[1].row_id = "5";
+  r.rows[1].error_pct = -6.4321;
+  r.mean_abs_pct = r.max_abs_pct = 3.3e302;
+  r.median_abs_pct = 6.4321;
+  const std::string text = to_text(r);
+  EXPECT_NE(text.find(" +3.3e+302%\n5 "), std::string::npos) << text;
+  EXPECT_NE(text.find("    -6.43%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("absolute error: mean 3.3e+302%, median 6.43%, max 3.3e+302%\n"), std::string::npos) << text;
+}
+
 TEST(Validate, RejectsOtherCsv) {
   EXPECT_NE(error_of(test::data_path("models/GPT-22B.yaml")).find("ground-truth CSV without the column(s) row_id"),
             std::string::npos)
