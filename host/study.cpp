@@ -572,6 +572,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   std::error_code ec;
   if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
     throw std::runtime_error(o.out_dir + ": is a file, expected a folder for the study's results");
+  const bool made_folder = !fs::exists(o.out_dir, ec);
   fs::create_directories(fs::path(o.out_dir) / "psa");
   // One study at a time in a folder: a second would rewrite the first's files under its report.
   const std::string lock_path = (fs::path(o.out_dir) / ".cosmic-study.lock").string();
@@ -604,7 +605,13 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
     // A Ctrl-C during the checks (a second or two) stops the study after them, so that their
     // scratch folder is removed.
     StudySignals during_checks;
-    check_objectives(st, o.out_dir);
+    try {
+      check_objectives(st, o.out_dir);
+    } catch (...) {  // a study refused before any run leaves no folder it made, unless the error
+                     // names the PSA file it kept there (DIR/psa/<id>.yaml) for the user to read
+      if (made_folder && fs::is_empty(fs::path(o.out_dir) / "psa", ec)) fs::remove_all(o.out_dir, ec);
+      throw;
+    }
     if (const int sig = g_study_signal) {
       std::cerr << "study: stopped (signal " << sig << ") before any run\n";
       return 128 + sig;

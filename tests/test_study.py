@@ -223,6 +223,16 @@ def small_study_checks(cosmic, data):
             for name in a["top"]:  # (the study keeps a sweep's best 1,000, the sweep its best 10)
                 check(list(a["top"][name][name][:]) == list(b["top"][name][name][:10]),
                       "the study's edited sweep differs from cosmic sweep --set on " + name)
+        # A study refused before any run (by the checks of its experiments' spaces, once it holds
+        # the folder) leaves no folder it made.
+        fresh = os.path.join(tmp, "fresh")
+        with open(os.path.join(tmp, "refused.yaml"), "w") as f:
+            f.write(head + "  - {id: w, psa: %s, objective: latency}\n"
+                    "comparisons:\n  - {kind: gain, target: w, baselines: [a]}\n" % psa)
+        r = subprocess.run([cosmic, "study", os.path.join(tmp, "refused.yaml"), "-o", fresh, "--quiet", "--no-plots"],
+                           capture_output=True, text=True)
+        check(r.returncode != 0 and "a optimises runtime_x_bw, w latency" in r.stderr and not os.path.exists(fresh),
+              "a refused study left its folder: " + r.stderr)
         # A folder holds one study's results: another study is refused, the folder left as it was.
         other = os.path.join(tmp, "other.yaml")
         with open(other, "w") as f:
