@@ -251,7 +251,7 @@ EOF
 fi
 
 # Last, when time is left: the CUDA sweep benchmarks again with other kernel settings
-# (host/sweep_cuda.cu; both defaults measured 2026-12-04, docs/performance.md: 2-5% and 3.0x
+# (kernels/sweep_kernel.cuh and host/sweep_cuda.cu; both defaults measured 2026-12-04, docs/performance.md: 2-5% and 3.0x
 # slower than the default build), one build each, one nvcc define per variant (about 2 minutes each on
 # 16 cores). By default: the sweep kernel held to 80 registers (3 blocks of 256 threads per SM,
 # as ptxas chose for model revision 9 before a mixture's dense layers; the default build now

@@ -331,6 +331,8 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   // sweep loads the base file itself.
   for (const auto& s : sets)
     if (!psa::replaces_base(s) && psa::picks_preset(s)) psa::apply_set(root, s, src);
+  for (const auto& [key, from] : src.override_from)  // an error in a preset an edit picked names the edit
+    if (key.rfind("base.", 0) == 0) base_src.override_from[key.substr(5)] = "set";
   if (root["base"].IsMap()) psa::resolve_presets(root["base"], base_src);
   for (const auto& s : sets)
     if (!psa::replaces_base(s) && !psa::picks_preset(s)) psa::apply_set(root, s, src);

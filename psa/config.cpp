@@ -269,7 +269,8 @@ std::string where(const Sources& src, const std::string& key_path, const YAML::N
   std::string file = src.file_of(key_path);
   std::ostringstream os;
   os << file;
-  if (file != "--set" && node.IsDefined() && node.Mark().line >= 0)
+  // An edit, --set on the command line or a study's `set:` (host/study.cpp), has no line.
+  if (file != "--set" && file != "set" && node.IsDefined() && node.Mark().line >= 0)
     os << ":" << node.Mark().line + 1 << ":" << node.Mark().column + 1;
   return os.str();
 }

@@ -200,6 +200,8 @@ def small_study_checks(cosmic, data):
                             "key 'comparisons.0.target': expected nothing for kind gap, which takes optimum and agents"),
                            ("    seeds: [1]\n  - {id: b, psa: %s, method: rw, budget: 64, objective: latency}\n"
                             "comparisons:\n  - {kind: convergence, experiments: [a, b]}\n" % psa, "b optimises latency, a"),
+                           # a preset a `set` picks that does not exist: the edit named, not the base file's line 1
+                           ("    set: [base.model=NoSuch]\n", "experiment 'a': set: key 'model': no model preset or file named 'NoSuch'"),
                            # an error in the PSA file written from a `set`: named as kept in DIR/psa
                            ("    set: [base.workload.dq=4]\n", os.path.join(tmp, "out", "psa", "a.yaml") + ":")):
             path, r = study("bad.yaml", tail)
