@@ -44,6 +44,10 @@ CsvTable read_csv(const std::string& path) {
   CsvTable t;
   if (records.empty()) throw std::runtime_error(path + ": empty CSV file");
   t.header = records[0];
+  for (std::string& name : t.header) {  // ` tp` as spreadsheets may write it after a comma
+    const size_t a = name.find_first_not_of(" \t"), b = name.find_last_not_of(" \t");
+    name = a == std::string::npos ? "" : name.substr(a, b - a + 1);
+  }
   for (size_t c = 0; c < t.header.size(); ++c)
     for (size_t d = 0; d < c; ++d)
       if (t.header[d] == t.header[c])

@@ -42,7 +42,7 @@ int cmd_validate(int argc, const char* const* argv) {
         else std::cout << to_text(rep);
         return 0;
       }
-      throw std::runtime_error("no row with row_id " + id);
+      throw std::runtime_error(args["file"].as<std::string>() + ": no row with row_id " + id);
     }
     const ValidationReport rep = validate_file(args["file"].as<std::string>());
     if (args.count("json")) std::cout << json_text(to_json(rep), 2) << "\n";

@@ -261,8 +261,12 @@ std::string find_preset(const std::string& kind, const std::string& name, const 
   std::string meant;
   for (size_t i = 0; i + 1 < tries.size() && meant.empty(); ++i)
     if (is_file(tries[i].string() + ".yaml")) meant = "; a file is named with its extension: " + tries[i].string() + ".yaml";
-  throw ConfigError("no " + kind.substr(0, kind.size() - 1) + " preset or file named '" + name + "' (presets in " +
-                    (fs::path(data_dir()) / kind).string() + ": " + known + meant + ")");
+  const fs::path folder = fs::path(data_dir()) / kind;
+  throw ConfigError("no " + kind.substr(0, kind.size() - 1) + " preset or file named '" + name + "' (" +
+                    (fs::is_directory(folder, ec) ? "presets in " + folder.string() + ": " + known
+                                                  : "no preset folder " + folder.string() +
+                                                        ": set COSMIC_DATA_DIR to the data/ folder of cosmic's source") +
+                    meant + ")");
 }
 
 std::string where(const Sources& src, const std::string& key_path, const YAML::Node& node) {

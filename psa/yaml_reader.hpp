@@ -92,7 +92,7 @@ class Section {
         // A key merged in from an override is a new node without a place: its value has one.
         const YAML::Node& at = it->first.Mark().line >= 0 ? it->first : it->second;
         throw ConfigError(where(src_, key_path(k), at) + ": unknown key '" + key_path(k) + "' (expected one of: " + list +
-                          ")");
+                          ")" + (k == "<<" ? "; YAML merge keys are not read: write the keys out" : ""));
       }
       // A key written without a value (`fp16:`, `fp16: null`) is a mistake, not "use the default".
       // An override's value has the place in the user's file; a preset's key may not.

@@ -210,6 +210,11 @@ TEST(Config, HiddenDividesIntoHeadsUnlessHeadDimIsGiven) {
 TEST(Config, MissingOrMisspeltModelAndSystemAreNamed) {
   const std::string typo = write_temp("modle.yaml", "modle: GPT3-13B\nsystem: dgx-h100\nworkload: {}\n");
   EXPECT_EQ(error_of(typo), typo + ":1:1: unknown key 'modle' (expected one of: name, description, model, system, workload)");
+  // A YAML merge key is read as a key, and named so.
+  const std::string merged = write_temp("merge_key.yaml", "model: GPT3-13B\nsystem: dgx-h100\nworkload: {<<: {dp: 2}}\n");
+  EXPECT_NE(error_of(merged).find(merged + ":3:12: unknown key 'workload.<<' (expected one of: mode,"), std::string::npos)
+      << error_of(merged);
+  EXPECT_NE(error_of(merged).find("; YAML merge keys are not read: write the keys out"), std::string::npos) << error_of(merged);
   const std::string empty = write_temp("no_system.yaml", "model: GPT3-13B\nsystem:\nworkload: {}\n");
   EXPECT_EQ(error_of(empty), empty + ":2:1: key 'system': expected a preset name, a file or a mapping (required, got nothing)");
   // One's own system file named without its .yaml, as presets are: the file meant is named.

@@ -459,6 +459,10 @@ TEST(Validate, CsvLineEndsTwiceNamedColumnsAndNulBytes) {
     ASSERT_EQ(r.rows.size(), 2u) << (end[1] ? "CR LF" : "CR");
     EXPECT_EQ(r.rows[1].predicted_s, lf.rows[1].predicted_s);
   }
+  // Spaces after the commas of the header, as a spreadsheet may write them, are not in the names.
+  std::string spaced = header;
+  for (size_t at = spaced.find(','); at != std::string::npos; at = spaced.find(',', at + 2)) spaced.insert(at + 1, " ");
+  EXPECT_EQ(validate_file(write_csv("spaced.csv", (spaced + "\n" + row + "\n").c_str())).rows.size(), 1u);
   const std::string twice = write_csv("twice.csv", (header + ",latency_ns\n" + row + ",1\n").c_str());
   EXPECT_NE(error_of(twice).find(twice + ":1: column 15, 'latency_ns', is given twice (first as column 5)"),
             std::string::npos)
