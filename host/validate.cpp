@@ -268,7 +268,7 @@ ValidationReport validate_collectives(const CsvTable& t) {
     field("active_chunks", row.at("active_chunks"), 1, 1 << 20, active, true);
     field("endpoint_delay_ns", row.at("endpoint_delay_ns"), 0, 1e12, net.endpoint_delay_ns);
     field("local_mem_bw_GBps", row.at("local_mem_bw_GBps"), 1e-9, 1e12, mem);
-    field("size_bytes", row.at("size_bytes"), 1, 1e18, size);
+    field("size_bytes", row.at("size_bytes"), 1, 1e18, size, true);  // whole bytes
     field("time_ns", row.at("time_ns"), 1e-9, 1e18, measured);
     if (!why.empty()) {
       fail(why);
@@ -634,6 +634,8 @@ ValidationReport validate_file(const std::string& path) {
   // Runs are named by row_id (--row ID picks one): each must be given once.
   std::map<std::string, int> first_line;
   for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (t.rows[i].at("row_id").empty())
+      throw std::runtime_error(path + ":" + std::to_string(t.line[i]) + ": row_id is blank (each run needs a name, --row ID)");
     const auto [at, fresh] = first_line.emplace(t.rows[i].at("row_id"), t.line[i]);
     if (!fresh)
       throw std::runtime_error(path + ":" + std::to_string(t.line[i]) + ": row_id '" + at->first +

@@ -111,9 +111,11 @@ TEST(Validate, MissingColumnsAndBadValues) {
                 "collective,topology,npus_per_dim,bandwidth_GBps_per_link,latency_ns,algorithm,multidim,splits,"
                 "active_chunks,endpoint_delay_ns,local_mem_bw_GBps,size_bytes,mode,time_ns\n"
                 "all_reduce,Ring,0,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,36790164\n"
-                "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n"));
+                "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1073741824,unaware,0\n"
+                "all_reduce,Ring,8,50,500,ring,localBWAware,4,1,10,1600,1.5,unaware,36790164\n"));
   EXPECT_TRUE(r.rows.empty());
-  EXPECT_EQ(r.skipped.size(), 2u);
+  ASSERT_EQ(r.skipped.size(), 3u);
+  EXPECT_EQ(r.skipped[2].second, "size_bytes '1.5' is not an integer");
   // No row modelled: no error figures (not a perfect 0%).
   EXPECT_TRUE(to_json(r)["summary"]["median_abs_pct"].is_null());
   EXPECT_NE(to_text(r).find("absolute error: none (no row modelled)"), std::string::npos) << to_text(r);
@@ -516,6 +518,8 @@ TEST(Validate, RejectsOtherCsv) {
   const std::string row = text.substr(text.find('\n') + 1);
   const std::string dup = write_csv("gt_dup2.csv", (text + row).c_str());
   EXPECT_NE(error_of(dup).find(dup + ":3: row_id '7' is given twice (first on line 2)"), std::string::npos) << error_of(dup);
+  const std::string blank = one_row_with(gt, "row_id", "", "gt_blank.csv");
+  EXPECT_NE(error_of(blank).find(blank + ":2: row_id is blank"), std::string::npos) << error_of(blank);
 }
 
 }  // namespace
