@@ -14,6 +14,7 @@
 // whatever backend or thread count produced the scores (pagmo2's convention).
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -84,9 +85,18 @@ inline bool better(const Scores& s, size_t a, const Scores& t, size_t b, int32_t
   return s.at(a, j) < t.at(b, j);
 }
 
+// Thrown by an ask() that stopped early because the run asked it to (Agent::stop_when()): the
+// agent is as it was before that ask(), and the population holds no generation.
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("ask() interrupted") {}
+};
+
 class Agent {
  public:
   virtual ~Agent() = default;
+  // A flag the run sets to stop (a signal handler's): an agent whose ask() may take long (BO's,
+  // over a large batch) polls it there and throws Interrupted once it is set.
+  void stop_when(const volatile std::sig_atomic_t* flag) { stop_ = flag; }
   virtual std::string name() const = 0;
   // Fills `pop` (already sized by the agent's population size and the space's gene count).
   void ask(Population& pop) {
@@ -121,6 +131,7 @@ class Agent {
   virtual void load(StateReader& r) = 0;
 
  protected:
+  bool stop_requested() const { return stop_ && *stop_ != 0; }
   virtual void do_ask(Population& pop) = 0;
   virtual void do_tell(const Population& pop, const Scores& scores) = 0;
 
@@ -130,6 +141,7 @@ class Agent {
     asked_size_ = pop.size;
     asked_genes_ = pop.ngenes;
   }
+  const volatile std::sig_atomic_t* stop_ = nullptr;
   bool asked_ = false;  // an ask() not yet told
   size_t asked_size_ = 0;
   int32_t asked_genes_ = 0;

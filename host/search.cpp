@@ -1193,6 +1193,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     improved_at = uint64_t(std::lower_bound(evals.begin(), evals.end(), st.best_at) - evals.begin()) + 1;
   }
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
+  made.agent->stop_when(StopSignals::flag());  // (after the replay, which a signal does not cut short)
   while (st.evaluations < o.budget) {
     if (StopSignals::received()) {
       stopped = "signal";
@@ -1220,7 +1221,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
       break;
     }
     const double t0 = now_s();
-    next_generation(*made.agent, *eval, pop, device_breeding);
+    try {
+      next_generation(*made.agent, *eval, pop, device_breeding);
+    } catch (const agents::Interrupted&) {  // a signal during a long ask(): the agent is as before it
+      stopped = "signal";
+      break;
+    }
     const double t1 = now_s();
     const uint64_t left = o.budget - st.evaluations;
     const bool partial = left < P;  // the last generation: only what the budget allows

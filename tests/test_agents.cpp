@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -305,6 +306,36 @@ TEST(Agents, HistoryDoesNotDependOnTheThreadCount) {
     }
   }
   omp_set_num_threads(threads);
+}
+
+// BO's ask() polls the run's stop flag (a signal handler's, Agent::stop_when()): set, it throws
+// Interrupted and leaves the agent as it was, so that the next ask() asks what an agent never
+// interrupted asks (a search then stops as before the generation and resumes to the same file).
+TEST(Agents, BoAskStopsOnTheRunsFlagAndChangesNothing) {
+  const auto ds = tiny_space({Objective::Latency});
+  const Params p{{"bo.population", "3000"}, {"bo.startup", "16"}};
+  auto stopped = agents::make_agent("bo", cards(*ds.view), 1, p, 5), plain = agents::make_agent("bo", cards(*ds.view), 1, p, 5);
+  auto eval = make_cpu_population_evaluator(*ds.view, ds.objectives);
+  Population a, b;
+  a.resize(ds.view->ngenes, 3000);
+  b.resize(ds.view->ngenes, 3000);
+  Scores s;
+  volatile std::sig_atomic_t flag = 0;
+  stopped.agent->stop_when(&flag);
+  for (int gen = 0; gen < 3; ++gen) {  // the first generation is the startup's uniform draws
+    if (gen > 0) {
+      flag = SIGINT;
+      EXPECT_THROW(stopped.agent->ask(a), agents::Interrupted) << "generation " << gen;
+      EXPECT_THROW(stopped.agent->tell(a, s), std::invalid_argument);  // no ask() to tell
+      flag = 0;
+    }
+    stopped.agent->ask(a);
+    plain.agent->ask(b);
+    ASSERT_EQ(a.genes, b.genes) << "generation " << gen;
+    eval->evaluate(a, s, nullptr);
+    stopped.agent->tell(a, s);
+    plain.agent->tell(b, s);
+  }
 }
 
 TEST(Agents, MutationRespectsCardinalities) {
