@@ -14,8 +14,8 @@
 // whatever backend or thread count produced the scores (pagmo2's convention).
 #pragma once
 
-#include <csignal>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -94,9 +94,9 @@ struct Interrupted : std::runtime_error {
 class Agent {
  public:
   virtual ~Agent() = default;
-  // A flag the run sets to stop (a signal handler's): an agent whose ask() may take long (BO's,
-  // over a large batch) polls it there and throws Interrupted once it is set.
-  void stop_when(const volatile std::sig_atomic_t* flag) { stop_ = flag; }
+  // The run's wish to stop (a signal, its time limit): an agent whose ask() may take long (BO's,
+  // over a large batch) asks it now and then and throws Interrupted once it says yes.
+  void stop_when(std::function<bool()> stop) { stop_ = std::move(stop); }
   virtual std::string name() const = 0;
   // Fills `pop` (already sized by the agent's population size and the space's gene count).
   void ask(Population& pop) {
@@ -131,7 +131,7 @@ class Agent {
   virtual void load(StateReader& r) = 0;
 
  protected:
-  bool stop_requested() const { return stop_ && *stop_ != 0; }
+  bool stop_requested() const { return stop_ && stop_(); }
   virtual void do_ask(Population& pop) = 0;
   virtual void do_tell(const Population& pop, const Scores& scores) = 0;
 
@@ -141,7 +141,7 @@ class Agent {
     asked_size_ = pop.size;
     asked_genes_ = pop.ngenes;
   }
-  const volatile std::sig_atomic_t* stop_ = nullptr;
+  std::function<bool()> stop_;
   bool asked_ = false;  // an ask() not yet told
   size_t asked_size_ = 0;
   int32_t asked_genes_ = 0;

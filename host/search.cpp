@@ -1193,7 +1193,12 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     improved_at = uint64_t(std::lower_bound(evals.begin(), evals.end(), st.best_at) - evals.begin()) + 1;
   }
   Writer writer(file.id(), ds);  // from here until writer.finish(), only the writer calls HDF5
-  made.agent->stop_when(StopSignals::flag());  // (after the replay, which a signal does not cut short)
+  // A long ask() stops for a signal or the time limit as the loop below would (not during the
+  // replay, which they do not cut short).
+  const auto time_is_up = [&] {
+    return o.time_limit_s > 0 && session_gens > 0 && now_s() - t_session >= o.time_limit_s;
+  };
+  made.agent->stop_when([&] { return StopSignals::received() != 0 || time_is_up(); });
   while (st.evaluations < o.budget) {
     if (StopSignals::received()) {
       stopped = "signal";
@@ -1201,7 +1206,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
     // The limit counts the whole session (a resume's replay too) but lets one new generation run,
     // so that every session moves the search on.
-    if (o.time_limit_s > 0 && session_gens > 0 && now_s() - t_session >= o.time_limit_s) {
+    if (time_is_up()) {
       stopped = "time_limit";
       break;
     }
@@ -1223,8 +1228,8 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     const double t0 = now_s();
     try {
       next_generation(*made.agent, *eval, pop, device_breeding);
-    } catch (const agents::Interrupted&) {  // a signal during a long ask(): the agent is as before it
-      stopped = "signal";
+    } catch (const agents::Interrupted&) {  // a long ask() stopped: the agent is as before it
+      stopped = StopSignals::received() ? "signal" : "time_limit";
       break;
     }
     const double t1 = now_s();
@@ -1292,6 +1297,7 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
     }
     progress(false);
   }
+  made.agent->stop_when(nullptr);  // (its captures end with this function)
   const double tw = now_s();
   // And one as the session ends (after the rows it counts on are handed to the writer).
   Pending cp;

@@ -28,8 +28,6 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
   // The signal received since the run started, 0 for none.
   static int received() { return int(received_); }
-  // The flag itself, for work that polls it (agents::Agent::stop_when()).
-  static const volatile std::sig_atomic_t* flag() { return &received_; }
 
  private:
   static inline volatile std::sig_atomic_t received_ = 0;

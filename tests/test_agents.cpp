@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -308,7 +307,7 @@ TEST(Agents, HistoryDoesNotDependOnTheThreadCount) {
   omp_set_num_threads(threads);
 }
 
-// BO's ask() polls the run's stop flag (a signal handler's, Agent::stop_when()): set, it throws
+// BO's ask() asks the run whether to stop (a signal, the time limit: Agent::stop_when()): yes, it throws
 // Interrupted and leaves the agent as it was, so that the next ask() asks what an agent never
 // interrupted asks (a search then stops as before the generation and resumes to the same file).
 TEST(Agents, BoAskStopsOnTheRunsFlagAndChangesNothing) {
@@ -320,14 +319,14 @@ TEST(Agents, BoAskStopsOnTheRunsFlagAndChangesNothing) {
   a.resize(ds.view->ngenes, 3000);
   b.resize(ds.view->ngenes, 3000);
   Scores s;
-  volatile std::sig_atomic_t flag = 0;
-  stopped.agent->stop_when(&flag);
+  bool stop = false;
+  stopped.agent->stop_when([&] { return stop; });
   for (int gen = 0; gen < 3; ++gen) {  // the first generation is the startup's uniform draws
     if (gen > 0) {
-      flag = SIGINT;
+      stop = true;
       EXPECT_THROW(stopped.agent->ask(a), agents::Interrupted) << "generation " << gen;
       EXPECT_THROW(stopped.agent->tell(a, s), std::invalid_argument);  // no ask() to tell
-      flag = 0;
+      stop = false;
     }
     stopped.agent->ask(a);
     plain.agent->ask(b);
