@@ -64,9 +64,9 @@ void Bo::do_ask(Population& pop) {
   std::unordered_set<uint64_t> batch;
   auto cand = std::vector<int32_t>(size_t(ng)), best = std::vector<int32_t>(size_t(ng));
   for (size_t i = 0; i < pop.size; ++i) {
-    // A batch of 10^6 with many candidates runs for hours: a stop is heard every 1,024 points
+    // A batch of 10^6 with many candidates runs for hours: a stop is heard every 64 points
     // (nothing of the agent has changed yet).
-    if (i % 1024 == 0 && stop_requested()) throw Interrupted();
+    if (i % 64 == 0 && stop_requested()) throw Interrupted();
     Rng r(stream_seed(seed_, gen_, i));
     double best_score = -INFINITY;
     for (int64_t c = 0; c < p_.candidates; ++c) {

@@ -29,7 +29,7 @@ CsvTable read_csv(const std::string& path) {
     if (quoted) {
       if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
       else if (ch == '"') quoted = false;
-      else { if (ch == '\n') ++line; field += ch; }
+      else { if (ch == '\n' || (ch == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) ++line; field += ch; }
       continue;
     }
     if (ch == '"') { quoted = true; any = true; }
@@ -50,7 +50,7 @@ CsvTable read_csv(const std::string& path) {
   }
   for (size_t c = 0; c < t.header.size(); ++c)
     for (size_t d = 0; d < c; ++d)
-      if (t.header[d] == t.header[c])
+      if (!t.header[c].empty() && t.header[d] == t.header[c])  // (unnamed columns are read by no one)
         throw std::runtime_error(path + ":" + std::to_string(starts[0]) + ": column " + std::to_string(c + 1) + ", '" +
                                  t.header[c] + "', is given twice (first as column " + std::to_string(d + 1) +
                                  "): which one holds the values?");

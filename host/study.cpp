@@ -332,7 +332,7 @@ std::string materialise(const psa::StudyExperiment& e, const std::string& dir, c
   for (const auto& s : sets)
     if (!psa::replaces_base(s) && psa::picks_preset(s)) psa::apply_set(root, s, src);
   for (const auto& [key, from] : src.override_from)  // an error in a preset an edit picked names the edit
-    if (key.rfind("base.", 0) == 0) base_src.override_from[key.substr(5)] = "set";
+    if (key.rfind("base.", 0) == 0) base_src.override_from[key.substr(5)] = base_src.edit_label = "set";
   if (root["base"].IsMap()) psa::resolve_presets(root["base"], base_src);
   for (const auto& s : sets)
     if (!psa::replaces_base(s) && !psa::picks_preset(s)) psa::apply_set(root, s, src);
@@ -574,7 +574,11 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   std::error_code ec;
   if (fs::exists(o.out_dir, ec) && !fs::is_directory(o.out_dir, ec))
     throw std::runtime_error(o.out_dir + ": is a file, expected a folder for the study's results");
-  const bool made_folder = !fs::exists(o.out_dir, ec);
+  // Whether this study makes the folder: only create_directory() of its last part can say (a
+  // path through a missing folder, `new/..`, may end at one that exists).
+  const fs::path out_path = fs::absolute(o.out_dir);
+  if (out_path.has_parent_path()) fs::create_directories(out_path.parent_path());
+  const bool made_folder = fs::create_directory(out_path);
   fs::create_directories(fs::path(o.out_dir) / "psa");
   // One study at a time in a folder: a second would rewrite the first's files under its report.
   const std::string lock_path = (fs::path(o.out_dir) / ".cosmic-study.lock").string();
@@ -602,16 +606,21 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
   if (!holder.empty() && holder != st.name)
     throw std::runtime_error(o.out_dir + ": holds the results of study '" + holder + "', not of '" + st.name +
                              "' (choose another -o, or remove that folder)");
-  if (!(std::ofstream(marker) << st.name << "\n")) throw std::runtime_error("cannot write " + marker.string());
   {
     // A Ctrl-C during the checks (a second or two) stops the study after them, so that their
     // scratch folder is removed.
     StudySignals during_checks;
     try {
       check_objectives(st, o.out_dir);
-    } catch (...) {  // a study refused before any run leaves no folder it made, unless the error
-                     // names the PSA file it kept there (DIR/psa/<id>.yaml) for the user to read
-      if (made_folder && fs::is_empty(fs::path(o.out_dir) / "psa", ec)) fs::remove_all(o.out_dir, ec);
+    } catch (...) {
+      // A study refused before any run leaves no folder it made: its lock file and empty psa/
+      // go, then the folder, each only if empty (so not when the error names the PSA file it
+      // kept in DIR/psa for the user to read).
+      if (made_folder) {
+        fs::remove(fs::path(o.out_dir) / ".cosmic-study.lock", ec);
+        fs::remove(fs::path(o.out_dir) / "psa", ec);
+        fs::remove(out_path, ec);
+      }
       throw;
     }
     if (const int sig = g_study_signal) {
@@ -619,6 +628,8 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       return 128 + sig;
     }
   }
+  // The folder is this study's from its first run on.
+  if (!(std::ofstream(marker) << st.name << "\n")) throw std::runtime_error("cannot write " + marker.string());
   const size_t nexp = st.experiments.size();
   std::cout << "study " << st.name << ": " << nexp << " experiments -> " << o.out_dir
             << (o.jobs > 1 ? " (" + std::to_string(o.jobs) + " runs at a time)" : "") << "\n";

@@ -274,7 +274,7 @@ std::string where(const Sources& src, const std::string& key_path, const YAML::N
   std::ostringstream os;
   os << file;
   // An edit, --set on the command line or a study's `set:` (host/study.cpp), has no line.
-  if (file != "--set" && file != "set" && node.IsDefined() && node.Mark().line >= 0)
+  if (file != src.edit_label && node.IsDefined() && node.Mark().line >= 0)
     os << ":" << node.Mark().line + 1 << ":" << node.Mark().column + 1;
   return os.str();
 }

@@ -29,6 +29,7 @@ struct Sources {
   std::map<std::string, std::string> section_file;   // "model" -> data/models/X.yaml
   std::map<std::string, std::string> override_from;  // "workload.dp" -> "--set" or a file
   std::string set_prefix;  // what --set writes before these keys ("base." for a PSA's base)
+  std::string edit_label = "--set";  // the override_from of an edit, which has no line (a study's: "set")
   std::string file_of(const std::string& key_path) const;
 };
 

@@ -235,6 +235,18 @@ def small_study_checks(cosmic, data):
                            capture_output=True, text=True)
         check(r.returncode != 0 and "a optimises runtime_x_bw, w latency" in r.stderr and not os.path.exists(fresh),
               "a refused study left its folder: " + r.stderr)
+        # ... and nothing of a folder that was there: one reached through a folder it made
+        # (kept/new/..), nor its claim on one (no .cosmic-study in it after a refusal).
+        kept = os.path.join(tmp, "kept")
+        os.makedirs(kept)
+        with open(os.path.join(kept, "data.txt"), "w") as f:
+            f.write("mine\n")
+        for out_dir in (os.path.join(kept, "new", ".."), kept):
+            r = subprocess.run([cosmic, "study", os.path.join(tmp, "refused.yaml"), "-o", out_dir, "--quiet", "--no-plots"],
+                               capture_output=True, text=True)
+            check(r.returncode != 0 and os.path.exists(os.path.join(kept, "data.txt"))
+                  and not os.path.exists(os.path.join(kept, ".cosmic-study")),
+                  "a refused study changed a folder it did not make (%s): %s" % (out_dir, os.listdir(kept)))
         # A folder holds one study's results: another study is refused, the folder left as it was.
         other = os.path.join(tmp, "other.yaml")
         with open(other, "w") as f:

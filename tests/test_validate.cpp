@@ -465,6 +465,11 @@ TEST(Validate, CsvLineEndsTwiceNamedColumnsAndNulBytes) {
   std::string spaced = header;
   for (size_t at = spaced.find(','); at != std::string::npos; at = spaced.find(',', at + 2)) spaced.insert(at + 1, " ");
   EXPECT_EQ(validate_file(write_csv("spaced.csv", (spaced + "\n" + row + "\n").c_str())).rows.size(), 1u);
+  // Unnamed columns (a spreadsheet's trailing commas) are no duplicates; a line break in quotes,
+  // a lone CR too, counts for the lines errors name.
+  EXPECT_EQ(validate_file(write_csv("unnamed.csv", (header + ",,\n" + row + ",,\n").c_str())).rows.size(), 1u);
+  const std::string cr = write_csv("cr_quoted.csv", (header + ",note\r" + row + ",\"a\rb\"\r" + row + "\r").c_str());
+  EXPECT_NE(error_of(cr).find(cr + ":4: expected 15 fields"), std::string::npos) << error_of(cr);
   const std::string twice = write_csv("twice.csv", (header + ",latency_ns\n" + row + ",1\n").c_str());
   EXPECT_NE(error_of(twice).find(twice + ":1: column 15, 'latency_ns', is given twice (first as column 5)"),
             std::string::npos)
