@@ -1,6 +1,6 @@
 // Memory of the CUDA backends (host/*_cuda.cu) held by owning handles, and CUDA errors turned
 // into exceptions. A backend's buffers then free themselves whatever throws, in a constructor
-// or later, and a buffer that grows is allocated before the old one is let go.
+// or later, and a buffer that grows lets the old one go first (the new one may not fit beside it).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,10 +38,13 @@ class CudaBuffer {
     std::swap(n_, o.n_);
     return *this;
   }
-  // Room for at least n elements: where it has less, a new buffer of `grown` (>= n) elements
-  // replaces it (the contents are not kept); a failed allocation leaves the old one as it was.
+  // Room for at least n elements: where it has less, the old buffer is freed and a new one of
+  // `grown` (>= n) elements takes its place (the contents are not kept); a failed allocation
+  // leaves it empty.
   void reserve(size_t n, size_t grown, const char* what) {
-    if (n > n_) *this = CudaBuffer(grown, what);
+    if (n <= n_) return;
+    *this = CudaBuffer();
+    *this = CudaBuffer(grown, what);
   }
   T* get() const { return p_; }
   size_t size() const { return n_; }

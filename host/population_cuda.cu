@@ -129,13 +129,9 @@ class CudaPopulationEvaluator : public PopulationEvaluator {
   }
 
   // A device buffer and its pinned host twin of at least `bytes` (contents not kept).
-  // The old ones go first: the new ones may not fit beside them.
   static void grow(CudaBuffer<char>& d, PinnedBuffer<char>& h, size_t bytes, const std::string& what) {
-    if (bytes <= d.size() && bytes <= h.size()) return;
-    d = {};
-    h = {};
-    d = {bytes, ("cudaMalloc(" + what + ")").c_str()};
-    h = {bytes, ("cudaMallocHost(" + what + ")").c_str()};
+    d.reserve(bytes, bytes, ("cudaMalloc(" + what + ")").c_str());
+    h.reserve(bytes, bytes, ("cudaMallocHost(" + what + ")").c_str());
   }
   // Room to score n individuals of `ngenes` genes (forgets the resident genes where it grows).
   void reserve(size_t n, size_t ngenes) {
