@@ -775,16 +775,24 @@ agents::Params budget_params(const std::string& agent, agents::Params params, ui
 // a + b genes) plus, with `--keep all`, three copies of a row of /evaluated waiting for the writer
 // (2 bytes a gene, 8 an objective, 76 for the violation, reason, metrics, generation and
 // evaluation; measured 470 bytes more with 35 genes). The CUDA evaluator's pinned host buffers
-// add about one such row an individual (host/population_cuda.cu: genes, outputs, reasons, the
-// parents' and children's rows). BO's population (at most 10^6) is taken as the GA's, and BO
+// add `pinned` bytes an individual (cuda_pinned_bytes). BO's population (at most 10^6) is taken as the GA's, and BO
 // also keeps its whole history, every evaluation of the budget: 116 + 14 bytes a gene each
 // (measured as above at budgets 2 x 10^5 and 10^6, population 10^5: 594 bytes with 35 genes).
 double search_bytes(const std::string& agent, size_t P, uint64_t budget, int32_t ngenes, int32_t nobj,
-                    KeepEvaluated keep, bool cuda) {
+                    KeepEvaluated keep, double pinned) {
   const double g = ngenes, row = 2 * g + 8 * nobj + 76;
   const double per = agent == "rw" ? 70 + 4 * g : agent == "aco" ? 102 + 4 * g : agent == "nsga2" ? 260 + 12 * g : 162 + 8 * g;
   const double history = agent == "bo" ? double(budget) * (116 + 14 * g) : 0.0;
-  return double(P) * (per + (keep == KeepEvaluated::None ? 0.0 : 3 * row) + (cuda ? row : 0.0)) + history;
+  return double(P) * (per + (keep == KeepEvaluated::None ? 0.0 : 3 * row) + pinned) + history;
+}
+
+// The CUDA evaluator's pinned host buffers, bytes an individual (host/population_cuda.cu): its
+// genes (uint16), outputs (the objectives, the violation and kPopMetrics metrics, doubles) and
+// reason (int32); breeding on the device adds a parent's record (16 bytes) and row and a child's
+// row, one byte a gene where every gene has at most 256 values, else four.
+double cuda_pinned_bytes(const std::vector<int32_t>& card, int32_t nobj, bool device_breeding) {
+  const double g = double(card.size()), gene_bytes = agents::ParentRows::fits_in_bytes(card) ? 1 : 4;
+  return 2 * g + 8.0 * (nobj + 1 + kPopMetrics) + 4 + (device_breeding ? 16 + 2 * gene_bytes * g : 0.0);
 }
 
 // A cgroup's memory limit on this process (v2's memory.max, v1's memory.limit_in_bytes, under
@@ -917,7 +925,11 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   std::unique_ptr<PopulationEvaluator> eval = make_population_evaluator(o.backend, view, ds.objectives);
   // A search the memory cannot hold is refused before its file is made (or resumed): past it the
   // kernel's OOM killer, or std::bad_alloc under `ulimit -v`, would end the run.
-  const double need = search_bytes(o.agent, P, o.budget, view.ngenes, st.nobj, keep, eval->name() == "cuda");
+  // --breed device: GA's and NSGA-II's children made by the CUDA evaluator (the same children;
+  // the other agents do not breed from parents).
+  const bool device_breeding = o.breed == "device" && eval->name() == "cuda" && (o.agent == "ga" || o.agent == "nsga2");
+  const double pinned = eval->name() == "cuda" ? cuda_pinned_bytes(cardinalities(view), st.nobj, device_breeding) : 0.0;
+  const double need = search_bytes(o.agent, P, o.budget, view.ngenes, st.nobj, keep, pinned);
   const double have = memory_limit_bytes();
   if (need > have)
     throw std::runtime_error(
@@ -960,9 +972,6 @@ int run_search(const psa::DesignSpace& ds, const SearchOptions& o_in, SearchSumm
   }
   h5::set_attr(file.id(), "backend", eval->name());  // of the latest session
   h5::set_attr(file.id(), "device", eval->device());
-  // --breed device: GA's and NSGA-II's children made by the CUDA evaluator (the same children;
-  // the other agents do not breed from parents).
-  const bool device_breeding = o.breed == "device" && eval->name() == "cuda" && (o.agent == "ga" || o.agent == "nsga2");
   if (o.breed == "device" && eval->name() != "cuda" && !o.quiet)
     std::cerr << "search: note: --breed device needs the CUDA evaluator; breeding on the host\n";
   h5::set_attr(file.id(), "breeding", std::string(device_breeding ? "device" : "host"));
