@@ -5,7 +5,7 @@
 # (compared), the agents' benchmark next to CPU and GPU population evaluation, the sweep
 # throughput benchmark (CPU and CUDA, System 1 full-stack space), `cosmic sweep` on CUDA and CPU
 # into HDF5 files (compared), small --keep all sweeps (one with ASTRA-sim collectives) compared
-# dataset by dataset with the CPU's, and the whole study on both backends
+# dataset by dataset with the CPU's, tests/test_h5.py with every run on CUDA, and the whole study on both backends
 # (STUDY=0 skips it). Steps run in that order, most important first; a step that would not fit
 # in the time left is skipped and says so. Scratch files go to $WORK (default /tmp/gpu-check);
 # $OUT (default bench/gpu-results/) receives summary.txt and logs.tar.gz (every text log and the
@@ -215,6 +215,14 @@ for psa in data/psa/cosmic/workload-system1.yaml data/psa/study/collective-reduc
   done
   "$py" bench/compare_h5.py "$work/all-$name-cuda.h5" "$work/all-$name-cpu.h5" "keep-all $name, cuda vs cpu" 2>&1 | tee -a "$summary"
 done
+
+# The result-file tests (tests/test_h5.py: sweeps, shards, merges, kills and resumes, searches,
+# xarray) with every run on CUDA.
+if fits 150 "result-file tests on cuda"; then
+  COSMIC_TEST_BACKEND=cuda timeout "$(limit 300)" "$py" tests/test_h5.py "$bin"/cosmic "$PWD/data" >"$work/test_h5_cuda.txt" 2>&1
+  log "tests/test_h5.py on cuda: exit $?; $(grep -E '^(Ran|OK|FAILED)' "$work/test_h5_cuda.txt" | tr '\n' ' ')"
+  grep -E "^(FAIL|ERROR):" "$work/test_h5_cuda.txt" | head -10 | tee -a "$summary"
+fi
 
 # The whole study (issue #6), figures off: on CUDA and on the CPU with JOBS runs at a time
 # (default 8, `cosmic study --jobs`), then CUDA one run at a time if time is left; where the time

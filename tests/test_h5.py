@@ -4,6 +4,9 @@ h5py (Debian's python3-h5py) and, when importable, xarray.
 
     python3 tests/test_h5.py COSMIC_BINARY DATA_DIR     (ctest runs it)
 
+Every run takes `--backend cpu`, or COSMIC_TEST_BACKEND's value (bench/gpu_check.sh runs the file
+with `cuda` on a machine with a GPU).
+
 Checks: the attributes of docs/results-format.md; top-1 equal to the best of the points the
 sweep kept with --keep all and to a brute force of one `cosmic eval` per point; evaluated count
 equal to `cosmic space`'s feasible count; shards merged equal to one sweep; an interrupted
@@ -32,6 +35,7 @@ import h5py
 import numpy as np
 
 COSMIC = DATA = None
+BACKEND = os.environ.get("COSMIC_TEST_BACKEND", "cpu")
 
 
 def sweep(psa, out, *args, check=True):
@@ -107,6 +111,12 @@ def row_dimension(group):
             "histogram": "bin", "genes": None, "checkpoint": None}[parts[-1]]
 
 
+# The xarray checks need xarray and its h5netcdf engine (scripts/setup.sh installs both); without
+# them those tests skip, saying why.
+HAVE_XARRAY = bool(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"))
+NO_XARRAY = "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)"
+
+
 def dimension_problems(path):
     """Opens the root and every group of a result file with xarray (h5netcdf, no phony_dims) and
     lists what is not as docs/results-format.md says: each group's columns on its dimension
@@ -149,11 +159,15 @@ def same_result(test, a, b):
         for k in ("swept_count", "evaluated_count", "feasible_count", "space_size"):
             test.assertEqual(fa.attrs[k], fb.attrs[k], k)
         np.testing.assert_array_equal(fa["reasons/count"][:], fb["reasons/count"][:])
+        test.assertEqual(sorted(fa["histogram"]), sorted(fb["histogram"]))
         for name in fa["histogram"]:
             np.testing.assert_array_equal(fa["histogram"][name][:], fb["histogram"][name][:])
-        for obj in fa["top"]:
-            for col in fa["top"][obj]:
-                np.testing.assert_array_equal(fa["top"][obj][col][:], fb["top"][obj][col][:], f"top/{obj}/{col}")
+        test.assertEqual(sorted(fa["top"]), sorted(fb["top"]))
+        tables = [f"top/{obj}" for obj in fa["top"]] + (["pareto"] if "pareto" in fa or "pareto" in fb else [])
+        for t in tables:
+            test.assertEqual(sorted(fa[t]), sorted(fb[t]), t)
+            for col in fa[t]:
+                np.testing.assert_array_equal(fa[t][col][:], fb[t][col][:], f"{t}/{col}")
 
 
 def damage_heap_object(test, path, content):
@@ -195,7 +209,7 @@ class SweepFile(unittest.TestCase):
         # the heap object holding a gene's name is damaged; show and --resume must exit 1 and say
         # the file is damaged, leaving it as it was.
         out = os.path.join(self.dir, "heap.h5")
-        sweep("workload-system1.yaml", out, "--backend", "cpu")
+        sweep("workload-system1.yaml", out, "--backend", BACKEND)
         damage_heap_object(self, out, b"workload.sharding")
         with open(out, "rb") as f:
             before = f.read()
@@ -222,7 +236,7 @@ class SweepFile(unittest.TestCase):
         # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the
         # index, reason by name, numbers that read back to the file's doubles.
         out = os.path.join(self.dir, "csv.h5")
-        sweep("workload-system1.yaml", out, "--keep", "all", "--backend", "cpu")
+        sweep("workload-system1.yaml", out, "--keep", "all", "--backend", BACKEND)
         text = subprocess.run([COSMIC, "show", out, "--csv", "all"], check=True, capture_output=True, text=True).stdout
         import csv
         import io
@@ -257,7 +271,7 @@ class SweepFile(unittest.TestCase):
 
     def test_attributes_and_top1_against_brute_force(self):
         out = os.path.join(self.dir, "w.h5")
-        sweep("workload-system1.yaml", out, "--keep", "all", "--seed", "7", "--backend", "cpu")
+        sweep("workload-system1.yaml", out, "--keep", "all", "--seed", "7", "--backend", BACKEND)
         with h5py.File(out, "r") as f:
             a = f.attrs
             for k in ("tool_version", "psa", "backend", "device", "seed", "evaluated_count", "feasible_count",
@@ -265,7 +279,7 @@ class SweepFile(unittest.TestCase):
                 self.assertIn(k, a, k)
             self.assertEqual(a["complete"], 1)
             self.assertEqual(a["seed"], 7)
-            self.assertEqual(a["backend"], "cpu")
+            self.assertEqual(a["backend"], BACKEND)
             self.assertEqual(a["space_size"], "600")
             self.assertEqual(a["next_index"], "600")
             self.assertEqual(a["swept_count"], 600)
@@ -362,17 +376,11 @@ class SweepFile(unittest.TestCase):
         # (data/systems/cosmic-system1.yaml, links per NPU: Ring 2, FullyConnected 7, Switch 1):
         # 2 x 187.5 + 7 x 25 + 2 x 75 + 1 x 100 = 800 GB/s, so runtime_x_bw = 0.4 time_s.
         self.assertAlmostEqual(top_value, 0.4 * best_time, delta=1e-12 * best_time)
-        # xarray, when installed (Debian: python3-xarray with python3-h5netcdf).
-        try:
-            import xarray as xr
-        except ImportError:
-            return
-        try:
-            ds = xr.open_dataset(out, group=f"top/{obj}", engine="h5netcdf")  # no phony dimensions
-        except ImportError as e:  # no h5netcdf engine
-            print(f"xarray check skipped: {e}", file=sys.stderr)
-            return
-        with ds, h5py.File(out, "r") as f:
+        # xarray (Debian: python3-xarray with python3-h5netcdf); a failure to open is a failure.
+        if not HAVE_XARRAY:
+            self.skipTest(NO_XARRAY)
+        import xarray as xr
+        with xr.open_dataset(out, group=f"top/{obj}", engine="h5netcdf") as ds, h5py.File(out, "r") as f:  # no phony dims
             # The table's rows are its points: `index` is the dimension and its coordinate.
             self.assertEqual(list(ds.dims), ["index"])
             np.testing.assert_array_equal(ds["index"].values, f["top"][obj]["index"][:])
@@ -381,7 +389,7 @@ class SweepFile(unittest.TestCase):
     def test_evaluated_count_equals_space_feasible_count(self):
         for psa in ("workload-system1.yaml", "network-system3.yaml"):
             out = os.path.join(self.dir, psa + ".h5")
-            sweep(psa, out, "--backend", "cpu")
+            sweep(psa, out, "--backend", BACKEND)
             info = json.loads(subprocess.run([COSMIC, "space", os.path.join(DATA, "psa", "cosmic", psa), "--json"],
                                              check=True, capture_output=True, text=True).stdout)
             with h5py.File(out, "r") as f:
@@ -389,11 +397,11 @@ class SweepFile(unittest.TestCase):
 
     def test_shards_merge_to_the_whole(self):
         whole = os.path.join(self.dir, "whole.h5")
-        sweep("workload-system1.yaml", whole, "--backend", "cpu")
+        sweep("workload-system1.yaml", whole, "--backend", BACKEND)
         parts = []
         for i in range(3):
             parts.append(os.path.join(self.dir, f"part{i}.h5"))
-            sweep("workload-system1.yaml", parts[-1], "--shard", f"{i}/3", "--backend", "cpu")
+            sweep("workload-system1.yaml", parts[-1], "--shard", f"{i}/3", "--backend", BACKEND)
         merged = os.path.join(self.dir, "merged.h5")
         subprocess.run([COSMIC, "merge", merged, *reversed(parts), "--quiet"], check=True)
         same_result(self, merged, whole)
@@ -422,7 +430,7 @@ class SweepFile(unittest.TestCase):
         sixteenths = []
         for i in (0, 1, 5):
             sixteenths.append(os.path.join(self.dir, f"sixteenth{i}.h5"))
-            sweep("workload-system1.yaml", sixteenths[-1], "--shard", f"{i}/16", "--backend", "cpu")
+            sweep("workload-system1.yaml", sixteenths[-1], "--shard", f"{i}/16", "--backend", BACKEND)
         ranged = os.path.join(self.dir, "ranged.h5")
         subprocess.run([COSMIC, "merge", ranged, *sixteenths, "--quiet"], check=True)
         with h5py.File(ranged, "r") as f:
@@ -637,7 +645,7 @@ class SweepFile(unittest.TestCase):
         parts = []
         for i in range(2):
             parts.append(os.path.join(self.dir, f"all{i}.h5"))
-            sweep(psa, parts[-1], "--shard", f"{i}/2", "--keep", "all", "--backend", "cpu")
+            sweep(psa, parts[-1], "--shard", f"{i}/2", "--keep", "all", "--backend", BACKEND)
         with h5py.File(parts[1], "r+") as f:
             del f["all/reason"]
         out = os.path.join(self.dir, "m.h5")
@@ -773,7 +781,7 @@ class SweepFile(unittest.TestCase):
 
     def kill_cmd(self, out, shard):
         return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "-o", out, "--quiet",
-                "--shard", shard, "--backend", "cpu", "--batch-seconds", "0.1"]
+                "--shard", shard, "--backend", BACKEND, "--batch-seconds", "0.1"]
 
     def interrupted_then_resumed(self, sig, edits=()):
         """edits: --set arguments of the interrupted run and the reference; the resume is not given
@@ -799,7 +807,7 @@ class SweepFile(unittest.TestCase):
             self.assertEqual(r.returncode, 1, cmd)
             self.assertIn(out + ": holds an unfinished sweep (cosmic sweep --resume -o " + out + " continues it)", r.stderr)
         if sig == signal.SIGINT:  # --resume without the PSA file (from another directory): the space the file recorded
-            subprocess.run([os.path.abspath(COSMIC), "sweep", "--resume", "-o", out, "--quiet", "--backend", "cpu",
+            subprocess.run([os.path.abspath(COSMIC), "sweep", "--resume", "-o", out, "--quiet", "--backend", BACKEND,
                             "--batch-seconds", "0.1"], env=self.KILL_ENV, cwd=self.dir, check=True)
         else:
             subprocess.run(self.kill_cmd(out, shard) + ["--resume"], env=self.KILL_ENV, check=True)
@@ -922,7 +930,7 @@ class SweepFile(unittest.TestCase):
         # A search stopped after each generation and resumed without the edits equals one run
         # through, and the search of the file edited by hand.
         search = [COSMIC, "search", psa, "--agent", "nsga2", "--budget", "300", "--population", "20", "--seed", "4",
-                  "-q", "--backend", "cpu"]
+                  "-q", "--backend", BACKEND]
         stepped, through, hand_s = (os.path.join(self.dir, n) for n in ("st.h5", "th.h5", "hs.h5"))
         subprocess.run(search + ["-o", stepped, "--time-limit", "1e-9", *edits], check=True)
         for _ in range(20):
@@ -997,7 +1005,7 @@ class SweepFile(unittest.TestCase):
         # all_rows and in one written before it did (the rows below all_next_index count).
         def args(shard):
             return [COSMIC, "sweep", os.path.join(DATA, "psa", "cosmic", "collective-system1.yaml"), "--quiet",
-                    "--shard", shard, "--backend", "cpu", "--batch-seconds", "0.1", "--keep", "all"]
+                    "--shard", shard, "--backend", BACKEND, "--batch-seconds", "0.1", "--keep", "all"]
         env = dict(os.environ, OMP_NUM_THREADS="1")
         out = os.path.join(self.dir, "all-killed.h5")
         shard, rc = interrupt(self, lambda shard: args(shard) + ["-o", out], ["0/64", "0/16", "0/4"],
@@ -1053,8 +1061,7 @@ class Dimensions(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
-                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    @unittest.skipUnless(HAVE_XARRAY, NO_XARRAY)
     def test_every_group_opens_with_named_dimensions(self):
         import xarray as xr
         psa = points_psa(self.dir)
@@ -1062,7 +1069,7 @@ class Dimensions(unittest.TestCase):
 
         def run(name, *args):
             files[name] = os.path.join(self.dir, name + ".h5")
-            subprocess.run([COSMIC, *args[:1], psa, "-o", files[name], "-q", "--backend", "cpu", *args[1:]], check=True)
+            subprocess.run([COSMIC, *args[:1], psa, "-o", files[name], "-q", "--backend", BACKEND, *args[1:]], check=True)
 
         run("sweep", "sweep", "--keep", "all")
         run("shard0", "sweep", "--keep", "all", "--shard", "0/2")
@@ -1122,11 +1129,11 @@ class Dimensions(unittest.TestCase):
         # is the unfolded sweep's.
         psa = points_psa(self.dir)
         out = {k: os.path.join(self.dir, k + ".h5") for k in ("folded", "unfolded", "search")}
-        subprocess.run([COSMIC, "sweep", psa, "-o", out["folded"], "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", out["folded"], "-q", "--keep", "all", "--backend", BACKEND], check=True)
         subprocess.run([COSMIC, "sweep", psa, "-o", out["unfolded"], "-q", "--keep", "all", "--no-fold", "--backend",
-                        "cpu"], check=True)
+                        BACKEND], check=True)
         subprocess.run([COSMIC, "search", psa, "-o", out["search"], "-q", "--agent", "nsga2", "--budget", "400",
-                        "--population", "40", "--backend", "cpu"], check=True)
+                        "--population", "40", "--backend", BACKEND], check=True)
         with h5py.File(out["folded"], "r") as sw, h5py.File(out["unfolded"], "r") as full, \
                 h5py.File(out["search"], "r") as se:
             self.assertEqual(sw.attrs["index_space"], "folded")
@@ -1158,8 +1165,7 @@ class Dimensions(unittest.TestCase):
             for k, i in enumerate(se["pareto/index"][:]):
                 self.assertEqual(se["pareto/latency"][k], full["all/latency"][full_row[int(i)]])
 
-    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
-                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    @unittest.skipUnless(HAVE_XARRAY, NO_XARRAY)
     def test_docs_xarray_recipe(self):
         # docs/results-format.md "Reading a search with xarray", run as written: on a search with
         # one objective (xarray gives its objectives attribute as a plain string), whole and as a
@@ -1170,7 +1176,7 @@ class Dimensions(unittest.TestCase):
         psa = points_psa(self.dir)
         whole, killed = os.path.join(self.dir, "whole.h5"), os.path.join(self.dir, "killed.h5")
         subprocess.run([COSMIC, "search", psa, "-o", whole, "-q", "--agent", "ga", "--budget", "200", "--population",
-                        "20", "--set", "objectives=[latency]", "--backend", "cpu"], check=True)
+                        "20", "--set", "objectives=[latency]", "--backend", BACKEND], check=True)
         shutil.copy(whole, killed)
         with h5py.File(killed, "r+") as f:
             for d in f["generations"].values():
@@ -1201,9 +1207,9 @@ class Dimensions(unittest.TestCase):
         # violation (a ranking, not a quantity); /best's values have theirs as NAME_units.
         psa = points_psa(self.dir)
         sweep_out, search_out = os.path.join(self.dir, "u-sweep.h5"), os.path.join(self.dir, "u-search.h5")
-        subprocess.run([COSMIC, "sweep", psa, "-o", sweep_out, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", sweep_out, "-q", "--keep", "all", "--backend", BACKEND], check=True)
         subprocess.run([COSMIC, "search", psa, "-o", search_out, "-q", "--agent", "nsga2", "--budget", "200",
-                        "--population", "20", "--backend", "cpu"], check=True)
+                        "--population", "20", "--backend", BACKEND], check=True)
         want = {"latency": "s", "cost": "USD", "time_s": "s", "first_token_s": "s", "memory_bytes": "bytes",
                 "network_cost_usd": "USD", "tokens_per_s": "tokens/s", "mfu": "fraction of peak", "wall_s": "s",
                 "agent_s": "s", "eval_s": "s", "best_objective": "s", "generation_best": "s"}  # objective 0: latency
@@ -1224,15 +1230,14 @@ class Dimensions(unittest.TestCase):
                 self.assertIn(name, best)
                 self.assertEqual(best[name + "_units"], want[name], name)
 
-    @unittest.skipUnless(importlib.util.find_spec("xarray") and importlib.util.find_spec("h5netcdf"),
-                         "needs xarray and h5netcdf (Debian: python3-xarray, python3-h5netcdf)")
+    @unittest.skipUnless(HAVE_XARRAY, NO_XARRAY)
     def test_resume_gives_an_earlier_format_its_dimensions(self):
         # A sweep file as format 2 wrote it (no dimension on /genes, /histogram, /reasons; no
         # `bin`), left unfinished with nothing more to sweep: --resume publishes its reductions
         # again in format 3, with the same results.
         psa = points_psa(self.dir)
         out, ref = os.path.join(self.dir, "old.h5"), os.path.join(self.dir, "ref.h5")
-        subprocess.run([COSMIC, "sweep", psa, "-o", ref, "-q", "--keep", "all", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", ref, "-q", "--keep", "all", "--backend", BACKEND], check=True)
         shutil.copy(ref, out)
         with h5py.File(out, "r+") as f:
             for group in ("genes", "state/0/histogram", "state/1/histogram", "state/0/reasons", "state/1/reasons"):
@@ -1247,7 +1252,7 @@ class Dimensions(unittest.TestCase):
             f.attrs["complete"] = np.int64(0)
             f["state/current"].attrs["complete"] = np.int64(0)
         self.assertNotEqual(dimension_problems(out), [])
-        subprocess.run([COSMIC, "sweep", psa, "-o", out, "--resume", "-q", "--backend", "cpu"], check=True)
+        subprocess.run([COSMIC, "sweep", psa, "-o", out, "--resume", "-q", "--backend", BACKEND], check=True)
         self.assertEqual(dimension_problems(out), [])
         same_result(self, out, ref)
         with h5py.File(out, "r") as f:
@@ -1260,7 +1265,7 @@ class Dimensions(unittest.TestCase):
         psa = points_psa(self.dir)
         out = os.path.join(self.dir, "old.h5")
         subprocess.run([COSMIC, "search", psa, "-o", out, "-q", "--agent", "ga", "--budget", "200", "--population", "20",
-                        "--time-limit", "1e-9", "--backend", "cpu"], check=True)
+                        "--time-limit", "1e-9", "--backend", BACKEND], check=True)
         with h5py.File(out, "r+") as f:
             self.assertEqual(f.attrs["format_version"], 2)
             self.assertEqual(f.attrs["complete"], 0)
@@ -1275,7 +1280,7 @@ class Dimensions(unittest.TestCase):
 
 
 class SearchFile(unittest.TestCase):
-    FULL = ["fullstack-system2.yaml", "--agent", "nsga2", "--seed", "1", "--backend", "cpu", "--quiet"]
+    FULL = ["fullstack-system2.yaml", "--agent", "nsga2", "--seed", "1", "--backend", BACKEND, "--quiet"]
     ENV = dict(os.environ, OMP_NUM_THREADS="2")
 
     def setUp(self):
@@ -1323,7 +1328,7 @@ class SearchFile(unittest.TestCase):
         # point of the best so far it reports.
         out = os.path.join(self.dir, "cut.h5")
         subprocess.run(self.search(out, "--agent", "ga", "--budget", "400", "--population", "40", "--seed", "2",
-                                   "--backend", "cpu", "-q"), check=True)
+                                   "--backend", BACKEND, "-q"), check=True)
         with h5py.File(out, "r+") as f:
             del f["best"]
             for a in ("stopped", "feasible_count", "best_objective"):
@@ -1467,7 +1472,7 @@ class SearchFile(unittest.TestCase):
 
     def test_times_and_xarray(self):
         out = os.path.join(self.dir, "s.h5")
-        subprocess.run(self.search(out, "--agent", "ga", "--budget", "3000", "--population", "300", "--backend", "cpu",
+        subprocess.run(self.search(out, "--agent", "ga", "--budget", "3000", "--population", "300", "--backend", BACKEND,
                                    "--quiet"), check=True)
         with h5py.File(out, "r") as f:
             a = f.attrs
@@ -1481,13 +1486,10 @@ class SearchFile(unittest.TestCase):
             obj = f.attrs["objectives"][0]
             obj = obj.decode() if isinstance(obj, bytes) else obj
             col = f["evaluated"][obj][:]
-        try:
-            import xarray as xr
-            ds = xr.open_dataset(out, group="evaluated", engine="h5netcdf", phony_dims="sort")
-        except (ImportError, ValueError) as e:  # no xarray or no h5netcdf engine
-            print(f"xarray check skipped: {e}", file=sys.stderr)
-            return
-        with ds:
+        if not HAVE_XARRAY:
+            self.skipTest(NO_XARRAY)
+        import xarray as xr
+        with xr.open_dataset(out, group="evaluated", engine="h5netcdf", phony_dims="sort") as ds:
             np.testing.assert_array_equal(ds[obj].values, col)
         # /best is a row per gene: its `index` column holds value indices, not points, so the
         # dimension is `gene` (the gene names), not `index`.
@@ -1501,7 +1503,7 @@ class SearchFile(unittest.TestCase):
         # A limit shorter than one generation (or than a resume's replay) still runs one new
         # generation per session.
         out = os.path.join(self.dir, "t.h5")
-        args = ["--agent", "ga", "--budget", "3000", "--population", "300", "--backend", "cpu", "--quiet",
+        args = ["--agent", "ga", "--budget", "3000", "--population", "300", "--backend", BACKEND, "--quiet",
                 "--time-limit", "1e-9"]
         counts = []
         for k in range(3):
@@ -1597,7 +1599,7 @@ class SearchFile(unittest.TestCase):
         ref = os.path.join(self.dir, "ref.h5")
         subprocess.run(self.search(ref, *budget, *self.FULL[1:], psa=self.FULL[0]), env=self.ENV, check=True)
         for path in (out, extended, behind):
-            subprocess.run(self.search(path, "--resume", "--quiet", "--backend", "cpu", psa=self.FULL[0]),
+            subprocess.run(self.search(path, "--resume", "--quiet", "--backend", BACKEND, psa=self.FULL[0]),
                            env=self.ENV, check=True)
             with h5py.File(path, "r") as a, h5py.File(ref, "r") as b:
                 self.assertEqual(a.attrs["complete"], 1)
