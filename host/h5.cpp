@@ -290,9 +290,28 @@ void read_vlen_strings(hid_t id, hid_t type, bool attribute) {
   for (char* q : p) H5free_memory(q);
 }
 
-// Every variable-length string attribute of `obj` and of the groups and datasets below it, and
-// every such string dataset, read (soft links are not followed: they point inside the file).
-void read_all_strings(hid_t obj) {
+// A variable-length sequence attribute or dataset (DIMENSION_LIST: a column's dimension scales,
+// object references kept in the global heap as the strings are), read and freed.
+void read_vlen_sequences(hid_t id, hid_t type, bool attribute) {
+  Handle mem(check(H5Tget_native_type(type, H5T_DIR_DEFAULT), "native type"), H5Tclose, "");
+  Handle space(check(attribute ? H5Aget_space(id) : H5Dget_space(id), "get space"), H5Sclose, "");
+  std::vector<hvl_t> p(size_t(check(hid_t(H5Sget_simple_extent_npoints(space.id())), "count sequences")), hvl_t{0, nullptr});
+  if (p.empty()) return;
+  check(attribute ? H5Aread(id, mem.id(), p.data()) : H5Dread(id, mem.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()),
+        "read sequences");
+  check(H5Dvlen_reclaim(mem.id(), space.id(), H5P_DEFAULT, p.data()), "free sequences");
+}
+
+// What of `id` (of type `type`) HDF5 keeps in the global heap, read: variable-length strings and
+// sequences (fixed-size data uses no heap).
+void read_heap_data(hid_t id, hid_t type, bool attribute) {
+  if (H5Tis_variable_str(type) > 0) read_vlen_strings(id, type, attribute);
+  else if (H5Tget_class(type) == H5T_VLEN) read_vlen_sequences(id, type, attribute);
+}
+
+// Every variable-length attribute of `obj` and of the groups and datasets below it, and every
+// such dataset, read (soft links are not followed: they point inside the file).
+void read_all_heap_data(hid_t obj) {
   std::vector<std::string> names;
   hsize_t at = 0;
   const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
@@ -303,16 +322,16 @@ void read_all_strings(hid_t obj) {
   for (const std::string& name : names) {
     Handle a(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute " + name), H5Aclose, "");
     Handle t(check(H5Aget_type(a.id()), "attribute type " + name), H5Tclose, "");
-    if (H5Tis_variable_str(t.id()) > 0) read_vlen_strings(a.id(), t.id(), true);  // (fixed-length ones use no heap)
+    read_heap_data(a.id(), t.id(), true);
   }
   if (H5Iget_type(obj) != H5I_GROUP && H5Iget_type(obj) != H5I_FILE) return;  // (the root is the file's id)
   for (const std::string& name : member_names(obj)) {
     if (!soft_link_target(obj, name).empty()) continue;
     Handle o(check(H5Oopen(obj, name.c_str(), H5P_DEFAULT), "open " + name), H5Oclose, "");
-    read_all_strings(o.id());
+    read_all_heap_data(o.id());
     if (H5Iget_type(o.id()) != H5I_DATASET) continue;
     Handle t(check(H5Dget_type(o.id()), "dataset type " + name), H5Tclose, "");
-    if (H5Tis_variable_str(t.id()) > 0) read_vlen_strings(o.id(), t.id(), false);
+    read_heap_data(o.id(), t.id(), false);
   }
 }
 }  // namespace
@@ -326,7 +345,7 @@ void check_readable(const std::string& path) {
         if (id < 0) return 0;  // locked, or no HDF5 file: open_file says which
         try {
           Handle f(id, H5Fclose, "");
-          read_all_strings(f.id());
+          read_all_heap_data(f.id());
           return 0;
         } catch (const std::exception&) {  // HDF5 refused a read, or memory ran out
           return 3;
@@ -334,9 +353,10 @@ void check_readable(const std::string& path) {
       },
       ChildLimits{size_t(1) << 30, 60});
   if (status == 0) return;
-  const std::string why = status == -SIGALRM ? "HDF5 took over 60 s reading its strings"
-                          : status < 0       ? std::string("HDF5 crashed reading its strings (") + strsignal(-status) + ")"
-                                             : "HDF5 could not read its strings (their records are invalid, or claim over 1 GiB)";
+  const std::string why =
+      status == -SIGALRM ? "HDF5 took over 60 s reading its variable-length data (strings, dimension lists)"
+      : status < 0       ? std::string("HDF5 crashed reading its variable-length data (") + strsignal(-status) + ")"
+                         : "HDF5 could not read its variable-length data (their records are invalid, or claim over 1 GiB)";
   throw Error(path + ": the file is damaged: " + why);
 }
 

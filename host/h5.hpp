@@ -51,9 +51,10 @@ Handle open_file(const std::string& path, bool write);  // an HDF5 file that exi
 bool repair_end_of_allocation(const std::string& path);
 // True where HDF5 cannot open `path` and its superblock records less of it than it holds.
 bool end_short_of_file(const std::string& path);
-// Reads every string attribute and string dataset of the file at `path` in a child process,
-// with 1 GiB of memory and 60 s: HDF5 trusts the heap where variable-length strings live (its
-// checks there are assertions, compiled out of release builds), and a damaged one crashed it or
+// Reads every variable-length attribute and dataset (strings; the dimension scales' lists) of the
+// file at `path` in a child process, with 1 GiB of memory and 60 s: HDF5 trusts the global heap
+// where they live (its checks there are assertions, compiled out of release builds), and a damaged
+// one crashed it or
 // made it allocate without end. Throws Error saying the file is damaged where the child crashed,
 // ran out of memory or time, or failed to read; returns where it read them all, and where it
 // could not open the file (open_file says why). For a file about to be read here, before any

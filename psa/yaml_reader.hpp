@@ -89,8 +89,9 @@ class Section {
       if (!ok) {
         std::string list;
         for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        // A key merged in from an override is a new node without a place: its value has one.
-        const YAML::Node& at = it->first.Mark().line >= 0 ? it->first : it->second;
+        // A key merged in from an override is a new node without a place: its value has one. (A
+        // copy: `it->` is a proxy that ends with this statement.)
+        const YAML::Node at = it->first.Mark().line >= 0 ? it->first : it->second;
         throw ConfigError(where(src_, key_path(k), at) + ": unknown key '" + key_path(k) + "' (expected one of: " + list +
                           ")" + (k == "<<" ? "; YAML merge keys are not read: write the keys out" : ""));
       }

@@ -533,9 +533,11 @@ TEST(Cli, EvalNotesWhatTheAstraSimConventionEstimates) {
 
 TEST(Cli, EvalNotesFiguresNoHardwareReaches) {
   const std::string cfg = test::data_path("configs/cosmic-system1-baseline.yaml");
-  for (const auto& shipped : std::filesystem::directory_iterator(test::data_path("configs")))
-    for (const auto& note : nlohmann::json::parse(test::run_cli("eval " + shipped.path().string() + " --json").out)["notes"])
+  for (const auto& shipped : std::filesystem::directory_iterator(test::data_path("configs"))) {
+    const auto json = nlohmann::json::parse(test::run_cli("eval " + shipped.path().string() + " --json").out);
+    for (const auto& note : json["notes"])  // (a loop over a temporary's member would read freed memory)
       EXPECT_EQ(note.get<std::string>().find("another unit"), std::string::npos) << shipped.path() << ": " << note;
+  }
   const auto j = nlohmann::json::parse(test::run_cli("eval " + cfg + " --json --set system.network.dims.1.bandwidth_GBps=25e9"
                                                       " --set system.compute.memory_bw_GBps=9e4").out);
   ASSERT_EQ(j["notes"].size(), 1u) << j["notes"];

@@ -226,11 +226,21 @@ class SweepFile(unittest.TestCase):
         searched = os.path.join(self.dir, "heap-search.h5")
         subprocess.run([COSMIC, "search", os.path.join(DATA, "psa", "cosmic", "workload-system1.yaml"), "--agent", "ga",
                         "--budget", "200", "--population", "50", "-o", searched, "-q"], check=True)
+        shutil.copy(searched, searched + ".lists")
         damage_heap_object(self, searched, b"workload.sharding")
         for given in ([], [psa]):
             r = subprocess.run([COSMIC, "search", *given, "--resume", "--budget", "400", "-o", searched, "-q"],
                                capture_output=True, text=True)
             self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
+        # A column's list of dimension scales (DIMENSION_LIST, object references) lives in the
+        # same heap: one made huge crashed the resumed search's writer (SIGSEGV) as it attached
+        # the scales, past a check that read only the strings.
+        lists = searched + ".lists"
+        with h5py.File(lists, "r") as f:
+            scale_at = h5py.h5o.get_info(f["evaluated"]["evaluation"].id).addr
+        damage_heap_object(self, lists, struct.pack("<Q", scale_at))
+        r = subprocess.run([COSMIC, "search", "--resume", "--budget", "400", "-o", lists, "-q"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stderr.count("the file is damaged")), (1, 1), r.stderr)
 
     def test_csv_export_of_a_point_table(self):
         # `show --csv all`: a row per point, genes by their labels, the derived TP decoded, the
