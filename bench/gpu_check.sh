@@ -218,7 +218,9 @@ done
 
 # The result-file tests (tests/test_h5.py: sweeps, shards, merges, kills and resumes, searches,
 # xarray) with every run on CUDA.
-if fits 150 "result-file tests on cuda"; then
+if ! "$py" -c 'import h5py' 2>/dev/null; then
+  log "skipped: result-file tests on cuda (no Python with h5py)"
+elif fits 150 "result-file tests on cuda"; then
   COSMIC_TEST_BACKEND=cuda timeout "$(limit 300)" "$py" tests/test_h5.py "$bin"/cosmic "$PWD/data" >"$work/test_h5_cuda.txt" 2>&1
   log "tests/test_h5.py on cuda: exit $?; $(grep -E '^(Ran|OK|FAILED)' "$work/test_h5_cuda.txt" | tr '\n' ' ')"
   grep -E "^(FAIL|ERROR):" "$work/test_h5_cuda.txt" | head -10 | tee -a "$summary"

@@ -276,37 +276,24 @@ bool repair_end_of_allocation(const std::string& path) {
 }
 
 namespace {
-// Reads the variable-length strings of attribute or dataset `id` (whose type is `type`) in the
-// file's own character set (another program's file may hold ASCII ones), then frees them.
-void read_vlen_strings(hid_t id, hid_t type, bool attribute) {
-  Handle mem(check(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose, "");
-  check(H5Tset_size(mem.id(), H5T_VARIABLE), "H5Tset_size");
-  check(H5Tset_cset(mem.id(), H5Tget_cset(type)), "H5Tset_cset");
-  Handle space(check(attribute ? H5Aget_space(id) : H5Dget_space(id), "get space"), H5Sclose, "");
-  std::vector<char*> p(size_t(check(hid_t(H5Sget_simple_extent_npoints(space.id())), "count strings")), nullptr);
-  if (p.empty()) return;
-  check(attribute ? H5Aread(id, mem.id(), p.data()) : H5Dread(id, mem.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()),
-        "read strings");
-  for (char* q : p) H5free_memory(q);
-}
-
-// A variable-length sequence attribute or dataset (DIMENSION_LIST: a column's dimension scales,
-// object references kept in the global heap as the strings are), read and freed.
-void read_vlen_sequences(hid_t id, hid_t type, bool attribute) {
+// What of attribute or dataset `id` (of type `type`) HDF5 keeps in the global heap, read and
+// freed: variable-length strings and sequences (DIMENSION_LIST: a column's dimension scales, as
+// object references). Read as the native form of the file's type (a string keeps its character
+// set); fixed-size data uses no heap and is not read.
+void read_heap_data(hid_t id, hid_t type, bool attribute) {
+  if (H5Tis_variable_str(type) <= 0 && H5Tget_class(type) != H5T_VLEN) return;
   Handle mem(check(H5Tget_native_type(type, H5T_DIR_DEFAULT), "native type"), H5Tclose, "");
   Handle space(check(attribute ? H5Aget_space(id) : H5Dget_space(id), "get space"), H5Sclose, "");
-  std::vector<hvl_t> p(size_t(check(hid_t(H5Sget_simple_extent_npoints(space.id())), "count sequences")), hvl_t{0, nullptr});
-  if (p.empty()) return;
-  check(attribute ? H5Aread(id, mem.id(), p.data()) : H5Dread(id, mem.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()),
-        "read sequences");
-  check(H5Dvlen_reclaim(mem.id(), space.id(), H5P_DEFAULT, p.data()), "free sequences");
-}
-
-// What of `id` (of type `type`) HDF5 keeps in the global heap, read: variable-length strings and
-// sequences (fixed-size data uses no heap).
-void read_heap_data(hid_t id, hid_t type, bool attribute) {
-  if (H5Tis_variable_str(type) > 0) read_vlen_strings(id, type, attribute);
-  else if (H5Tget_class(type) == H5T_VLEN) read_vlen_sequences(id, type, attribute);
+  const size_t n = size_t(check(hid_t(H5Sget_simple_extent_npoints(space.id())), "count elements"));
+  if (n == 0) return;
+  std::vector<unsigned char> buf(n * H5Tget_size(mem.id()));  // char* or hvl_t records
+  check(attribute ? H5Aread(id, mem.id(), buf.data()) : H5Dread(id, mem.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()),
+        "read variable-length data");
+#if H5_VERSION_GE(1, 12, 0)
+  check(H5Treclaim(mem.id(), space.id(), H5P_DEFAULT, buf.data()), "free variable-length data");
+#else
+  check(H5Dvlen_reclaim(mem.id(), space.id(), H5P_DEFAULT, buf.data()), "free variable-length data");
+#endif
 }
 
 // Every variable-length attribute of `obj` and of the groups and datasets below it, and every

@@ -2429,7 +2429,7 @@ TEST(SearchCli, SaysWhenNothingFeasibleWasFound) {
 // limit a population of 10^4 runs. BO also holds its history: population 16, budget 10^8, 35
 // genes: 16 x 442 + 10^8 x (116 + 14 x 35) = 60.6 GB.
 TEST(SearchCli, RefusesASearchTheMemoryCannotHold) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // (g++ defines it under -fsanitize=address)
   GTEST_SKIP() << "AddressSanitizer cannot map its shadow memory under the test's ulimit -v of 4 GiB";
 #endif
   const std::string psa = std::string(COSMIC_DATA_DIR) + "/psa/cosmic/fullstack-system1.yaml";

@@ -60,6 +60,7 @@ TEST(Cli, ReadmeExampleAndDataDir) {
   const size_t section = readme.find("## Configurations and presets");
   const size_t begin = readme.find("```yaml\n", section), end = readme.find("```\n", begin + 8);
   ASSERT_NE(section, std::string::npos);
+  ASSERT_NE(begin, std::string::npos);
   ASSERT_NE(end, std::string::npos);
   const std::string example = readme.substr(begin + 8, end - begin - 8);
   std::smatch said;
