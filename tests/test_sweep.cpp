@@ -115,19 +115,26 @@ void expect_fresh_decode(const SpaceView& s, const Config& c, u128 index) {
   ASSERT_EQ(std::memcmp(&c, &fresh, sizeof(Config)), 0) << psa::to_string_u128(index);
 }
 
-// f(configuration, result) for every point of the space that meets the constraints and that the
-// model runs (Reason::Ok), decoded and evaluated one by one.
+// f(index, configuration, result) for every point of the space that meets the constraints,
+// decoded and evaluated one by one, in index order.
 template <class F>
-void for_each_runnable(const psa::DesignSpace& ds, F f) {
+void for_each_checked(const psa::DesignSpace& ds, F f) {
   int32_t g[kMaxGenes];
   for (u128 i = 0, n = space_size(*ds.view); i < n; ++i) {
     unrank(*ds.view, i, g);
     const Config c = decode(*ds.view, g);
     double violation = 0;
     if (!check_constraints(*ds.view, c, violation)) continue;
-    const Result r = evaluate(c);
-    if (r.reason == Reason::Ok) f(c, r);
+    f(i, c, evaluate(c));
   }
+}
+
+// f(configuration, result) for those of them that the model runs (Reason::Ok).
+template <class F>
+void for_each_runnable(const psa::DesignSpace& ds, F f) {
+  for_each_checked(ds, [&](u128, const Config& c, const Result& r) {
+    if (r.reason == Reason::Ok) f(c, r);
+  });
 }
 
 SweepState cpu_sweep(const psa::DesignSpace& ds, u128 begin, u128 end, int32_t top_k) {
@@ -512,19 +519,13 @@ TEST(Sweep, ResultsDoNotDependOnThreadsOrSplits) {
   // The 3-objective front against a naive O(n^2) one.
   SweepState want = brute_force(ds, 0, n, 5);
   std::vector<SweepPoint> all;
-  for (u128 i = 0; i < n; ++i) {
-    int32_t genome[kMaxGenes];
-    unrank(*ds.view, i, genome);
-    const Config c = decode(*ds.view, genome);
-    double v = 0;
-    if (!check_constraints(*ds.view, c, v)) continue;
-    const Result r = evaluate(c);
-    if (r.reason != Reason::Ok) continue;
+  for_each_checked(ds, [&](u128 i, const Config& c, const Result& r) {
+    if (r.reason != Reason::Ok) return;
     SweepPoint p;
     p.index = i;
     for (int j = 0; j < 3; ++j) p.obj[j] = objective_value(ds.objectives[size_t(j)], c, r);
     all.push_back(p);
-  }
+  });
   std::vector<SweepPoint> front;
   for (const SweepPoint& p : all) {
     bool dominated = false;
@@ -596,13 +597,7 @@ TEST(Sweep, KeptRowsAreEveryPointMeetingTheConstraints) {
   const std::vector<SweepRow> rows = kept_rows(ds, *make_cpu_sweep_backend(p), 0, n);
   std::vector<SweepRow> want;
   size_t infeasible = 0;
-  for (u128 i = 0; i < n; ++i) {
-    int32_t g[kMaxGenes];
-    unrank(*ds.view, i, g);
-    const Config c = decode(*ds.view, g);
-    double violation = 0;
-    if (!check_constraints(*ds.view, c, violation)) continue;
-    const Result r = evaluate(c);
+  for_each_checked(ds, [&](u128 i, const Config& c, const Result& r) {
     SweepRow row;
     row.index = i;
     row.reason = int32_t(r.reason);
@@ -612,7 +607,7 @@ TEST(Sweep, KeptRowsAreEveryPointMeetingTheConstraints) {
     row.tokens_per_s = r.tokens_per_s, row.mfu = r.mfu, row.first_token_s = r.first_token_s;
     infeasible += r.reason != Reason::Ok;
     want.push_back(row);
-  }
+  });
   EXPECT_GT(infeasible, 0u);
   EXPECT_LT(infeasible, want.size());
   ASSERT_EQ(rows.size(), want.size());
