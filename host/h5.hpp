@@ -54,8 +54,7 @@ bool end_short_of_file(const std::string& path);
 // Reads every variable-length attribute and dataset (strings; the dimension scales' lists) of the
 // file at `path` in a child process, with 1 GiB of memory and 60 s: HDF5 trusts the global heap
 // where they live (its checks there are assertions, compiled out of release builds), and a damaged
-// one crashed it or
-// made it allocate without end. Throws Error saying the file is damaged where the child crashed,
+// one crashed it or made it allocate without end. Throws Error saying the file is damaged where the child crashed,
 // ran out of memory or time, or failed to read; returns where it read them all, and where it
 // could not open the file (open_file says why). For a file about to be read here, before any
 // other thread uses HDF5 (host/child.hpp).

@@ -775,9 +775,10 @@ agents::Params budget_params(const std::string& agent, agents::Params params, ui
 // a + b genes) plus, with `--keep all`, three copies of a row of /evaluated waiting for the writer
 // (2 bytes a gene, 8 an objective, 76 for the violation, reason, metrics, generation and
 // evaluation; measured 470 bytes more with 35 genes). The CUDA evaluator's pinned host buffers
-// add `pinned` bytes an individual (cuda_pinned_bytes). BO's population (at most 10^6) is taken as the GA's, and BO
-// also keeps its whole history, every evaluation of the budget: 116 + 14 bytes a gene each
-// (measured as above at budgets 2 x 10^5 and 10^6, population 10^5: 594 bytes with 35 genes).
+// add `pinned` bytes an individual (cuda_pinned_bytes). BO's population (at most 10^6) is taken
+// as the GA's, and BO also keeps its whole history, every evaluation of the budget: 116 + 14
+// bytes a gene each (measured as above at budgets 2 x 10^5 and 10^6, population 10^5: 594 bytes
+// with 35 genes).
 double search_bytes(const std::string& agent, size_t P, uint64_t budget, int32_t ngenes, int32_t nobj,
                     KeepEvaluated keep, double pinned) {
   const double g = ngenes, row = 2 * g + 8 * nobj + 76;
