@@ -617,7 +617,7 @@ int run_study(const std::string& study_file, const StudyOptions& o) {
       // go, then the folder, each only if empty (so not when the error names the PSA file it
       // kept in DIR/psa for the user to read).
       if (made_folder) {
-        fs::remove(fs::path(o.out_dir) / ".cosmic-study.lock", ec);
+        fs::remove(lock_path, ec);
         fs::remove(fs::path(o.out_dir) / "psa", ec);
         fs::remove(out_path, ec);
       }
